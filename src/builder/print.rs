@@ -1,0 +1,297 @@
+//! The PTX printer and the module-level checks (version inference, target support).
+
+use super::ir::{AddrBase, Opnd, RegRef, RegSpace, Stmt};
+use super::{Error, Item, Kernel, Module, Version, DYN_SMEM};
+use crate::ops::{isa, FormDesc};
+use std::collections::HashSet;
+use std::fmt::Write;
+
+fn reg(out: &mut String, r: RegRef) {
+    match r.space {
+        RegSpace::Body => out.push_str(r.class.prefix()),
+        RegSpace::FuncParam => {
+            out.push_str("%pa");
+            out.push_str(&r.class.prefix()[1..]);
+        }
+        RegSpace::FuncRet => {
+            out.push_str("%rv");
+            out.push_str(&r.class.prefix()[1..]);
+        }
+    }
+    num(out, r.idx as u64);
+}
+
+fn num(out: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+}
+
+fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
+    match o {
+        Opnd::Reg(r) => reg(out, *r),
+        Opnd::NotPred(r) => {
+            out.push('!');
+            reg(out, *r)
+        }
+        Opnd::Int(v) => {
+            if *v < 0 {
+                out.push('-');
+            }
+            num(out, v.unsigned_abs())
+        }
+        Opnd::UInt(v) => num(out, *v),
+        Opnd::F32(b) => {
+            let _ = write!(out, "0f{b:08X}");
+        }
+        Opnd::F64(b) => {
+            let _ = write!(out, "0d{b:016X}");
+        }
+        Opnd::SReg(s) => out.push_str(s),
+        Opnd::Addr(b, off) => {
+            out.push('[');
+            match b {
+                AddrBase::Reg(r) => reg(out, *r),
+                AddrBase::Sym(s) => out.push_str(s),
+            }
+            if *off > 0 {
+                out.push('+');
+                num(out, *off as u64);
+            } else if *off < 0 {
+                out.push('-');
+                num(out, off.unsigned_abs());
+            }
+            out.push(']');
+        }
+        Opnd::Sym(s) => out.push_str(s),
+        Opnd::Vec(v) => {
+            out.push('{');
+            for (i, x) in v.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                opnd(out, k, x);
+            }
+            out.push('}');
+        }
+        Opnd::Pair(a, b) => {
+            reg(out, *a);
+            out.push('|');
+            reg(out, *b);
+        }
+        Opnd::Label(id) => match &k.labels[*id as usize].name {
+            Some(n) => out.push_str(n),
+            None => {
+                out.push_str("$L__");
+                num(out, *id as u64)
+            }
+        },
+        Opnd::Sink => out.push('_'),
+    }
+}
+
+fn guard(out: &mut String, g: &super::ir::Guard) {
+    if let Some((r, neg)) = g {
+        out.push('@');
+        if *neg {
+            out.push('!');
+        }
+        reg(out, *r);
+        out.push(' ');
+    }
+}
+
+fn list(out: &mut String, k: &Kernel, ops: &[Opnd]) {
+    for (i, o) in ops.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        opnd(out, k, o);
+    }
+}
+
+/// Prints one body.
+fn body(out: &mut String, k: &Kernel) {
+    let entry = k.kind == super::BodyKind::Entry;
+    if entry {
+        let _ = write!(out, ".visible .entry {}(", k.name);
+        for (i, p) in k.params.iter().enumerate() {
+            out.push_str(if i == 0 { "\n\t" } else { ",\n\t" });
+            out.push_str(p);
+        }
+        out.push_str(if k.params.is_empty() { ")\n" } else { "\n)\n" });
+        for d in &k.directives {
+            use super::Directive::*;
+            let _ = match d {
+                MaxNTid(x, y, z) | ReqNTid(x, y, z) | ReqNCtaPerCluster(x, y, z) => writeln!(out, "{} {x}, {y}, {z}", d.keyword()),
+                MinNCtaPerSm(n) | MaxNReg(n) | MaxClusterRank(n) => writeln!(out, "{} {n}", d.keyword()),
+                ExplicitCluster => writeln!(out, "{}", d.keyword()),
+            };
+        }
+    } else {
+        out.push_str(".func ");
+        if !k.func_rets.is_empty() {
+            out.push('(');
+            for (i, r) in k.func_rets.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let _ = write!(out, ".reg .{} ", r.class.decl());
+                reg(out, *r);
+            }
+            out.push_str(") ");
+        }
+        let _ = write!(out, "{}(", k.name);
+        for (i, r) in k.func_params.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            let _ = write!(out, ".reg .{} ", r.class.decl());
+            reg(out, *r);
+        }
+        out.push_str(")\n");
+    }
+    out.push_str("{\n");
+    for l in &k.locals {
+        out.push('\t');
+        out.push_str(l);
+        out.push('\n');
+    }
+    for c in crate::types::RegClass::ALL {
+        let n = k.nregs[c as usize];
+        if n > 0 {
+            let _ = writeln!(out, "\t.reg .{} {}<{}>;", c.decl(), c.prefix(), n + 1);
+        }
+    }
+    out.push('\n');
+    for s in &k.stmts {
+        match s {
+            Stmt::Ins { form, guard: g, ops } => {
+                out.push('\t');
+                guard(out, g);
+                out.push_str(form.chain);
+                let ops = &k.opnds[ops.0 as usize..ops.1 as usize];
+                if !ops.is_empty() {
+                    out.push(' ');
+                    list(out, k, ops);
+                }
+                out.push_str(";\n");
+            }
+            Stmt::Call { guard: g, func, rets, args, uni } => {
+                out.push('\t');
+                guard(out, g);
+                out.push_str(if *uni { "call.uni " } else { "call " });
+                if !rets.is_empty() {
+                    out.push('(');
+                    list(out, k, rets);
+                    out.push_str("), ");
+                }
+                out.push_str(func);
+                out.push_str(", (");
+                list(out, k, args);
+                out.push_str(");\n");
+            }
+            Stmt::Label(id) => {
+                match &k.labels[*id as usize].name {
+                    Some(n) => out.push_str(n),
+                    None => {
+                        out.push_str("$L__");
+                        num(out, *id as u64)
+                    }
+                }
+                out.push_str(":\n");
+            }
+            Stmt::Comment(c) => {
+                out.push_str("\t// ");
+                out.push_str(c);
+                out.push('\n');
+            }
+            Stmt::Raw(r) => {
+                out.push('\t');
+                out.push_str(r);
+                out.push_str(";\n");
+            }
+        }
+    }
+    out.push_str("}\n");
+}
+
+/// Checks every form and directive against the target and finds the `.version` needed.
+fn infer_version(m: &Module) -> Result<Version, Error> {
+    let target = m.target;
+    if m.unchecked {
+        return Ok(m.version.unwrap_or(Version::MAX));
+    }
+    let mut need = isa::target_version(target).ok_or(Error::NoIsaData { instruction: format!("target {target}") })?;
+    let mut why: Option<(String, String)> = None;
+    for item in &m.items {
+        let Item::Body(k) = item else { continue };
+        let mut seen: HashSet<*const FormDesc> = HashSet::new();
+        let check = |key: &str, need: &mut Version, why: &mut Option<(String, String)>| -> Result<(), Error> {
+            let r = isa::form_req(key).ok_or_else(|| Error::NoIsaData { instruction: key.to_string() })?;
+            if !r.allows(target) {
+                return Err(Error::Unsupported {
+                    kernel: k.name.to_string(),
+                    instruction: key.to_string(),
+                    needs: format!("{} (PTX ISA {})", r.targets_spec(), r.version),
+                    target: target.to_string(),
+                });
+            }
+            if r.version > *need {
+                *need = r.version;
+                *why = Some((k.name.to_string(), key.to_string()));
+            }
+            Ok(())
+        };
+        for s in &k.stmts {
+            if let Stmt::Ins { form, .. } = s {
+                if seen.insert(*form as *const FormDesc) {
+                    check(form.chain, &mut need, &mut why)?;
+                }
+            }
+        }
+        for d in &k.directives {
+            check(d.keyword(), &mut need, &mut why)?;
+        }
+    }
+    if let Some(v) = m.version {
+        if v < need {
+            let (kernel, instruction) = why.unwrap_or_else(|| (String::new(), format!("target {target}")));
+            return Err(Error::VersionTooOld { kernel, instruction, needs: need.to_string(), version: v.to_string() });
+        }
+        return Ok(v);
+    }
+    Ok(need)
+}
+
+pub(super) fn module(m: &Module) -> Result<String, Error> {
+    let version = infer_version(m)?;
+    let mut out = String::with_capacity(
+        m.items.iter().map(|i| if let Item::Body(k) = i { k.stmts.len() * 40 } else { 64 }).sum::<usize>() + 256,
+    );
+    let _ = write!(out, "//\n// Generated by ptxkit {}\n//\n\n.version {version}\n.target {}\n.address_size 64\n\n", env!("CARGO_PKG_VERSION"), m.target);
+    if m.items.iter().any(|i| matches!(i, Item::Body(k) if k.dyn_smem)) {
+        let _ = writeln!(out, ".extern .shared .align 16 .b8 {DYN_SMEM}[];\n");
+    }
+    for item in &m.items {
+        match item {
+            Item::Var(s) => {
+                out.push_str(s);
+                out.push_str("\n\n");
+            }
+            Item::Body(k) => {
+                body(&mut out, k);
+                out.push('\n');
+            }
+        }
+    }
+    Ok(out)
+}

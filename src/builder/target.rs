@@ -1,0 +1,85 @@
+//! Targets and PTX ISA versions.
+
+use std::fmt;
+
+/// A PTX ISA version, e.g. 8.0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version {
+    pub major: u8,
+    pub minor: u8,
+}
+
+impl Version {
+    pub const fn new(major: u8, minor: u8) -> Self {
+        Version { major, minor }
+    }
+    /// The newest ISA this crate emits by default (what CUDA 13.0 drivers accept).
+    pub const MAX: Version = Version::new(9, 0);
+    pub fn parse(s: &str) -> Option<Version> {
+        let (a, b) = s.split_once('.')?;
+        Some(Version::new(a.parse().ok()?, b.parse().ok()?))
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// Architecture-specific suffix of a target: `sm_90a` runs only on that chip, `sm_100f`
+/// on its family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Suffix {
+    None,
+    A,
+    F,
+}
+
+/// A `.target`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Target {
+    pub sm: u16,
+    pub suffix: Suffix,
+}
+
+macro_rules! targets {
+    ($($c:ident $sm:literal $suf:ident;)*) => {
+        impl Target {
+            $(pub const $c: Target = Target { sm: $sm, suffix: Suffix::$suf };)*
+            /// Every target the supported ptxas release knows, in ascending order.
+            pub const ALL: &'static [Target] = &[$(Target::$c),*];
+        }
+    };
+}
+
+targets! {
+    SM_75 75 None; SM_80 80 None; SM_86 86 None; SM_87 87 None; SM_88 88 None; SM_89 89 None;
+    SM_90 90 None; SM_90A 90 A;
+    SM_100 100 None; SM_100A 100 A; SM_100F 100 F;
+    SM_103 103 None; SM_103A 103 A; SM_103F 103 F;
+    SM_110 110 None; SM_110A 110 A; SM_110F 110 F;
+    SM_120 120 None; SM_120A 120 A; SM_120F 120 F;
+    SM_121 121 None; SM_121A 121 A; SM_121F 121 F;
+}
+
+impl Target {
+    pub fn parse(s: &str) -> Option<Target> {
+        Target::ALL.iter().copied().find(|t| t.to_string() == s)
+    }
+    /// Position in [`Target::ALL`] (a bit index for target sets).
+    pub fn index(self) -> usize {
+        Target::ALL.iter().position(|t| *t == self).expect("every Target constant is in ALL")
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let s = match self.suffix {
+            Suffix::None => "",
+            Suffix::A => "a",
+            Suffix::F => "f",
+        };
+        write!(f, "sm_{}{}", self.sm, s)
+    }
+}

@@ -1,0 +1,89 @@
+//! Minimal PTX ISA version and targets of every form and directive, as data.
+//!
+//! `isa.tsv` beside this file is written by the `isa_sweep` example, which has ptxas
+//! assemble every form at every target and version and records where it first passes.
+//! Rows: `@target  version` (a target's own minimum), `.directive  version  targets`,
+//! `chain  version  targets`. `targets` is `sm_80+` (that target and every newer one,
+//! suffixed ones included) or a comma list.
+
+use crate::builder::target::{Target, Version};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Where a form assembles: the oldest ISA version and the set of targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Req {
+    pub version: Version,
+    /// Bit `i` is `Target::ALL[i]`.
+    pub targets: u32,
+}
+
+impl Req {
+    pub fn allows(&self, t: Target) -> bool {
+        self.targets & (1 << t.index()) != 0
+    }
+    /// `sm_80+` or `sm_90a` or a comma list.
+    pub fn targets_spec(&self) -> String {
+        format_targets(self.targets)
+    }
+}
+
+/// All targets at or above `t` in the plain order (suffixed ones included).
+pub fn upward(t: Target) -> u32 {
+    Target::ALL.iter().enumerate().filter(|(_, u)| u.sm >= t.sm).fold(0, |m, (i, _)| m | 1 << i)
+}
+
+pub fn format_targets(mask: u32) -> String {
+    for t in Target::ALL {
+        if t.suffix == crate::builder::target::Suffix::None && upward(*t) == mask {
+            return format!("{t}+");
+        }
+    }
+    Target::ALL.iter().filter(|t| mask & (1 << t.index()) != 0).map(|t| t.to_string()).collect::<Vec<_>>().join(",")
+}
+
+pub fn parse_targets(s: &str) -> Option<u32> {
+    if let Some(t) = s.strip_suffix('+') {
+        return Some(upward(Target::parse(t)?));
+    }
+    s.split(',').try_fold(0u32, |m, t| Some(m | 1 << Target::parse(t)?.index()))
+}
+
+struct Table {
+    forms: HashMap<&'static str, Req>,
+    targets: HashMap<Target, Version>,
+}
+
+fn table() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut forms = HashMap::new();
+        let mut targets = HashMap::new();
+        for line in include_str!("isa.tsv").lines() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let f: Vec<&'static str> = line.split('\t').collect();
+            if let Some(t) = f[0].strip_prefix('@') {
+                if let (Some(t), Some(v)) = (Target::parse(t), f.get(1).and_then(|v| Version::parse(v))) {
+                    targets.insert(t, v);
+                }
+                continue;
+            }
+            if let (Some(v), Some(m)) = (f.get(1).and_then(|v| Version::parse(v)), f.get(2).and_then(|t| parse_targets(t))) {
+                forms.insert(f[0], Req { version: v, targets: m });
+            }
+        }
+        Table { forms, targets }
+    })
+}
+
+/// The requirement of a form chain (`redux.sync.add.u32`) or a directive (`.maxnreg`).
+pub fn form_req(chain: &str) -> Option<Req> {
+    table().forms.get(chain).copied()
+}
+
+/// The oldest `.version` a target accepts.
+pub fn target_version(t: Target) -> Option<Version> {
+    table().targets.get(&t).copied()
+}

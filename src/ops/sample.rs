@@ -1,0 +1,67 @@
+//! Sample instructions for every form, with synthesised operands: what the ptxas sweep and
+//! the ptxas tests assemble. The operands are fresh registers of the kinds the form names,
+//! so each line is exactly what a typed call of that form emits.
+
+use super::{DstKind, FormDesc, Kind};
+use crate::builder::ir::Opnd;
+use crate::builder::{Error, Kernel, Module, Target, Version};
+use crate::types::DType;
+
+fn val(k: &mut Kernel, t: DType) -> Opnd {
+    Opnd::Reg(k.alloc(t.class()))
+}
+
+/// Emits one instruction of `form` into `k` with fresh operands; `end` is a label placed
+/// at the end of the body, for branches.
+pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: crate::regs::Label) {
+    let mut ops = Vec::new();
+    match form.dst {
+        DstKind::None => {}
+        DstKind::Val(t) => ops.push(val(k, t)),
+        DstKind::Pair(a, b) => ops.push(Opnd::Pair(k.alloc(a.class()), k.alloc(b.class()))),
+        DstKind::Vec(t, n) => ops.push(Opnd::Vec((0..n).map(|_| val(k, t)).collect())),
+    }
+    for s in form.src {
+        ops.push(match *s {
+            Kind::Val(t) => val(k, t),
+            Kind::Imm(_) => Opnd::UInt(1),
+            Kind::Vec(t, n) => Opnd::Vec((0..n).map(|_| val(k, t)).collect()),
+            Kind::Label => {
+                k.use_label(end);
+                Opnd::Label(end.id)
+            }
+            Kind::Addr(space, _) => {
+                let class = if space.addr_bits() == 32 { crate::types::RegClass::B32 } else { crate::types::RegClass::B64 };
+                Opnd::Addr(crate::builder::ir::AddrBase::Reg(k.alloc(class)), 0)
+            }
+        });
+    }
+    let mut ops = ops;
+    k.push_ins(form, None, &mut ops);
+}
+
+/// A module with one kernel holding one sample of each form, in order, at `version`
+/// (unchecked: the point is to ask ptxas). Returns the text and, for each form, the
+/// 1-based line its sample is on.
+pub fn sample_module(forms: &[&'static FormDesc], target: Target, version: Version) -> Result<(String, Vec<usize>), Error> {
+    let mut m = Module::new(target);
+    m.set_version(version);
+    m.unchecked = true;
+    m.kernel("samples", |k, ()| {
+        let end = k.label();
+        for f in forms {
+            emit_sample(k, f, end);
+        }
+        k.place(end);
+    })?;
+    let text = m.to_ptx()?;
+    let mut lines = Vec::with_capacity(forms.len());
+    let mut it = text.lines().enumerate();
+    for f in forms {
+        let pre_a = format!("\t{} ", f.chain);
+        let pre_b = format!("\t{};", f.chain);
+        let line = it.by_ref().find(|(_, l)| l.starts_with(&pre_a) || l.starts_with(&pre_b)).map(|(i, _)| i + 1).unwrap_or(0);
+        lines.push(line);
+    }
+    Ok((text, lines))
+}

@@ -1,0 +1,79 @@
+//! Finding and running `ptxas`, NVIDIA's PTX assembler, to check emitted text.
+//!
+//! Looked up in this order: `$PTXAS`, `ptxas` on `PATH`, `$CUDA_HOME/bin/ptxas`,
+//! `/usr/local/cuda/bin/ptxas`, and the `nvidia-cuda-nvcc` Python package
+//! (`python3 -m pip install nvidia-cuda-nvcc==13.0.88`).
+
+use crate::builder::Target;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The ptxas executable, if one can be found.
+pub fn find() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    let mut cands: Vec<PathBuf> = Vec::new();
+    if let Some(path) = std::env::var_os("PATH") {
+        cands.extend(std::env::split_paths(&path).map(|d| d.join("ptxas")));
+    }
+    if let Some(h) = std::env::var_os("CUDA_HOME") {
+        cands.push(Path::new(&h).join("bin/ptxas"));
+    }
+    cands.push("/usr/local/cuda/bin/ptxas".into());
+    if let Some(p) = cands.into_iter().find(|p| p.is_file()) {
+        return Some(p);
+    }
+    let out = Command::new("python3")
+        .args(["-c", "import nvidia, os; print('\\n'.join(os.path.join(p, 'cu13', 'bin', 'ptxas') for p in nvidia.__path__))"])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout).lines().map(PathBuf::from).find(|p| p.is_file())
+}
+
+/// How to run ptxas: real assembly for a GPU, or parse-only for a virtual architecture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Assemble,
+    ParseOnly,
+}
+
+/// Assembles `ptx` for `target`. `Err` carries ptxas's messages verbatim.
+pub fn check(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<(), String> {
+    let dir = std::env::temp_dir();
+    let n = std::process::id() as u64 * 1_000_003 + COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = dir.join(format!("ptxkit-{n}.ptx"));
+    std::fs::write(&file, ptx).map_err(|e| format!("writing {}: {e}", file.display()))?;
+    let arch = match mode {
+        Mode::Assemble => target.to_string(),
+        Mode::ParseOnly => target.to_string().replace("sm_", "compute_"),
+    };
+    let out = Command::new(ptxas).arg("-arch").arg(&arch).arg(&file).arg("-o").arg(if cfg!(windows) { "NUL" } else { "/dev/null" }).output();
+    let _ = std::fs::remove_file(&file);
+    let out = out.map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let mut msg = String::from_utf8_lossy(&out.stderr).into_owned();
+        msg.push_str(&String::from_utf8_lossy(&out.stdout));
+        Err(msg.replace(&*file.to_string_lossy(), "input.ptx"))
+    }
+}
+
+static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Line numbers (1-based) that ptxas's messages blame.
+pub fn error_lines(msg: &str) -> Vec<usize> {
+    let mut v: Vec<usize> = msg
+        .lines()
+        .filter(|l| l.contains("error"))
+        .filter_map(|l| {
+            let i = l.find(", line ")? + 7;
+            let rest = &l[i..];
+            rest[..rest.find(|c: char| !c.is_ascii_digit())?].parse().ok()
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
