@@ -11,6 +11,7 @@
 use ptxkit::builder::{Target, Version};
 use ptxkit::ops::{self, isa, sample, FormDesc};
 use ptxkit::ptxas::{self, Mode};
+
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -18,44 +19,6 @@ const VERSIONS: &[(u8, u8)] = &[
     (6, 3), (6, 4), (6, 5), (7, 0), (7, 1), (7, 2), (7, 3), (7, 4), (7, 5), (7, 6), (7, 7), (7, 8),
     (8, 0), (8, 1), (8, 2), (8, 3), (8, 4), (8, 5), (8, 6), (8, 7), (8, 8), (9, 0),
 ];
-
-/// The forms of `forms` that assemble at (target, version).
-fn passing(px: &Path, forms: &[&'static FormDesc], t: Target, v: Version) -> Vec<&'static FormDesc> {
-    if forms.is_empty() {
-        return vec![];
-    }
-    let mut live: Vec<&'static FormDesc> = forms.to_vec();
-    loop {
-        let (text, lines) = sample::sample_module(&live, t, v).expect("sample module");
-        match ptxas::check(px, &text, t, Mode::ParseOnly) {
-            Ok(()) => return live,
-            Err(msg) => {
-                let bad = ptxas::error_lines(&msg);
-                let first = lines.iter().copied().filter(|l| *l > 0).min().unwrap_or(usize::MAX);
-                if bad.iter().any(|l| *l < first) {
-                    // The module header itself is rejected (version/target).
-                    return vec![];
-                }
-                let before = live.len();
-                let keep: Vec<_> = live.iter().zip(&lines).filter(|(_, l)| !bad.contains(l)).map(|(f, _)| *f).collect();
-                if keep.len() == before {
-                    // No line blamed one of ours: bisect.
-                    if live.len() == 1 {
-                        return vec![];
-                    }
-                    let (a, b) = live.split_at(live.len() / 2);
-                    let mut r = passing(px, a, t, v);
-                    r.extend(passing(px, b, t, v));
-                    return r;
-                }
-                live = keep;
-                if live.is_empty() {
-                    return live;
-                }
-            }
-        }
-    }
-}
 
 fn directive_module(t: Target, v: Version, d: &str) -> String {
     let arg = match d {
@@ -94,7 +57,7 @@ fn main() {
     // Target sets, at the newest version.
     let mut mask: HashMap<&'static str, u32> = HashMap::new();
     for &t in Target::ALL {
-        let ok = passing(&px, &uniq, t, Version::MAX);
+        let ok = sample::assemblable(&px, Mode::ParseOnly, &uniq, t, Version::MAX);
         eprintln!("{t}: {} of {} forms", ok.len(), uniq.len());
         for f in ok {
             *mask.entry(f.chain).or_default() |= 1 << t.index();
@@ -113,7 +76,7 @@ fn main() {
             if group.is_empty() {
                 break;
             }
-            let ok = passing(&px, &group, t, v);
+            let ok = sample::assemblable(&px, Mode::ParseOnly, &group, t, v);
             for f in &ok {
                 ver.insert(f.chain, v);
             }

@@ -87,3 +87,10 @@ pub fn form_req(chain: &str) -> Option<Req> {
 pub fn target_version(t: Target) -> Option<Version> {
     table().targets.get(&t).copied()
 }
+
+/// Every recorded form and directive requirement (for coverage checks).
+pub fn rows() -> Vec<(&'static str, Req)> {
+    let mut v: Vec<_> = table().forms.iter().map(|(k, r)| (*k, *r)).collect();
+    v.sort_by_key(|(k, _)| *k);
+    v
+}

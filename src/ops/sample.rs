@@ -65,3 +65,37 @@ pub fn sample_module(forms: &[&'static FormDesc], target: Target, version: Versi
     }
     Ok((text, lines))
 }
+
+/// The forms of `forms` that ptxas accepts at (`target`, `version`): one ptxas run per
+/// batch; the lines it blames drop out, and a batch rejected without a line to blame is
+/// bisected.
+pub fn assemblable(
+    ptxas: &std::path::Path,
+    mode: crate::ptxas::Mode,
+    forms: &[&'static FormDesc],
+    target: Target,
+    version: Version,
+) -> Vec<&'static FormDesc> {
+    let mut live: Vec<&'static FormDesc> = forms.to_vec();
+    while !live.is_empty() {
+        let Ok((text, lines)) = sample_module(&live, target, version) else { return vec![] };
+        let Err(msg) = crate::ptxas::check(ptxas, &text, target, mode) else { return live };
+        let bad = crate::ptxas::error_lines(&msg);
+        let first = lines.iter().copied().filter(|l| *l > 0).min().unwrap_or(usize::MAX);
+        if bad.iter().any(|l| *l < first) {
+            return vec![]; // the header itself (version/target) is rejected
+        }
+        let keep: Vec<_> = live.iter().zip(&lines).filter(|(_, l)| !bad.contains(l)).map(|(f, _)| *f).collect();
+        if keep.len() == live.len() {
+            if live.len() == 1 {
+                return vec![];
+            }
+            let (a, b) = live.split_at(live.len() / 2);
+            let mut r = assemblable(ptxas, mode, a, target, version);
+            r.extend(assemblable(ptxas, mode, b, target, version));
+            return r;
+        }
+        live = keep;
+    }
+    live
+}
