@@ -304,25 +304,25 @@ impl Kernel {
 
     /// A counted loop `for i in (start..end).step_by(step)`, emitted as a real PTX loop
     /// (compare, body, increment, back edge). `i` is one register updated in place.
-    pub fn for_range<T: LoopIndex>(
+    pub fn for_range<E: LoopBound>(
         &mut self,
-        start: impl ops::Operand<T>,
-        end: impl ops::Operand<T> + Clone,
+        start: impl ops::Operand<E::T>,
+        end: E,
         step: u32,
-        mut body: impl FnMut(&mut Kernel, Reg<T>),
+        mut body: impl FnMut(&mut Kernel, Reg<E::T>),
     ) {
         if step == 0 {
             self.error(Error::InvalidArgument { kernel: self.name.to_string(), what: "for_range step must be positive".into() });
             return;
         }
-        let i: Reg<T> = self.reg();
-        T::mov(self, i, start);
+        let i: Reg<E::T> = self.reg();
+        E::T::mov(self, i, start);
         let (head, exit) = (self.label(), self.label());
         self.place(head);
-        let p = T::ge(self, i, end.clone());
+        let p = E::T::ge(self, i, end);
         self.bra_if(p, exit);
         body(self, i);
-        T::add(self, i, step);
+        E::T::add(self, i, step);
         self.bra(head);
         self.place(exit);
     }
@@ -530,6 +530,29 @@ pub(crate) const DYN_SMEM: &str = "ptxkit_dynamic_smem";
 
 fn mov_type(t: crate::types::DType) -> &'static str {
     t.class().decl()
+}
+
+/// The end of a [`Kernel::for_range`]: a register or a constant; it fixes the index type.
+pub trait LoopBound: ops::Operand<Self::T> + Copy {
+    type T: LoopIndex;
+}
+impl<T: LoopIndex> LoopBound for Reg<T>
+where
+    Reg<T>: ops::Operand<T>,
+{
+    type T = T;
+}
+impl LoopBound for u32 {
+    type T = U32;
+}
+impl LoopBound for i32 {
+    type T = S32;
+}
+impl LoopBound for u64 {
+    type T = U64;
+}
+impl LoopBound for i64 {
+    type T = S64;
 }
 
 /// Integer types usable as [`Kernel::for_range`] indices.

@@ -81,9 +81,9 @@ pub fn assemblable(
         let Ok((text, lines)) = sample_module(&live, target, version) else { return vec![] };
         let Err(msg) = crate::ptxas::check(ptxas, &text, target, mode) else { return live };
         let bad = crate::ptxas::error_lines(&msg);
-        let first = lines.iter().copied().filter(|l| *l > 0).min().unwrap_or(usize::MAX);
-        if bad.iter().any(|l| *l < first) {
-            return vec![]; // the header itself (version/target) is rejected
+        let entry = text.lines().position(|l| l.starts_with(".visible .entry")).map_or(0, |i| i + 1);
+        if bad.iter().any(|l| *l <= entry) {
+            return vec![]; // the module header itself (version/target) is rejected
         }
         let keep: Vec<_> = live.iter().zip(&lines).filter(|(_, l)| !bad.contains(l)).map(|(f, _)| *f).collect();
         if keep.len() == live.len() {

@@ -358,7 +358,7 @@ macro_rules! reg_index {
         }
     )*};
 }
-reg_index!(U32 S32 U64 S64);
+reg_index!(U32 S32 B32 U64 S64 B64);
 
 /// A symbol used as a value: `mov.u64 %rd1, table;` (its address in its state space).
 #[derive(Clone, Debug)]
