@@ -10,7 +10,7 @@ mod forms;
 mod vocab;
 
 fn err(span: Span, msg: &str) -> TokenStream {
-    quote_spanned!(span=> ::core::compile_error!(#msg);).into()
+    quote_spanned!(span=> ::core::compile_error!{ #msg }).into()
 }
 
 /// Declares one zero-sized type per opcode (`opcodes`) or modifier (`modifiers`).

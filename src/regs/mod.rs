@@ -38,7 +38,7 @@ impl<T: DataType> Reg<T> {
     }
     /// The same register seen as another type of the same register class (no instruction).
     pub fn bitcast<U: DataType>(self) -> Reg<U> {
-        assert_eq!(T::CLASS, U::CLASS, "bitcast between register classes");
+        const { assert!(T::CLASS as u8 == U::CLASS as u8, "bitcast needs the same register class; use cvt or mov to change width") };
         Reg::new(self.r, self.owner)
     }
     pub(crate) fn checked(self, k: &mut Kernel) -> RegRef {
@@ -79,7 +79,7 @@ impl IntoGuard for NotPred {
     }
 }
 
-impl<I: DataType + Accepts<T>, T: DataType> Operand<I> for Reg<T> {
+impl<I: Accepts<T>, T: DataType> Operand<I> for Reg<T> {
     #[inline]
     fn lower(self, k: &mut Kernel) -> Opnd {
         Opnd::Reg(self.checked(k))

@@ -1,0 +1,176 @@
+//! Bad input gives a clear `Err`, never malformed PTX or a panic.
+
+use ptxkit::prelude::*;
+use ptxkit::Error;
+
+#[test]
+fn invalid_identifiers_are_rejected() {
+    for bad in ["", "1abc", "a-b", "%r1", "$x", "_", "a.b", "WARP_SZ", "naïve"] {
+        let mut m = Module::new(Target::SM_80);
+        match m.kernel(bad, |_, ()| {}) {
+            Err(Error::InvalidIdentifier { name, .. }) => assert_eq!(name, bad),
+            other => panic!("`{bad}` gave {other:?}"),
+        }
+    }
+    for good in ["a", "_a", "a$b", "k_1", "Z9"] {
+        let mut m = Module::new(Target::SM_80);
+        assert!(m.kernel(good, |_, ()| {}).is_ok(), "{good} rejected");
+    }
+}
+
+#[test]
+fn duplicate_symbols_are_rejected() {
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("k", |_, ()| {}).unwrap();
+    assert_eq!(m.kernel("k", |_, ()| {}).unwrap_err(), Error::DuplicateSymbol { name: "k".into() });
+    assert!(matches!(m.global::<U32>("k", 4), Err(Error::DuplicateSymbol { .. })));
+    let e = m.kernel("two_arrays", |k, ()| {
+        k.shared_array::<U32>("buf", 4, 4);
+        k.shared_array::<U32>("buf", 4, 4);
+    });
+    assert_eq!(e.unwrap_err(), Error::DuplicateSymbol { name: "buf".into() });
+}
+
+#[test]
+fn labels_placed_twice_or_never_are_errors() {
+    let mut m = Module::new(Target::SM_80);
+    let e = m.kernel("twice", |k, ()| {
+        let l = k.label();
+        k.place(l);
+        k.place(l);
+    });
+    assert!(matches!(e, Err(Error::DuplicateLabel { ref kernel, .. }) if kernel == "twice"), "{e:?}");
+
+    let e = m.kernel("never", |k, ()| {
+        let l = k.named_label("exit_here");
+        k.bra(l);
+    });
+    assert_eq!(e.unwrap_err(), Error::UndefinedLabel { kernel: "never".into(), label: "exit_here".into() });
+
+    let e = m.kernel("samename", |k, ()| {
+        let a = k.named_label("x");
+        let b = k.named_label("x");
+        k.place(a);
+        k.place(b);
+    });
+    assert!(matches!(e, Err(Error::DuplicateLabel { .. })), "{e:?}");
+    let e = m.kernel("badlabel", |k, ()| {
+        let a = k.named_label("9lives");
+        k.place(a);
+    });
+    assert!(matches!(e, Err(Error::InvalidIdentifier { .. })), "{e:?}");
+}
+
+#[test]
+fn out_of_range_immediates_are_errors() {
+    let cases: Vec<(&str, Box<dyn Fn(&mut Kernel)>)> = vec![
+        ("u16 70000", Box::new(|k: &mut Kernel| {
+            let a: Reg<U16> = k.reg();
+            ptx!(k, "add.u16", a, 70000);
+        })),
+        ("u32 -1", Box::new(|k: &mut Kernel| {
+            let a: Reg<U32> = k.reg();
+            ptx!(k, "add.u32", a, -1);
+        })),
+        ("s8 via cvt", Box::new(|k: &mut Kernel| {
+            let a: Reg<S16> = k.reg();
+            ptx!(k, "add.s16", a, 40000);
+        })),
+        ("lop3 lut 256", Box::new(|k: &mut Kernel| {
+            let a: Reg<B32> = k.reg();
+            ptx!(k, "lop3.b32", a, a, a, 256);
+        })),
+    ];
+    for (what, f) in cases {
+        let mut m = Module::new(Target::SM_80);
+        let e = m.kernel("imm", |k, ()| f(k));
+        assert!(matches!(e, Err(Error::ImmediateOutOfRange { .. })), "{what}: {e:?}");
+        let msg = e.unwrap_err().to_string();
+        assert!(msg.contains("kernel `imm`") && msg.contains("out of range"), "{msg}");
+    }
+    // In range at the edges is fine.
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("edges", |k, ()| {
+        let a: Reg<S32> = k.reg();
+        ptx!(k, "add.s32", a, i32::MIN);
+        let b: Reg<B32> = k.reg();
+        ptx!(k, "xor.b32", b, u32::MAX);
+        ptx!(k, "xor.b32", b, -1);
+    })
+    .unwrap();
+}
+
+#[test]
+fn registers_and_labels_from_another_kernel_are_errors() {
+    let mut m = Module::new(Target::SM_80);
+    let mut stolen = None;
+    let mut label = None;
+    m.kernel("a", |k, ()| {
+        stolen = Some(k.reg::<U32>());
+        let l = k.label();
+        k.place(l);
+        label = Some(l);
+    })
+    .unwrap();
+    let r = stolen.unwrap();
+    let e = m.kernel("b", |k, ()| {
+        ptx!(k, "add.u32", r, 1u32);
+    });
+    assert!(matches!(e, Err(Error::ForeignValue { ref kernel, .. }) if kernel == "b"), "{e:?}");
+    let l = label.unwrap();
+    let e = m.kernel("c", |k, ()| k.bra(l));
+    assert!(matches!(e, Err(Error::ForeignValue { .. })), "{e:?}");
+    let mut other = Module::new(Target::SM_80);
+    let g = other.global::<U32>("g", 1).unwrap();
+    let e = m.kernel("d", |k, ()| {
+        let _ = ptx!(k, "ld.global.u32", g.ptr());
+    });
+    assert!(matches!(e, Err(Error::ForeignValue { .. })), "{e:?}");
+}
+
+#[test]
+fn instructions_missing_on_the_target_name_the_kernel_and_instruction() {
+    let mut m = Module::new(Target::SM_75);
+    m.kernel("reduce", |k, (x,): (Reg<U32>,)| {
+        let _ = ptx!(k, "redux.sync.add.u32", x, 0xffff_ffffu32);
+    })
+    .unwrap();
+    let e = m.to_ptx().unwrap_err();
+    assert_eq!(
+        e,
+        Error::Unsupported { kernel: "reduce".into(), instruction: "redux.sync.add.u32".into(), needs: "sm_80+ (PTX ISA 7.0)".into(), target: "sm_75".into() }
+    );
+    assert_eq!(e.to_string(), "kernel `reduce`: `redux.sync.add.u32` needs sm_80+ (PTX ISA 7.0), but the module targets sm_75");
+
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("cluster", |k, ()| k.reqnctapercluster(2, 1, 1)).unwrap();
+    let e = m.to_ptx().unwrap_err();
+    assert!(matches!(e, Error::Unsupported { ref instruction, .. } if instruction == ".reqnctapercluster"), "{e:?}");
+}
+
+#[test]
+fn explicit_versions_are_checked() {
+    let mut m = Module::new(Target::SM_90);
+    m.kernel("e", |k, ()| {
+        let _ = ptx!(k, "elect.sync", 0xffff_ffffu32);
+    })
+    .unwrap();
+    m.set_version(Version::new(7, 8));
+    let e = m.to_ptx().unwrap_err();
+    assert!(matches!(e, Error::VersionTooOld { ref instruction, ref needs, .. } if instruction == "elect.sync" && needs == "8.0"), "{e:?}");
+    m.set_version(Version::new(8, 5));
+    assert!(m.to_ptx().unwrap().contains(".version 8.5\n"));
+}
+
+#[test]
+fn bad_directives_and_declarations_are_errors() {
+    let mut m = Module::new(Target::SM_90);
+    assert!(matches!(m.kernel("z", |k, ()| k.maxntid(0, 1, 1)), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(m.kernel("r", |k, ()| k.maxnreg(300)), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(m.kernel("t", |k, ()| { k.maxnreg(32); k.maxnreg(64) }), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(m.func("f", |k, ()| { k.maxntid(32, 1, 1); }), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(m.kernel("s", |k, ()| { k.shared_array::<F32>("a", 4, 2); }), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(m.global::<U32>("empty", 0), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(m.kernel("raw", |k, ()| k.raw("add.u32 %r1, %r1, 1; trap")), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(m.kernel("st", |k, ()| k.for_range(0u32, 10u32, 0, |_, _| {})), Err(Error::InvalidArgument { .. })));
+}

@@ -1,0 +1,8 @@
+use ptxkit::prelude::*;
+
+fn main() {
+    let mut m = Module::new(Target::SM_80);
+    let _ = m.kernel("k", |k, (a,): (Reg<F32>,)| {
+        let _ = ptx!(k, "add..f32", a, a);
+    });
+}
