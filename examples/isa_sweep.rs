@@ -16,8 +16,28 @@ use std::collections::HashMap;
 use std::path::Path;
 
 const VERSIONS: &[(u8, u8)] = &[
-    (6, 3), (6, 4), (6, 5), (7, 0), (7, 1), (7, 2), (7, 3), (7, 4), (7, 5), (7, 6), (7, 7), (7, 8),
-    (8, 0), (8, 1), (8, 2), (8, 3), (8, 4), (8, 5), (8, 6), (8, 7), (8, 8), (9, 0),
+    (6, 3),
+    (6, 4),
+    (6, 5),
+    (7, 0),
+    (7, 1),
+    (7, 2),
+    (7, 3),
+    (7, 4),
+    (7, 5),
+    (7, 6),
+    (7, 7),
+    (7, 8),
+    (8, 0),
+    (8, 1),
+    (8, 2),
+    (8, 3),
+    (8, 4),
+    (8, 5),
+    (8, 6),
+    (8, 7),
+    (8, 8),
+    (9, 0),
 ];
 
 fn directive_module(t: Target, v: Version, d: &str) -> String {
@@ -67,11 +87,8 @@ fn main() {
     // Oldest version at the oldest target of each form.
     let mut ver: HashMap<&'static str, Version> = HashMap::new();
     for &t in Target::ALL {
-        let mut group: Vec<&'static FormDesc> = uniq
-            .iter()
-            .copied()
-            .filter(|f| mask.get(f.chain).map_or(false, |m| m.trailing_zeros() as usize == t.index()))
-            .collect();
+        let mut group: Vec<&'static FormDesc> =
+            uniq.iter().copied().filter(|f| mask.get(f.chain).map_or(false, |m| m.trailing_zeros() as usize == t.index())).collect();
         for &v in versions.iter().filter(|v| Some(**v) >= tver.get(&t).copied()) {
             if group.is_empty() {
                 break;

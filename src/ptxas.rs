@@ -48,7 +48,8 @@ pub fn check(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<(), 
         Mode::Assemble => target.to_string(),
         Mode::ParseOnly => target.to_string().replace("sm_", "compute_"),
     };
-    let out = Command::new(ptxas).arg("-arch").arg(&arch).arg(&file).arg("-o").arg(if cfg!(windows) { "NUL" } else { "/dev/null" }).output();
+    let out =
+        Command::new(ptxas).arg("-arch").arg(&arch).arg(&file).arg("-o").arg(if cfg!(windows) { "NUL" } else { "/dev/null" }).output();
     let _ = std::fs::remove_file(&file);
     let out = out.map_err(|e| format!("running {}: {e}", ptxas.display()))?;
     if out.status.success() {

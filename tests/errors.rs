@@ -64,22 +64,34 @@ fn labels_placed_twice_or_never_are_errors() {
 #[test]
 fn out_of_range_immediates_are_errors() {
     let cases: Vec<(&str, Box<dyn Fn(&mut Kernel)>)> = vec![
-        ("u16 70000", Box::new(|k: &mut Kernel| {
-            let a: Reg<U16> = k.reg();
-            ptx!(k, "add.u16", a, 70000);
-        })),
-        ("u32 -1", Box::new(|k: &mut Kernel| {
-            let a: Reg<U32> = k.reg();
-            ptx!(k, "add.u32", a, -1);
-        })),
-        ("s8 via cvt", Box::new(|k: &mut Kernel| {
-            let a: Reg<S16> = k.reg();
-            ptx!(k, "add.s16", a, 40000);
-        })),
-        ("lop3 lut 256", Box::new(|k: &mut Kernel| {
-            let a: Reg<B32> = k.reg();
-            ptx!(k, "lop3.b32", a, a, a, 256);
-        })),
+        (
+            "u16 70000",
+            Box::new(|k: &mut Kernel| {
+                let a: Reg<U16> = k.reg();
+                ptx!(k, "add.u16", a, 70000);
+            }),
+        ),
+        (
+            "u32 -1",
+            Box::new(|k: &mut Kernel| {
+                let a: Reg<U32> = k.reg();
+                ptx!(k, "add.u32", a, -1);
+            }),
+        ),
+        (
+            "s8 via cvt",
+            Box::new(|k: &mut Kernel| {
+                let a: Reg<S16> = k.reg();
+                ptx!(k, "add.s16", a, 40000);
+            }),
+        ),
+        (
+            "lop3 lut 256",
+            Box::new(|k: &mut Kernel| {
+                let a: Reg<B32> = k.reg();
+                ptx!(k, "lop3.b32", a, a, a, 256);
+            }),
+        ),
     ];
     for (what, f) in cases {
         let mut m = Module::new(Target::SM_80);
@@ -138,7 +150,12 @@ fn instructions_missing_on_the_target_name_the_kernel_and_instruction() {
     let e = m.to_ptx().unwrap_err();
     assert_eq!(
         e,
-        Error::Unsupported { kernel: "reduce".into(), instruction: "redux.sync.add.u32".into(), needs: "sm_80+ (PTX ISA 7.0)".into(), target: "sm_75".into() }
+        Error::Unsupported {
+            kernel: "reduce".into(),
+            instruction: "redux.sync.add.u32".into(),
+            needs: "sm_80+ (PTX ISA 7.0)".into(),
+            target: "sm_75".into()
+        }
     );
     assert_eq!(e.to_string(), "kernel `reduce`: `redux.sync.add.u32` needs sm_80+ (PTX ISA 7.0), but the module targets sm_75");
 
@@ -167,9 +184,25 @@ fn bad_directives_and_declarations_are_errors() {
     let mut m = Module::new(Target::SM_90);
     assert!(matches!(m.kernel("z", |k, ()| k.maxntid(0, 1, 1)), Err(Error::InvalidArgument { .. })));
     assert!(matches!(m.kernel("r", |k, ()| k.maxnreg(300)), Err(Error::InvalidArgument { .. })));
-    assert!(matches!(m.kernel("t", |k, ()| { k.maxnreg(32); k.maxnreg(64) }), Err(Error::InvalidArgument { .. })));
-    assert!(matches!(m.func("f", |k, ()| { k.maxntid(32, 1, 1); }), Err(Error::InvalidArgument { .. })));
-    assert!(matches!(m.kernel("s", |k, ()| { k.shared_array::<F32>("a", 4, 2); }), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        m.kernel("t", |k, ()| {
+            k.maxnreg(32);
+            k.maxnreg(64)
+        }),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(matches!(
+        m.func("f", |k, ()| {
+            k.maxntid(32, 1, 1);
+        }),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(matches!(
+        m.kernel("s", |k, ()| {
+            k.shared_array::<F32>("a", 4, 2);
+        }),
+        Err(Error::InvalidArgument { .. })
+    ));
     assert!(matches!(m.global::<U32>("empty", 0), Err(Error::InvalidArgument { .. })));
     assert!(matches!(m.kernel("raw", |k, ()| k.raw("add.u32 %r1, %r1, 1; trap")), Err(Error::InvalidArgument { .. })));
     assert!(matches!(m.kernel("st", |k, ()| k.for_range(0u32, 10u32, 0, |_, _| {})), Err(Error::InvalidArgument { .. })));

@@ -53,7 +53,8 @@ fn recorded_minimums_are_minimal() {
     // One plain target older must fail; one version older at the oldest target must fail.
     let mut older_target: BTreeMap<Target, Vec<&'static FormDesc>> = BTreeMap::new();
     let mut older_version: BTreeMap<(Target, Version), Vec<&'static FormDesc>> = BTreeMap::new();
-    let versions: Vec<Version> = isa::rows().iter().map(|(_, r)| r.version).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let versions: Vec<Version> =
+        isa::rows().iter().map(|(_, r)| r.version).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     for f in ops::all_forms() {
         let r = req(f);
         let t = oldest_target(&r);

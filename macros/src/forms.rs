@@ -109,10 +109,7 @@ fn expand_seq(seq: &[Elem]) -> Vec<Exp> {
     for e in seq {
         let opts: Vec<Exp> = match e {
             Elem::Lit(w) => vec![(vec![w.clone()], vec![])],
-            Elem::Choice(v, ms) => ms
-                .iter()
-                .map(|m| (vec![m.clone()], v.iter().map(|v| (v.clone(), m.clone())).collect()))
-                .collect(),
+            Elem::Choice(v, ms) => ms.iter().map(|m| (vec![m.clone()], v.iter().map(|v| (v.clone(), m.clone())).collect())).collect(),
             Elem::Group(opt, alts) => {
                 let mut o: Vec<Exp> = if *opt { vec![(vec![], vec![])] } else { vec![] };
                 for a in alts {

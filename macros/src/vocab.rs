@@ -6,6 +6,7 @@
 //! `ptxkit::ops::op`, modifiers in `ptxkit::ops::m`, data types in `ptxkit::types`.
 
 /// First part of a chain.
+#[rustfmt::skip]
 pub const OPCODES: &[&str] = &[
     // arithmetic
     "add", "sub", "mul", "mad", "fma", "div", "rem", "abs", "neg", "min", "max", "copysign",
@@ -29,6 +30,7 @@ pub const OPCODES: &[&str] = &[
 ];
 
 /// Non-type modifiers.
+#[rustfmt::skip]
 pub const MODIFIERS: &[&str] = &[
     // rounding, precision, saturation
     "rn", "rz", "rm", "rp", "rna", "rs", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "satfinite",
@@ -60,6 +62,7 @@ pub const MODIFIERS: &[&str] = &[
 ];
 
 /// Data-type tokens (`ptxkit::types`).
+#[rustfmt::skip]
 pub const DTYPES: &[&str] = &[
     "pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
     "s64", "f16", "f16x2", "bf16", "bf16x2", "tf32", "f32", "f64", "f32x2", "e4m3x2", "e5m2x2",
@@ -67,6 +70,7 @@ pub const DTYPES: &[&str] = &[
 ];
 
 /// Named sets for `forms!` patterns: `.<rnd>` picks one member, `.<T:int>` binds `T`.
+#[rustfmt::skip]
 pub const SETS: &[(&str, &[&str])] = &[
     ("rnd", &["rn", "rz", "rm", "rp"]),
     ("irnd", &["rni", "rzi", "rmi", "rpi"]),

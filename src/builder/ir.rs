@@ -26,7 +26,8 @@ pub struct RegRef {
 #[derive(Clone, Debug, PartialEq)]
 pub enum AddrBase {
     Reg(RegRef),
-    Sym(Arc<str>),
+    /// Index into the body's symbol table.
+    Sym(u32),
 }
 
 /// A plain operand.
@@ -45,8 +46,8 @@ pub enum Opnd {
     SReg(&'static str),
     /// `[base+off]`
     Addr(AddrBase, i64),
-    /// A symbol used as a value (`mov.u64 %rd1, table;`).
-    Sym(Arc<str>),
+    /// A symbol used as a value (`mov.u64 %rd1, table;`), by symbol-table index.
+    Sym(u32),
     /// `{a, b, ...}`
     Vec(Box<[Opnd]>),
     /// `d|p`
@@ -59,12 +60,25 @@ pub enum Opnd {
 /// A guard `@p` or `@!p`.
 pub type Guard = Option<(RegRef, bool)>;
 
+/// `call (rets), func, (args);`
+#[derive(Clone, Debug)]
+pub struct CallStmt {
+    pub guard: Guard,
+    pub func: Arc<str>,
+    pub rets: Vec<Opnd>,
+    pub args: Vec<Opnd>,
+}
+
 /// One statement of a body.
 #[derive(Clone, Debug)]
 pub enum Stmt {
-    Ins { form: &'static FormDesc, guard: Guard, ops: (u32, u32) },
+    Ins {
+        form: &'static FormDesc,
+        guard: Guard,
+        ops: (u32, u32),
+    },
     /// `call (rets), name, (args);`
-    Call { guard: Guard, func: Arc<str>, rets: Vec<Opnd>, args: Vec<Opnd>, uni: bool },
+    Call(Box<CallStmt>),
     Label(u32),
     Comment(String),
     /// Unchecked text from the escape hatch, printed verbatim with a `;`.

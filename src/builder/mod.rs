@@ -84,6 +84,7 @@ pub struct Kernel {
     errors: Vec<Error>,
     guard: Guard,
     dyn_smem: bool,
+    syms: Vec<Arc<str>>,
 }
 
 impl Kernel {
@@ -94,8 +95,8 @@ impl Kernel {
             name: name.into(),
             kind,
             nregs: [0; 5],
-            stmts: Vec::new(),
-            opnds: Vec::new(),
+            stmts: Vec::with_capacity(64),
+            opnds: Vec::with_capacity(192),
             scratch: Vec::new(),
             labels: Vec::new(),
             params: Vec::new(),
@@ -107,6 +108,7 @@ impl Kernel {
             errors: Vec::new(),
             guard: None,
             dyn_smem: false,
+            syms: Vec::new(),
         }
     }
 
@@ -135,6 +137,17 @@ impl Kernel {
     pub fn reg<T: DataType>(&mut self) -> Reg<T> {
         let r = self.alloc(T::CLASS);
         Reg::new(r, self.id)
+    }
+
+    /// The symbol-table index of a name used in this body.
+    pub(crate) fn intern(&mut self, name: &str) -> u32 {
+        match self.syms.iter().position(|s| &**s == name) {
+            Some(i) => i as u32,
+            None => {
+                self.syms.push(name.into());
+                self.syms.len() as u32 - 1
+            }
+        }
     }
 
     pub(crate) fn take_guard(&mut self) -> Guard {
@@ -193,7 +206,10 @@ impl Kernel {
     /// is checked, and its ISA needs are not inferred.
     pub fn raw(&mut self, text: &str) {
         if text.contains(['\n', ';']) {
-            self.error(Error::InvalidArgument { kernel: self.name.to_string(), what: format!("raw text `{text}` must be one instruction without `;` or newlines") });
+            self.error(Error::InvalidArgument {
+                kernel: self.name.to_string(),
+                what: format!("raw text `{text}` must be one instruction without `;` or newlines"),
+            });
             return;
         }
         self.stmts.push(Stmt::Raw(text.to_string()));
@@ -372,7 +388,10 @@ impl Kernel {
             self.error(Error::DuplicateSymbol { name: name.to_string() });
         }
         if !align.is_power_of_two() || align < crate::regs::elem_bytes::<T>() {
-            self.error(Error::InvalidArgument { kernel: self.name.to_string(), what: format!("alignment {align} of `{name}` must be a power of two no smaller than its element") });
+            self.error(Error::InvalidArgument {
+                kernel: self.name.to_string(),
+                what: format!("alignment {align} of `{name}` must be a power of two no smaller than its element"),
+            });
         }
         let bytes = len as u64 * crate::regs::elem_bytes::<T>() as u64;
         self.locals.push(format!(".{space} .align {align} .b8 {name}[{bytes}];"));
@@ -425,22 +444,22 @@ impl Kernel {
         match (S::SPACE.addr_bits(), I::ID.bits(), I::FAMILY == crate::types::Family::Signed) {
             (64, 32, false) => {
                 let b: Reg<U64> = Reg::new(base, id);
-                <Op<op::Mad, (m::Wide, U32)> as Call<_>>::call(self, (i.bitcast::<U32>(), size, b)).r
+                <Op<op::Mad, (m::Wide, U32)> as Call<_>>::call(self, (i.retype::<U32>(), size, b)).r
             }
             (64, 32, true) => {
                 let b: Reg<S64> = Reg::new(base, id);
-                <Op<op::Mad, (m::Wide, S32)> as Call<_>>::call(self, (i.bitcast::<S32>(), size as i32, b)).r
+                <Op<op::Mad, (m::Wide, S32)> as Call<_>>::call(self, (i.retype::<S32>(), size as i32, b)).r
             }
             (64, _, _) => {
                 let b: Reg<U64> = Reg::new(base, id);
-                <Op<op::Mad, (m::Lo, U64)> as Call<_>>::call(self, (i.bitcast::<U64>(), size as u64, b)).r
+                <Op<op::Mad, (m::Lo, U64)> as Call<_>>::call(self, (i.retype::<U64>(), size as u64, b)).r
             }
             (_, 32, _) => {
                 let b: Reg<U32> = Reg::new(base, id);
-                <Op<op::Mad, (m::Lo, U32)> as Call<_>>::call(self, (i.bitcast::<U32>(), size, b)).r
+                <Op<op::Mad, (m::Lo, U32)> as Call<_>>::call(self, (i.retype::<U32>(), size, b)).r
             }
             _ => {
-                let lo = <Op<op::Cvt, (U32, U64)> as Call<_>>::call(self, (i.bitcast::<U64>(),));
+                let lo = <Op<op::Cvt, (U32, U64)> as Call<_>>::call(self, (i.retype::<U64>(),));
                 let b: Reg<U32> = Reg::new(base, id);
                 <Op<op::Mad, (m::Lo, U32)> as Call<_>>::call(self, (lo, size, b)).r
             }
@@ -602,7 +621,7 @@ impl<T: ScalarParam> KernelParam for Reg<T> {
     fn declare(k: &mut Kernel, name: &str) -> Self {
         k.params.push(format!(".param .{} {name}", T::PARAM));
         let r = k.reg::<T>();
-        let addr = crate::builder::ir::Opnd::Addr(ir::AddrBase::Sym(name.into()), 0);
+        let addr = Opnd::Addr(ir::AddrBase::Sym(k.intern(name)), 0);
         k.emit_chain(&format!("ld.param.{}", T::PARAM), vec![Opnd::Reg(r.r), addr]);
         r
     }
@@ -728,7 +747,7 @@ impl Kernel {
         let refs: Vec<RegRef> = R::classes().into_iter().map(|c| self.alloc(c)).collect();
         let out = R::from_refs(&refs, self.id);
         let rets = refs.iter().map(|r| Opnd::Reg(*r)).collect();
-        self.stmts.push(Stmt::Call { guard, func: f.name.clone(), rets, args, uni: false });
+        self.stmts.push(Stmt::Call(Box::new(ir::CallStmt { guard, func: f.name.clone(), rets, args })));
         out
     }
 }
@@ -824,11 +843,17 @@ impl Module {
     }
 
     /// Builds a device function (`.func`) with `.reg` parameters and results.
-    pub fn func<P: FuncValues, R: FuncValues>(&mut self, name: &str, body: impl FnOnce(&mut Kernel, P) -> R) -> Result<FuncRef<P, R>, Error> {
+    pub fn func<P: FuncValues, R: FuncValues>(
+        &mut self,
+        name: &str,
+        body: impl FnOnce(&mut Kernel, P) -> R,
+    ) -> Result<FuncRef<P, R>, Error> {
         self.claim(name)?;
         let mut k = Kernel::new(name, self.id, BodyKind::Func);
-        let prefs: Vec<RegRef> = P::classes().into_iter().enumerate().map(|(i, c)| RegRef { class: c, space: RegSpace::FuncParam, idx: i as u32 }).collect();
-        let rrefs: Vec<RegRef> = R::classes().into_iter().enumerate().map(|(i, c)| RegRef { class: c, space: RegSpace::FuncRet, idx: i as u32 }).collect();
+        let prefs: Vec<RegRef> =
+            P::classes().into_iter().enumerate().map(|(i, c)| RegRef { class: c, space: RegSpace::FuncParam, idx: i as u32 }).collect();
+        let rrefs: Vec<RegRef> =
+            R::classes().into_iter().enumerate().map(|(i, c)| RegRef { class: c, space: RegSpace::FuncRet, idx: i as u32 }).collect();
         k.func_params = prefs.clone();
         k.func_rets = rrefs.clone();
         let params = P::from_refs(&prefs, k.id);
@@ -845,13 +870,22 @@ impl Module {
         Ok(FuncRef { name, module: self.id, _p: std::marker::PhantomData })
     }
 
-    fn var<S: StateSpace, T: DataType, H: InitValue>(&mut self, space: &str, name: &str, len: u32, init: Option<&[H]>) -> Result<Var<S, T>, Error> {
+    fn var<S: StateSpace, T: DataType, H: InitValue>(
+        &mut self,
+        space: &str,
+        name: &str,
+        len: u32,
+        init: Option<&[H]>,
+    ) -> Result<Var<S, T>, Error> {
         if T::CLASS == RegClass::Pred {
             return Err(Error::InvalidArgument { kernel: name.to_string(), what: "variables cannot hold .pred".into() });
         }
         if let Some(v) = init {
             if v.len() != len as usize {
-                return Err(Error::InvalidArgument { kernel: name.to_string(), what: format!("{} initial values for {len} elements", v.len()) });
+                return Err(Error::InvalidArgument {
+                    kernel: name.to_string(),
+                    what: format!("{} initial values for {len} elements", v.len()),
+                });
             }
         }
         if len == 0 {
@@ -860,7 +894,11 @@ impl Module {
         self.claim(name)?;
         let align = crate::regs::elem_bytes::<T>();
         let ty = match T::FAMILY {
-            crate::types::Family::Float | crate::types::Family::Unsigned | crate::types::Family::Signed | crate::types::Family::Bits if T::NAME != "f16" => T::NAME.to_string(),
+            crate::types::Family::Float | crate::types::Family::Unsigned | crate::types::Family::Signed | crate::types::Family::Bits
+                if T::NAME != "f16" =>
+            {
+                T::NAME.to_string()
+            }
             _ => format!("b{}", T::BITS),
         };
         let mut s = format!(".{space} .align {align} .{ty} {name}[{len}]");

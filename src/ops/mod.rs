@@ -95,11 +95,44 @@ pub struct FormDesc {
 }
 
 const EFFECT_OPCODES: &[&str] = &[
-    "ld", "st", "ldu", "atom", "red", "prefetch", "prefetchu", "bar", "barrier", "fence", "membar",
-    "vote", "shfl", "match", "redux", "activemask", "elect", "bra", "call", "ret", "exit", "trap",
-    "nanosleep", "brkpt", "pmevent", "mbarrier", "wgmma", "tcgen05", "cp", "setmaxnreg",
-    "tensormap", "ldmatrix", "stmatrix", "mapa", "getctarank", "griddepcontrol",
-    "clusterlaunchcontrol", "multimem",
+    "ld",
+    "st",
+    "ldu",
+    "atom",
+    "red",
+    "prefetch",
+    "prefetchu",
+    "bar",
+    "barrier",
+    "fence",
+    "membar",
+    "vote",
+    "shfl",
+    "match",
+    "redux",
+    "activemask",
+    "elect",
+    "bra",
+    "call",
+    "ret",
+    "exit",
+    "trap",
+    "nanosleep",
+    "brkpt",
+    "pmevent",
+    "mbarrier",
+    "wgmma",
+    "tcgen05",
+    "cp",
+    "setmaxnreg",
+    "tensormap",
+    "ldmatrix",
+    "stmatrix",
+    "mapa",
+    "getctarank",
+    "griddepcontrol",
+    "clusterlaunchcontrol",
+    "multimem",
 ];
 
 const fn str_eq(a: &str, b: &str) -> bool {
@@ -227,10 +260,7 @@ pub struct Imm<T>(PhantomData<T>);
 pub struct LabelOp;
 
 /// A value usable as an operand of kind `K`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a valid `{K}` operand",
-    label = "PTX expects a `{K}` operand here"
-)]
+#[diagnostic::on_unimplemented(message = "`{Self}` is not a valid `{K}` operand", label = "PTX expects a `{K}` operand here")]
 pub trait Operand<K> {
     fn lower(self, k: &mut Kernel) -> Opnd;
 }

@@ -41,6 +41,10 @@ impl<T: DataType> Reg<T> {
         const { assert!(T::CLASS as u8 == U::CLASS as u8, "bitcast needs the same register class; use cvt or mov to change width") };
         Reg::new(self.r, self.owner)
     }
+    /// Same register, another type; only for arms where the class is known to match.
+    pub(crate) fn retype<U: DataType>(self) -> Reg<U> {
+        Reg::new(self.r, self.owner)
+    }
     pub(crate) fn checked(self, k: &mut Kernel) -> RegRef {
         k.check_owner(self.owner, || format!("register {}{}", self.r.class.prefix(), self.r.idx));
         self.r
@@ -302,7 +306,7 @@ pub(crate) fn addr_opnd(k: &mut Kernel, base: &Base, off: i64) -> Opnd {
         Base::Reg32(r) => AddrBase::Reg(r.checked(k)),
         Base::Sym(s, owner) => {
             k.check_module(*owner, s);
-            AddrBase::Sym(s.clone())
+            AddrBase::Sym(k.intern(s))
         }
     };
     Opnd::Addr(b, off)
@@ -375,10 +379,9 @@ impl<T> SymAddr<T> {
 impl<I: DataType + Accepts<T>, T: DataType> Operand<I> for SymAddr<T> {
     fn lower(self, k: &mut Kernel) -> Opnd {
         k.check_module(self.owner, &self.name);
-        Opnd::Sym(self.name)
+        Opnd::Sym(k.intern(&self.name))
     }
 }
-
 
 impl Dst for () {
     fn alloc(_: &mut Kernel) -> Self {}
