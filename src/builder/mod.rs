@@ -16,6 +16,33 @@ use std::sync::Arc;
 pub use target::{Suffix, Target, Version};
 
 static NEXT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// Symbol names (kernel parameters, variables, shared arrays) are interned process-wide,
+/// so pointers to them are `Copy`. The table only grows by distinct names.
+fn names() -> &'static std::sync::RwLock<(Vec<&'static str>, std::collections::HashMap<&'static str, u32>)> {
+    static N: std::sync::OnceLock<std::sync::RwLock<(Vec<&'static str>, std::collections::HashMap<&'static str, u32>)>> =
+        std::sync::OnceLock::new();
+    N.get_or_init(Default::default)
+}
+
+pub(crate) fn intern(name: &str) -> u32 {
+    if let Some(i) = names().read().unwrap_or_else(|e| e.into_inner()).1.get(name) {
+        return *i;
+    }
+    let mut w = names().write().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = w.1.get(name) {
+        return *i;
+    }
+    let s: &'static str = Box::leak(name.to_string().into_boxed_str());
+    let i = w.0.len() as u32;
+    w.0.push(s);
+    w.1.insert(s, i);
+    i
+}
+
+pub(crate) fn sym_name(id: u32) -> &'static str {
+    names().read().unwrap_or_else(|e| e.into_inner()).0[id as usize]
+}
 fn fresh_id() -> u32 {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
@@ -84,7 +111,6 @@ pub struct Kernel {
     errors: Vec<Error>,
     guard: Guard,
     dyn_smem: bool,
-    syms: Vec<Arc<str>>,
 }
 
 impl Kernel {
@@ -108,7 +134,6 @@ impl Kernel {
             errors: Vec::new(),
             guard: None,
             dyn_smem: false,
-            syms: Vec::new(),
         }
     }
 
@@ -137,17 +162,6 @@ impl Kernel {
     pub fn reg<T: DataType>(&mut self) -> Reg<T> {
         let r = self.alloc(T::CLASS);
         Reg::new(r, self.id)
-    }
-
-    /// The symbol-table index of a name used in this body.
-    pub(crate) fn intern(&mut self, name: &str) -> u32 {
-        match self.syms.iter().position(|s| &**s == name) {
-            Some(i) => i as u32,
-            None => {
-                self.syms.push(name.into());
-                self.syms.len() as u32 - 1
-            }
-        }
     }
 
     pub(crate) fn take_guard(&mut self) -> Guard {
@@ -377,7 +391,7 @@ impl Kernel {
     /// A `.shared` array of `len` elements declared in this body; its address is 32-bit.
     pub fn shared_array<T: DataType>(&mut self, name: &str, len: u32, align: u32) -> Ptr<m::Shared, T> {
         self.local_array::<T>("shared", name, len, align);
-        Ptr::from_base(Base::Sym(name.into(), self.id))
+        Ptr::from_base(Base::Sym(intern(name), self.id))
     }
 
     /// A `.local` array of `len` elements (per-thread memory).
@@ -396,13 +410,13 @@ impl Kernel {
         let bytes = len as u64 * crate::regs::elem_bytes::<T>() as u64;
         self.locals.push(format!(".{space} .align {align} .b8 {name}[{bytes}];"));
         self.local_names.push(name.to_string());
-        Ptr::from_base(Base::Sym(name.into(), self.id))
+        Ptr::from_base(Base::Sym(intern(name), self.id))
     }
 
     /// The dynamic shared memory of the launch (`.extern .shared` at module scope).
     pub fn dynamic_shared<T: DataType>(&mut self) -> Ptr<m::Shared, T> {
         self.dyn_smem = true;
-        Ptr::from_base(Base::Sym(DYN_SMEM.into(), self.module))
+        Ptr::from_base(Base::Sym(intern(DYN_SMEM), self.module))
     }
 
     /// The address of a pointer in a register of its space's width.
@@ -412,8 +426,7 @@ impl Kernel {
             Base::Reg(r) => r.checked(self),
             Base::Reg32(r) => r.checked(self),
             Base::Sym(s, owner) => {
-                let owner = *owner;
-                let s = s.clone();
+                let (s, owner) = (*s, *owner);
                 if wide {
                     let sym = SymAddr::<U64>::new(s, owner);
                     <Op<op::Mov, (U64,)> as Call<_>>::call(self, (sym,)).r
@@ -621,7 +634,7 @@ impl<T: ScalarParam> KernelParam for Reg<T> {
     fn declare(k: &mut Kernel, name: &str) -> Self {
         k.params.push(format!(".param .{} {name}", T::PARAM));
         let r = k.reg::<T>();
-        let addr = Opnd::Addr(ir::AddrBase::Sym(k.intern(name)), 0);
+        let addr = Opnd::Addr(ir::AddrBase::Sym(intern(name)), 0);
         k.emit_chain(&format!("ld.param.{}", T::PARAM), vec![Opnd::Reg(r.r), addr]);
         r
     }
@@ -630,7 +643,7 @@ impl<T: ScalarParam> KernelParam for Reg<T> {
 impl<T: DataType> KernelParam for Ptr<m::Global, T> {
     fn declare(k: &mut Kernel, name: &str) -> Self {
         k.params.push(format!(".param .u64 {name}"));
-        let p = Ptr::<m::Param, U64>::from_base(Base::Sym(name.into(), k.id));
+        let p = Ptr::<m::Param, U64>::from_base(Base::Sym(intern(name), k.id));
         let raw = <Op<op::Ld, (m::Param, U64)> as Call<_>>::call(k, (p,));
         let g = <Op<op::Cvta, (m::To, m::Global, U64)> as Call<_>>::call(k, (raw,));
         Ptr::from_reg(g)
@@ -640,7 +653,7 @@ impl<T: DataType> KernelParam for Ptr<m::Global, T> {
 impl<T: DataType> KernelParam for Ptr<ops::Generic, T> {
     fn declare(k: &mut Kernel, name: &str) -> Self {
         k.params.push(format!(".param .u64 {name}"));
-        let p = Ptr::<m::Param, U64>::from_base(Base::Sym(name.into(), k.id));
+        let p = Ptr::<m::Param, U64>::from_base(Base::Sym(intern(name), k.id));
         Ptr::from_reg(<Op<op::Ld, (m::Param, U64)> as Call<_>>::call(k, (p,)))
     }
 }
@@ -779,7 +792,7 @@ pub struct Var<S, T> {
 impl<S: StateSpace, T: DataType> Var<S, T> {
     /// A pointer to the variable's first element.
     pub fn ptr(&self) -> Ptr<S, T> {
-        Ptr::from_base(Base::Sym(self.name.clone(), self.module))
+        Ptr::from_base(Base::Sym(intern(&self.name), self.module))
     }
     pub fn name(&self) -> &str {
         &self.name

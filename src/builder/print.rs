@@ -94,7 +94,7 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
             out.push('[');
             match b {
                 AddrBase::Reg(r) => reg(out, *r),
-                AddrBase::Sym(s) => out.push_str(&k.syms[*s as usize]),
+                AddrBase::Sym(s) => out.push_str(super::sym_name(*s)),
             }
             if *off > 0 {
                 out.push('+');
@@ -105,7 +105,7 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
             }
             out.push(']');
         }
-        Opnd::Sym(s) => out.push_str(&k.syms[*s as usize]),
+        Opnd::Sym(s) => out.push_str(super::sym_name(*s)),
         Opnd::Vec(v) => {
             out.push('{');
             for (i, x) in v.iter().enumerate() {

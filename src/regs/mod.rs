@@ -6,7 +6,6 @@ use crate::builder::Kernel;
 use crate::ops::{m, Addr, Dst, Generic, Imm, LabelOp, Operand, StateSpace, Vector};
 use crate::types::{Accepts, DType, DataType, Pred, U32, U64};
 use core::marker::PhantomData;
-use std::sync::Arc;
 
 /// A virtual register holding a `T`. Copy it freely; it belongs to the kernel that made it.
 pub struct Reg<T> {
@@ -232,20 +231,32 @@ impl<K, X: Operand<K>, const N: usize> Operand<Vector<K, N>> for [X; N] {
 pub struct Sink;
 
 /// Where an address starts.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Base {
     Reg(Reg<U64>),
     Reg32(Reg<U32>),
-    Sym(Arc<str>, u32),
+    /// Interned symbol name and the kernel or module that owns it.
+    Sym(u32, u32),
 }
 
 /// A pointer to `T` in state space `S`: global, shared (32-bit window addresses), generic,
 /// const, param or local. Offsets are in bytes; `at(i)` indexes by elements.
-#[derive(Clone, Debug)]
 pub struct Ptr<S, T> {
     pub(crate) base: Base,
     pub(crate) off: i64,
     _t: PhantomData<(S, T)>,
+}
+
+impl<S, T> Clone for Ptr<S, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S, T> Copy for Ptr<S, T> {}
+impl<S, T> core::fmt::Debug for Ptr<S, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        write!(f, "Ptr({:?}+{})", self.base, self.off)
+    }
 }
 
 pub type GlobalPtr<T> = Ptr<m::Global, T>;
@@ -305,8 +316,8 @@ pub(crate) fn addr_opnd(k: &mut Kernel, base: &Base, off: i64) -> Opnd {
         Base::Reg(r) => AddrBase::Reg(r.checked(k)),
         Base::Reg32(r) => AddrBase::Reg(r.checked(k)),
         Base::Sym(s, owner) => {
-            k.check_module(*owner, s);
-            AddrBase::Sym(k.intern(s))
+            k.check_module(*owner, crate::builder::sym_name(*s));
+            AddrBase::Sym(*s)
         }
     };
     Opnd::Addr(b, off)
@@ -330,7 +341,7 @@ pub trait Index: Clone {
 }
 
 /// `p.at(i)`: the address of element `i` of `p`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Elem<S, T, I> {
     ptr: Ptr<S, T>,
     i: I,
@@ -367,19 +378,19 @@ reg_index!(U32 S32 B32 U64 S64 B64);
 /// A symbol used as a value: `mov.u64 %rd1, table;` (its address in its state space).
 #[derive(Clone, Debug)]
 pub struct SymAddr<T> {
-    pub(crate) name: Arc<str>,
+    pub(crate) name: u32,
     pub(crate) owner: u32,
     _t: PhantomData<T>,
 }
 impl<T> SymAddr<T> {
-    pub(crate) fn new(name: Arc<str>, owner: u32) -> Self {
+    pub(crate) fn new(name: u32, owner: u32) -> Self {
         SymAddr { name, owner, _t: PhantomData }
     }
 }
 impl<I: DataType + Accepts<T>, T: DataType> Operand<I> for SymAddr<T> {
     fn lower(self, k: &mut Kernel) -> Opnd {
-        k.check_module(self.owner, &self.name);
-        Opnd::Sym(k.intern(&self.name))
+        k.check_module(self.owner, crate::builder::sym_name(self.name));
+        Opnd::Sym(self.name)
     }
 }
 
