@@ -479,6 +479,39 @@ impl Kernel {
         }
     }
 
+    /// `ld{.space}.type d, [addr]`, with the space and type taken from the address
+    /// (8-bit types load into their 16-bit register; f16/bf16 and packed types as `.bN`).
+    pub fn ld<A: crate::regs::Address>(&mut self, addr: A) -> Reg<A::Elem> {
+        let d: Reg<A::Elem> = self.reg();
+        let a = addr.lower(self);
+        self.emit_typed_chain("ld", A::Space::SPACE, <A::Elem as DataType>::ID, vec![Opnd::Reg(d.r), a]);
+        d
+    }
+
+    /// `st{.space}.type [addr], v`, with the space and type taken from the address.
+    pub fn st<A: crate::regs::Address>(&mut self, addr: A, v: impl ops::Operand<A::Elem>) {
+        let a = addr.lower(self);
+        let v = v.lower(self);
+        self.emit_typed_chain("st", A::Space::SPACE, <A::Elem as DataType>::ID, vec![a, v]);
+    }
+
+    fn emit_typed_chain(&mut self, opcode: &str, space: ops::Space, t: crate::types::DType, ops: Vec<Opnd>) {
+        let ty = match t.family() {
+            crate::types::Family::Float if t.bits() >= 32 => t.name().to_string(),
+            crate::types::Family::Float | crate::types::Family::Packed => format!("b{}", t.bits().max(8)),
+            _ => t.name().to_string(),
+        };
+        let chain = format!("{opcode}{}.{ty}", space.chain_part());
+        match ops::find_form(&chain, "plain") {
+            Some(form) => {
+                let guard = self.take_guard();
+                let mut ops = ops;
+                self.push_ins(form, guard, &mut ops);
+            }
+            None => self.error(Error::InvalidArgument { kernel: self.name.to_string(), what: format!("no `{chain}` form for a {} value", t.name()) }),
+        }
+    }
+
     // ---- indices ---------------------------------------------------------------------------
 
     /// `%ctaid.x * %ntid.x + %tid.x`

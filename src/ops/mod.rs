@@ -191,6 +191,19 @@ pub enum Space {
 }
 
 impl Space {
+    /// The chain part naming this space (`.global`), empty for generic addressing.
+    pub fn chain_part(self) -> &'static str {
+        match self {
+            Space::Generic => "",
+            Space::Global => ".global",
+            Space::Shared => ".shared",
+            Space::SharedCta => ".shared::cta",
+            Space::SharedCluster => ".shared::cluster",
+            Space::Local => ".local",
+            Space::Const => ".const",
+            Space::Param => ".param",
+        }
+    }
     /// Width of an address in this space: shared-window addresses are 32-bit.
     pub fn addr_bits(self) -> u32 {
         match self {

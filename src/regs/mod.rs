@@ -334,6 +334,21 @@ impl<S: StateSpace, E: DataType, K: Accepts<E>> Operand<Addr<S, K>> for &Ptr<S, 
     }
 }
 
+/// An address operand whose state space and element type are known: a pointer or an
+/// indexed element. [`Kernel::ld`] and [`Kernel::st`] take these.
+pub trait Address: Operand<Addr<Self::Space, Self::Elem>> {
+    type Space: StateSpace;
+    type Elem: DataType;
+}
+impl<S: StateSpace, T: DataType + Accepts<T>> Address for Ptr<S, T> {
+    type Space = S;
+    type Elem = T;
+}
+impl<S: StateSpace, T: DataType + Accepts<T>, I: Index> Address for Elem<S, T, I> {
+    type Space = S;
+    type Elem = T;
+}
+
 /// Element indices for [`Ptr::at`]: 32- or 64-bit registers, or constants.
 pub trait Index: Clone {
     #[doc(hidden)]
