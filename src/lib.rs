@@ -33,6 +33,8 @@ pub mod builder;
 pub mod ops;
 pub mod ptxas;
 pub mod regs;
+#[cfg(feature = "cuda")]
+pub mod runtime;
 pub mod types;
 
 pub use builder::{Error, FuncRef, Kernel, KernelRef, Module, Target, Version};

@@ -49,10 +49,10 @@
 
 pub mod testing;
 
-use crate::builder::{KernelRef, ScalarParam, Suffix};
+use crate::builder::{KernelRef, Suffix};
 use crate::ops::{m, Generic};
 use crate::regs::{Ptr, Reg};
-use crate::types::DataType;
+use crate::types::{self, DataType};
 use crate::Target;
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::{sys, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop, ValidAsZeroBits};
@@ -208,7 +208,9 @@ impl Gpu {
         let ctx = CudaContext::new(ordinal).map_err(drv("cuDevicePrimaryCtxRetain"))?;
         let name = ctx.name().map_err(drv("cuDeviceGetName"))?;
         let (major, minor) = ctx.compute_capability().map_err(drv("cuDeviceGetAttribute"))?;
-        let optin = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN).map_err(drv("cuDeviceGetAttribute"))?;
+        let optin = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            .map_err(drv("cuDeviceGetAttribute"))?;
         let mut version = 0;
         // SAFETY: writes one int.
         unsafe { sys::cuDriverGetVersion(&mut version) }.result().map_err(drv("cuDriverGetVersion"))?;
@@ -285,7 +287,13 @@ impl Gpu {
         let mut error_log = vec![0u8; LOG_BYTES];
         let mut info_log = vec![0u8; LOG_BYTES];
         use sys::CUjit_option::*;
-        let mut options = [CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE];
+        let mut options = [
+            CU_JIT_ERROR_LOG_BUFFER,
+            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+            CU_JIT_INFO_LOG_BUFFER,
+            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            CU_JIT_LOG_VERBOSE,
+        ];
         let mut values: [*mut c_void; 5] = [
             error_log.as_mut_ptr().cast(),
             LOG_BYTES as *mut c_void,
@@ -297,7 +305,9 @@ impl Gpu {
         let start = Instant::now();
         // SAFETY: `image` is NUL-terminated; each option has its value; the log buffers
         // hold the sizes given, and outlive the call.
-        let res = unsafe { sys::cuModuleLoadDataEx(&mut module, image.as_ptr().cast(), options.len() as u32, options.as_mut_ptr(), values.as_mut_ptr()) };
+        let res = unsafe {
+            sys::cuModuleLoadDataEx(&mut module, image.as_ptr().cast(), options.len() as u32, options.as_mut_ptr(), values.as_mut_ptr())
+        };
         let jit_time = start.elapsed();
         let text = |buf: &[u8]| String::from_utf8_lossy(&buf[..buf.iter().position(|&b| b == 0).unwrap_or(buf.len())]).into_owned();
         let info_log = text(&info_log);
@@ -429,6 +439,12 @@ pub struct LoadedModule {
     info_log: String,
 }
 
+impl fmt::Debug for LoadedModule {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_struct("LoadedModule").field("jit_time", &self.jit_time).field("info_log", &self.info_log).finish_non_exhaustive()
+    }
+}
+
 impl LoadedModule {
     /// Wall time of the `cuModuleLoadDataEx` call: the JIT compile, or a cache hit unless
     /// the cache is off (see the module docs).
@@ -444,10 +460,18 @@ impl LoadedModule {
     pub fn kernel<P>(&self, k: &KernelRef<P>) -> Result<TypedKernel<P>, RuntimeError> {
         let h = &self.handle;
         h.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
-        let name = std::ffi::CString::new(k.name()).map_err(|_| RuntimeError::Invalid(format!("kernel name `{}` holds a NUL", k.name())))?;
+        let name =
+            std::ffi::CString::new(k.name()).map_err(|_| RuntimeError::Invalid(format!("kernel name `{}` holds a NUL", k.name())))?;
         // SAFETY: the module is loaded and stays so while `handle` lives.
         let func = unsafe { result::module::get_function(h.module, name) }.map_err(drv("cuModuleGetFunction"))?;
-        Ok(TypedKernel { func, module: self.handle.clone(), name: k.name().into(), smem_set: AtomicU32::new(DEFAULT_SMEM_BYTES), nonportable: AtomicBool::new(false), _p: PhantomData })
+        Ok(TypedKernel {
+            func,
+            module: self.handle.clone(),
+            name: k.name().into(),
+            smem_set: AtomicU32::new(DEFAULT_SMEM_BYTES),
+            nonportable: AtomicBool::new(false),
+            _p: PhantomData,
+        })
     }
 }
 
@@ -466,6 +490,12 @@ pub struct TypedKernel<P> {
 unsafe impl<P> Send for TypedKernel<P> {}
 unsafe impl<P> Sync for TypedKernel<P> {}
 
+impl<P> fmt::Debug for TypedKernel<P> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_struct("TypedKernel").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
 impl<P> TypedKernel<P> {
     pub fn name(&self) -> &str {
         &self.name
@@ -482,7 +512,10 @@ impl<P> TypedKernel<P> {
         if bytes > self.smem_set.load(Ordering::Relaxed) {
             let optin = self.module.smem_optin;
             if bytes > optin {
-                return Err(RuntimeError::Invalid(format!("{bytes} bytes of dynamic shared memory for `{}` exceed the device's {optin}", self.name)));
+                return Err(RuntimeError::Invalid(format!(
+                    "{bytes} bytes of dynamic shared memory for `{}` exceed the device's {optin}",
+                    self.name
+                )));
             }
             self.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)?;
             self.smem_set.fetch_max(bytes, Ordering::Relaxed);
@@ -554,7 +587,9 @@ impl<P> TypedKernel<P> {
         // size (the `HostArg` impls fix both); the values, the attribute and the buffers
         // (borrowed by `args`) outlive the call. `list` drops after it, recording the
         // buffers' events behind the launch.
-        unsafe { sys::cuLaunchKernelEx(&config, self.func, params.as_mut_ptr(), std::ptr::null_mut()) }.result().map_err(drv("cuLaunchKernelEx"))
+        unsafe { sys::cuLaunchKernelEx(&config, self.func, params.as_mut_ptr(), std::ptr::null_mut()) }
+            .result()
+            .map_err(drv("cuLaunchKernelEx"))
     }
 }
 
@@ -714,38 +749,47 @@ impl<'a> ArgList<'a> {
 )]
 pub trait HostArg<P> {
     #[doc(hidden)]
-    fn push<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
+    fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
     where
         Self: 'a;
 }
 
-impl<T: ScalarParam> HostArg<Reg<T>> for <T as DataType>::Host {
-    fn push<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
-    where
-        Self: 'a,
-    {
-        list.value(self);
-        Ok(())
-    }
-}
+// The impls name each type rather than `T::Host` of a generic `T`: a mismatch then fails as
+// "`HostArg` not implemented" with the message above, not as a projection mismatch.
 
-macro_rules! pointer_args {
-    ($($space:ty),*) => {$(
-        impl<'s, T: DataType> HostArg<Ptr<$space, T>> for &'s CudaSlice<T::Host> {
-            fn push<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.read(self) }
-        }
-        impl<'s, T: DataType> HostArg<Ptr<$space, T>> for &'s mut CudaSlice<T::Host> {
-            fn push<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.write(self) }
-        }
-        impl<'s, 'v, T: DataType> HostArg<Ptr<$space, T>> for &'s CudaView<'v, T::Host> {
-            fn push<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.read(self) }
-        }
-        impl<'s, 'v, T: DataType> HostArg<Ptr<$space, T>> for &'s mut CudaViewMut<'v, T::Host> {
-            fn push<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.write(self) }
+macro_rules! scalar_args {
+    ($($t:ident)*) => {$(
+        impl HostArg<Reg<types::$t>> for <types::$t as DataType>::Host {
+            fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a {
+                list.value(self);
+                Ok(())
+            }
         }
     )*};
 }
-pointer_args!(m::Global, Generic);
+// Every `ScalarParam` type.
+scalar_args!(B8 B16 B32 B64 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 F16 Bf16 F16x2 Bf16x2);
+
+macro_rules! pointer_args {
+    ($($t:ident)*) => {$( pointer_args!(@ m::Global, $t); pointer_args!(@ Generic, $t); )*};
+    (@ $space:ty, $t:ident) => {
+        impl<'s> HostArg<Ptr<$space, types::$t>> for &'s CudaSlice<<types::$t as DataType>::Host> {
+            fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.read(self) }
+        }
+        impl<'s> HostArg<Ptr<$space, types::$t>> for &'s mut CudaSlice<<types::$t as DataType>::Host> {
+            fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.write(self) }
+        }
+        impl<'s, 'v> HostArg<Ptr<$space, types::$t>> for &'s CudaView<'v, <types::$t as DataType>::Host> {
+            fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.read(self) }
+        }
+        impl<'s, 'v> HostArg<Ptr<$space, types::$t>> for &'s mut CudaViewMut<'v, <types::$t as DataType>::Host> {
+            fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.write(self) }
+        }
+    };
+}
+// Every data type but `.pred`.
+pointer_args!(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 Tf32 F32 F64 F32x2
+    E4m3x2 E5m2x2 E2m1x2 E3m2x2 E2m3x2 Ue8m0x2 E4m3x4 E5m2x4 E2m1x4 E3m2x4 E2m3x4);
 
 /// A tuple of host values matching a kernel's parameter tuple `P` element by element
 /// (see [`HostArg`]).
@@ -767,7 +811,7 @@ macro_rules! launch_args {
             #[allow(non_snake_case, unused_variables)]
             fn push_all<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a {
                 let ($($a,)*) = self;
-                $($a.push(list)?;)*
+                $($a.push_arg(list)?;)*
                 Ok(())
             }
         }
@@ -787,4 +831,147 @@ launch_args! {
     (A0 P0, A1 P1, A2 P2, A3 P3, A4 P4, A5 P5, A6 P6, A7 P7, A8 P8, A9 P9);
     (A0 P0, A1 P1, A2 P2, A3 P3, A4 P4, A5 P5, A6 P6, A7 P7, A8 P8, A9 P9, A10 P10);
     (A0 P0, A1 P1, A2 P2, A3 P3, A4 P4, A5 P5, A6 P6, A7 P7, A8 P8, A9 P9, A10 P10, A11 P11);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{gpu_or_skip, poisoned};
+    use super::*;
+    use crate::prelude::*;
+
+    #[test]
+    fn launch_validation() {
+        assert!(Launch::new(4, 256).validate().is_ok());
+        assert!(Launch::new((4, 0), 256).validate().is_err());
+        assert!(Launch::cover(0, 256).validate().is_err());
+        assert!(Launch::new(4, (32, 33)).validate().is_err());
+        assert!(Launch::new(4, 256).cluster(2).validate().is_ok());
+        assert!(Launch::new(4, 256).cluster(3).validate().is_err());
+        assert!(Launch::new(4, 256).cluster((1, 0, 1)).validate().is_err());
+        assert_eq!(Launch::cover(1000, 256).grid, Dim3 { x: 4, y: 1, z: 1 });
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+    }
+
+    type Add1 = KernelRef<(GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>)>;
+
+    /// `y[i] = x[i] + 1` for `i < n`.
+    fn add1(target: Target) -> (Module, Add1) {
+        let mut m = Module::new(target);
+        let k = m
+            .kernel("add1", |k, (x, y, n): (GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>)| {
+                let i = k.global_thread_index_x();
+                let inb = ptx!(k, "setp.lt.u32", i, n);
+                k.if_(inb, |k| {
+                    let v = ptx!(k, "ld.global.u32", x.at(i));
+                    let r = ptx!(k, "add.u32", v, 1u32);
+                    ptx!(k, "st.global.u32", y.at(i), r);
+                });
+            })
+            .unwrap();
+        (m, k)
+    }
+
+    #[test]
+    fn add1_roundtrip() {
+        let (m, k) = add1(Target::SM_80);
+        let ptx = m.to_ptx().unwrap();
+        let Some(gpu) = gpu_or_skip("add1_roundtrip") else { return };
+        let module = gpu.load(&ptx).unwrap();
+        assert!(module.jit_time() > Duration::ZERO);
+        let add1 = module.kernel(&k).unwrap();
+        let x = gpu.upload(&(0..1000u32).collect::<Vec<_>>()).unwrap();
+        let mut y = poisoned::<u32>(&gpu, 1024).unwrap();
+        add1.launch(&Launch::cover(1000, 256), (&x, &mut y, 1000u32)).unwrap();
+        let y = gpu.download(&y).unwrap();
+        assert!((0..1000).all(|i| y[i] == i as u32 + 1));
+        assert!(y[1000..].iter().all(|&v| v == u32::MAX), "threads past n wrote");
+    }
+
+    #[test]
+    fn jit_errors_carry_the_log() {
+        let Some(gpu) = gpu_or_skip("jit_errors_carry_the_log") else { return };
+        let e = gpu.load(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { bogus.u32 %r1; }").unwrap_err();
+        assert_eq!(e.code, sys::CUresult::CUDA_ERROR_INVALID_PTX);
+        assert!(e.error_log.contains("bogus"), "error log: {}", e.error_log);
+        assert!(e.to_string().contains("CUDA_ERROR_INVALID_PTX"));
+    }
+
+    #[test]
+    fn large_dynamic_shared_memory() {
+        const WORDS: u32 = 24 * 1024; // 96 KiB: past the 48 KiB that needs no opt-in
+        const BASE: u32 = WORDS - 256;
+        let mut m = Module::new(Target::SM_80);
+        let k = m
+            .kernel("mirror", |k, (out,): (GlobalPtr<U32>,)| {
+                let smem = k.dynamic_shared::<U32>();
+                let t = ptx!(k, "mov.u32", sreg::TID_X);
+                let at = ptx!(k, "add.u32", t, BASE);
+                ptx!(k, "st.shared.u32", smem.at(at), t);
+                ptx!(k, "bar.sync", 0u32);
+                let back = ptx!(k, "sub.u32", WORDS - 1, t);
+                let v = ptx!(k, "ld.shared.u32", smem.at(back));
+                ptx!(k, "st.global.u32", out.at(t), v);
+            })
+            .unwrap();
+        let ptx = m.to_ptx().unwrap();
+        let Some(gpu) = gpu_or_skip("large_dynamic_shared_memory") else { return };
+        let mirror = gpu.load(&ptx).unwrap().kernel(&k).unwrap();
+        let mut out = poisoned::<u32>(&gpu, 256).unwrap();
+        mirror.launch(&Launch::new(1, 256).shared(WORDS * 4), (&mut out,)).unwrap();
+        assert_eq!(gpu.download(&out).unwrap(), (0..256u32).rev().collect::<Vec<_>>());
+        let too_much = Launch::new(1, 256).shared(gpu.max_shared_bytes() + 1);
+        assert!(matches!(mirror.launch(&too_much, (&mut out,)), Err(RuntimeError::Invalid(_))));
+    }
+
+    #[test]
+    fn cluster_launch() {
+        let mut m = Module::new(Target::SM_90);
+        let k = m
+            .kernel("ranks", |k, (out,): (GlobalPtr<U32>,)| {
+                let i = k.global_thread_index_x();
+                let n = ptx!(k, "mov.u32", sreg::CLUSTER_NCTARANK);
+                let r = ptx!(k, "mov.u32", sreg::CLUSTER_CTARANK);
+                let v = ptx!(k, "mad.lo.u32", n, 16u32, r);
+                ptx!(k, "st.global.u32", out.at(i), v);
+            })
+            .unwrap();
+        let ptx = m.to_ptx().unwrap();
+        let Some(gpu) = gpu_or_skip("cluster_launch") else { return };
+        if gpu.compute_capability().0 < 9 {
+            eprintln!("skipped cluster_launch: compute capability {:?} has no clusters", gpu.compute_capability());
+            return;
+        }
+        let ranks = gpu.load(&ptx).unwrap().kernel(&k).unwrap();
+        let mut out = poisoned::<u32>(&gpu, 8 * 32).unwrap();
+        ranks.launch(&Launch::new(8, 32).cluster(2), (&mut out,)).unwrap();
+        let out = gpu.download(&out).unwrap();
+        assert!(out.iter().enumerate().all(|(i, &v)| v == 2 * 16 + (i as u32 / 32) % 2), "{out:?}");
+    }
+
+    #[test]
+    fn timing_and_copies() {
+        let (m, k) = add1(Target::SM_80);
+        let ptx = m.to_ptx().unwrap();
+        let Some(gpu) = gpu_or_skip("timing_and_copies") else { return };
+        let add1 = gpu.load(&ptx).unwrap().kernel(&k).unwrap();
+        let n = 1u32 << 20;
+        let x = gpu.zeros::<u32>(n as usize).unwrap();
+        let mut y = gpu.zeros::<u32>(n as usize).unwrap();
+        let ms = gpu.time(|| add1.launch(&Launch::cover(n, 256), (&x, &mut y, n))).unwrap();
+        assert!(ms > 0.0);
+        let times = gpu.bench(2, 5, || add1.launch(&Launch::cover(n, 256), (&x, &mut y, n))).unwrap();
+        assert_eq!(times.len(), 5);
+        assert!(times.iter().all(|&t| t > 0.0));
+        let mut z = poisoned::<u32>(&gpu, n as usize).unwrap();
+        gpu.memcpy_dtod(&y, &mut z).unwrap();
+        assert!(gpu.download(&z).unwrap().iter().all(|&v| v == 1));
+        let mut short = gpu.zeros::<u32>(4).unwrap();
+        assert!(matches!(gpu.memcpy_dtod(&y, &mut short), Err(RuntimeError::Invalid(_))));
+    }
 }

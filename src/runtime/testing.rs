@@ -1,0 +1,51 @@
+//! Helpers for tests that run kernels: skip cleanly where there is no GPU, and poison
+//! output buffers so that elements a kernel never wrote stand out.
+
+use super::{CudaSlice, DeviceRepr, Gpu, RuntimeError};
+use cudarc::driver::DevicePtrMut;
+
+/// The byte [`poison`] writes: `0xFFFF_FFFF` as a `u32`, `-1` as an `i32`, NaN as a float.
+pub const POISON: u8 = 0xFF;
+
+/// The GPU for test `test`, or `None` after printing `skipped <test>: no CUDA GPU
+/// (<reason>)` where there is none. With `PTXKIT_REQUIRE_GPU=1` in the environment a
+/// missing GPU panics instead, so that a run meant for a GPU machine cannot pass by
+/// skipping.
+///
+/// ```no_run
+/// use ptxkit::runtime::testing::gpu_or_skip;
+/// let Some(gpu) = gpu_or_skip("my_kernel_test") else { return };
+/// assert!(gpu.compute_capability().0 >= 7);
+/// ```
+pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    match Gpu::new() {
+        Ok(gpu) => Some(gpu),
+        Err(e) if std::env::var("PTXKIT_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("{test}: PTXKIT_REQUIRE_GPU=1 but no CUDA GPU ({e})")
+        }
+        Err(e) => {
+            eprintln!("skipped {test}: no CUDA GPU ({e})");
+            None
+        }
+    }
+}
+
+/// Fills `buf` with [`POISON`] bytes.
+pub fn poison<T>(gpu: &Gpu, buf: &mut impl DevicePtrMut<T>) -> Result<(), RuntimeError> {
+    gpu.fill_bytes(buf, POISON)
+}
+
+/// A new device buffer of `len` elements, every byte [`POISON`].
+///
+/// ```no_run
+/// # let gpu = ptxkit::runtime::Gpu::new()?;
+/// let out = ptxkit::runtime::testing::poisoned::<u32>(&gpu, 4)?;
+/// assert_eq!(gpu.download(&out)?, [u32::MAX; 4]);
+/// # Ok::<(), ptxkit::runtime::RuntimeError>(())
+/// ```
+pub fn poisoned<T: DeviceRepr>(gpu: &Gpu, len: usize) -> Result<CudaSlice<T>, RuntimeError> {
+    // SAFETY: the memory is filled, in stream order, before anything can read it.
+    let mut buf = unsafe { gpu.stream().alloc::<T>(len) }.map_err(|e| RuntimeError::Driver { call: "cuMemAllocAsync", code: e.0 })?;
+    poison(gpu, &mut buf)?;
+    Ok(buf)
+}
