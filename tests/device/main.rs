@@ -1,0 +1,157 @@
+//! Device semantics: kernels built with the builder, run on the GPU on fresh random inputs
+//! (the seed is printed), compared with a CPU reference, bit-exact where PTX defines the
+//! result. Outputs are poisoned before every launch. Without a GPU each test prints why it
+//! skipped; with `PTXKIT_REQUIRE_GPU=1` a missing GPU fails.
+#![cfg(feature = "cuda")]
+
+mod arith;
+mod bits;
+mod cmp_cvt;
+mod memory;
+mod reference;
+mod warp;
+
+use ptxkit::prelude::*;
+use ptxkit::runtime::testing::{gpu_or_skip, poisoned};
+use ptxkit::runtime::{CudaSlice, DeviceRepr, Gpu, Launch, LaunchArgs};
+use ptxkit::types::Accepts;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use std::fmt::Debug;
+
+/// Elements per elementwise test.
+pub const N: usize = 1 << 16;
+
+/// A seeded generator; the seed is fresh each run unless `PTXKIT_SEED` fixes it.
+pub fn rng(test: &str) -> StdRng {
+    let seed: u64 = std::env::var("PTXKIT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random);
+    println!("{test}: seed {seed} (PTXKIT_SEED={seed} replays it)");
+    StdRng::seed_from_u64(seed)
+}
+
+/// The module target for the GPU at hand.
+pub fn target(gpu: &Gpu) -> Target {
+    gpu.target().unwrap_or(Target::SM_80)
+}
+
+/// Builds, loads and returns a module's text-checked kernel; panics with the JIT log.
+pub fn load(gpu: &Gpu, m: &Module) -> ptxkit::runtime::LoadedModule {
+    let text = m.to_ptx().unwrap_or_else(|e| panic!("{e}"));
+    gpu.load(&text).unwrap_or_else(|e| panic!("JIT rejected the module: {e}\n{text}"))
+}
+
+/// Values compared bit for bit.
+pub trait Exact: Copy + Debug {
+    fn same(&self, o: &Self) -> bool;
+}
+macro_rules! exact_eq { ($($t:ty)*) => {$(impl Exact for $t { fn same(&self, o: &Self) -> bool { self == o } })*}; }
+exact_eq!(u8 u16 u32 u64 i8 i16 i32 i64);
+impl Exact for f32 {
+    fn same(&self, o: &Self) -> bool {
+        self.to_bits() == o.to_bits()
+    }
+}
+impl Exact for f64 {
+    fn same(&self, o: &Self) -> bool {
+        self.to_bits() == o.to_bits()
+    }
+}
+impl Exact for half::f16 {
+    fn same(&self, o: &Self) -> bool {
+        self.to_bits() == o.to_bits()
+    }
+}
+impl Exact for half::bf16 {
+    fn same(&self, o: &Self) -> bool {
+        self.to_bits() == o.to_bits()
+    }
+}
+
+/// Panics naming the first mismatching element, its inputs, and how many differ.
+pub fn check<T: Exact, I: Debug>(what: &str, inputs: impl Fn(usize) -> I, got: &[T], want: &[T]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    let bad: Vec<usize> = (0..got.len()).filter(|&i| !got[i].same(&want[i])).collect();
+    if let Some(&i) = bad.first() {
+        panic!("{what}: {} of {} elements differ; first at {i}: inputs {:?}, GPU {:?}, CPU {:?}", bad.len(), got.len(), inputs(i), got[i], want[i]);
+    }
+}
+
+type P3<A, B, R> = (GlobalPtr<A>, GlobalPtr<B>, GlobalPtr<R>, Reg<U32>);
+
+/// `out[i] = f(a[i], b[i])` on the GPU.
+pub fn map2<A, B, R>(gpu: &Gpu, a: &[A::Host], b: &[B::Host], f: impl FnOnce(&mut Kernel, Reg<A>, Reg<B>) -> Reg<R>) -> Vec<R::Host>
+where
+    A: DataType + Accepts<A>,
+    B: DataType + Accepts<B>,
+    R: DataType + Accepts<R>,
+    A::Host: DeviceRepr,
+    B::Host: DeviceRepr,
+    R::Host: DeviceRepr,
+    for<'x> (&'x CudaSlice<A::Host>, &'x CudaSlice<B::Host>, &'x mut CudaSlice<R::Host>, u32): LaunchArgs<P3<A, B, R>>,
+{
+    let mut m = Module::new(target(gpu));
+    let kr = m
+        .kernel("map2", |k, (x, y, out, n): P3<A, B, R>| {
+            let i = k.global_thread_index_x();
+            let inb = ptx!(k, "setp.lt.u32", i, n);
+            k.if_(inb, |k| {
+                let (u, v) = (k.ld(x.at(i)), k.ld(y.at(i)));
+                let r = f(k, u, v);
+                k.st(out.at(i), r);
+            });
+        })
+        .unwrap();
+    let module = load(gpu, &m);
+    let kern = module.kernel(&kr).unwrap();
+    let (da, db) = (gpu.upload(a).unwrap(), gpu.upload(b).unwrap());
+    let mut out = poisoned::<R::Host>(gpu, a.len()).unwrap();
+    kern.launch(&Launch::cover(a.len() as u32, 256), (&da, &db, &mut out, a.len() as u32)).unwrap();
+    gpu.download(&out).unwrap()
+}
+
+/// `out[i] = f(a[i])` on the GPU.
+pub fn map1<A, R>(gpu: &Gpu, a: &[A::Host], f: impl FnOnce(&mut Kernel, Reg<A>) -> Reg<R>) -> Vec<R::Host>
+where
+    A: DataType + Accepts<A>,
+    R: DataType + Accepts<R>,
+    A::Host: DeviceRepr,
+    R::Host: DeviceRepr,
+    for<'x> (&'x CudaSlice<A::Host>, &'x CudaSlice<A::Host>, &'x mut CudaSlice<R::Host>, u32): LaunchArgs<P3<A, A, R>>,
+{
+    map2::<A, A, R>(gpu, a, a, |k, x, _| f(k, x))
+}
+
+/// `out[i] = f(a[i], b[i], c[i])` on the GPU (all inputs of one type).
+pub fn map3<A, R>(gpu: &Gpu, a: &[A::Host], b: &[A::Host], c: &[A::Host], f: impl FnOnce(&mut Kernel, Reg<A>, Reg<A>, Reg<A>) -> Reg<R>) -> Vec<R::Host>
+where
+    A: DataType + Accepts<A>,
+    R: DataType + Accepts<R>,
+    A::Host: DeviceRepr,
+    R::Host: DeviceRepr,
+    for<'x> (&'x CudaSlice<A::Host>, &'x CudaSlice<A::Host>, &'x CudaSlice<A::Host>, &'x mut CudaSlice<R::Host>, u32):
+        LaunchArgs<(GlobalPtr<A>, GlobalPtr<A>, GlobalPtr<A>, GlobalPtr<R>, Reg<U32>)>,
+{
+    let mut m = Module::new(target(gpu));
+    let kr = m
+        .kernel("map3", |k, (x, y, z, out, n): (GlobalPtr<A>, GlobalPtr<A>, GlobalPtr<A>, GlobalPtr<R>, Reg<U32>)| {
+            let i = k.global_thread_index_x();
+            let inb = ptx!(k, "setp.lt.u32", i, n);
+            k.if_(inb, |k| {
+                let (u, v, w) = (k.ld(x.at(i)), k.ld(y.at(i)), k.ld(z.at(i)));
+                let r = f(k, u, v, w);
+                k.st(out.at(i), r);
+            });
+        })
+        .unwrap();
+    let module = load(gpu, &m);
+    let kern = module.kernel(&kr).unwrap();
+    let (da, db, dc) = (gpu.upload(a).unwrap(), gpu.upload(b).unwrap(), gpu.upload(c).unwrap());
+    let mut out = poisoned::<R::Host>(gpu, a.len()).unwrap();
+    kern.launch(&Launch::cover(a.len() as u32, 256), (&da, &db, &dc, &mut out, a.len() as u32)).unwrap();
+    gpu.download(&out).unwrap()
+}
+
+/// The GPU for a test, or a printed skip.
+pub fn gpu(test: &str) -> Option<Gpu> {
+    gpu_or_skip(test)
+}

@@ -1,0 +1,143 @@
+//! CPU references: correctly rounded f32/f64 results under each PTX rounding mode, and
+//! random inputs that exercise rounding without overflow or subnormals.
+
+use rand::Rng;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mode {
+    Rn,
+    Rz,
+    Rm,
+    Rp,
+}
+pub const MODES: [Mode; 4] = [Mode::Rn, Mode::Rz, Mode::Rm, Mode::Rp];
+
+fn next_up32(x: f32) -> f32 {
+    if x == 0.0 {
+        return f32::from_bits(1);
+    }
+    let b = x.to_bits();
+    f32::from_bits(if x > 0.0 { b + 1 } else { b - 1 })
+}
+fn next_down32(x: f32) -> f32 {
+    -next_up32(-x)
+}
+
+/// `hi + lo` exactly (TwoSum).
+pub fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// The f32 nearest in `mode` to the exact value `hi + lo` (|lo| <= ulp(hi)/2).
+pub fn round32(hi: f64, lo: f64, mode: Mode) -> f32 {
+    let c = hi as f32;
+    let s = ((c as f64 - hi) - lo).partial_cmp(&0.0).expect("finite");
+    let (down, up) = match s {
+        std::cmp::Ordering::Equal => return c,
+        std::cmp::Ordering::Greater => (next_down32(c), c),
+        std::cmp::Ordering::Less => (c, next_up32(c)),
+    };
+    let positive = hi > 0.0 || (hi == 0.0 && lo > 0.0);
+    match mode {
+        Mode::Rm => down,
+        Mode::Rp => up,
+        Mode::Rz => {
+            if positive {
+                down
+            } else {
+                up
+            }
+        }
+        Mode::Rn => {
+            let mid = (down as f64 + up as f64) / 2.0;
+            match ((hi - mid) + lo).partial_cmp(&0.0).expect("finite") {
+                std::cmp::Ordering::Greater => up,
+                std::cmp::Ordering::Less => down,
+                std::cmp::Ordering::Equal => {
+                    if down.to_bits() & 1 == 0 {
+                        down
+                    } else {
+                        up
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub fn add32(a: f32, b: f32, m: Mode) -> f32 {
+    let (h, l) = two_sum(a as f64, b as f64);
+    round32(h, l, m)
+}
+pub fn mul32(a: f32, b: f32, m: Mode) -> f32 {
+    round32(a as f64 * b as f64, 0.0, m)
+}
+pub fn fma32(a: f32, b: f32, c: f32, m: Mode) -> f32 {
+    let (h, l) = two_sum(a as f64 * b as f64, c as f64);
+    round32(h, l, m)
+}
+
+/// The f64 in `mode` given the round-to-nearest result `r` and the sign of `exact - r`.
+fn direct64(r: f64, err: f64, m: Mode) -> f64 {
+    if err == 0.0 || m == Mode::Rn {
+        return r;
+    }
+    let up = || if r == 0.0 { f64::from_bits(1) } else if r > 0.0 { f64::from_bits(r.to_bits() + 1) } else { f64::from_bits(r.to_bits() - 1) };
+    let down = || -(if -r == 0.0 { f64::from_bits(1) } else if -r > 0.0 { f64::from_bits((-r).to_bits() + 1) } else { f64::from_bits((-r).to_bits() - 1) });
+    match m {
+        Mode::Rp if err > 0.0 => up(),
+        Mode::Rm if err < 0.0 => down(),
+        Mode::Rz if err < 0.0 && r > 0.0 => down(),
+        Mode::Rz if err > 0.0 && r < 0.0 => up(),
+        _ => r,
+    }
+}
+pub fn add64(a: f64, b: f64, m: Mode) -> f64 {
+    let (s, e) = two_sum(a, b);
+    direct64(s, e, m)
+}
+pub fn mul64(a: f64, b: f64, m: Mode) -> f64 {
+    let p = a * b;
+    direct64(p, a.mul_add(b, -p), m)
+}
+
+/// A random finite f32 with a random exponent in [-e, e], never subnormal.
+pub fn f32_in(r: &mut impl Rng, e: i32) -> f32 {
+    let m: f32 = r.gen_range(1.0..2.0);
+    let x = m * 2f32.powi(r.gen_range(-e..=e));
+    if r.gen_bool(0.5) {
+        -x
+    } else {
+        x
+    }
+}
+pub fn f64_in(r: &mut impl Rng, e: i32) -> f64 {
+    let m: f64 = r.gen_range(1.0..2.0);
+    let x = m * 2f64.powi(r.gen_range(-e..=e));
+    if r.gen_bool(0.5) {
+        -x
+    } else {
+        x
+    }
+}
+
+#[test]
+fn rounding_reference_is_sane() {
+    // 1 + 2^-30 is not an f32: it rounds to 1 except upward.
+    let t = 2f64.powi(-30);
+    assert_eq!(round32(1.0, t, Mode::Rn), 1.0);
+    assert_eq!(round32(1.0, t, Mode::Rz), 1.0);
+    assert_eq!(round32(1.0, t, Mode::Rm), 1.0);
+    assert_eq!(round32(1.0, t, Mode::Rp), next_up32(1.0));
+    assert_eq!(round32(-1.0, -t, Mode::Rm), -next_up32(1.0));
+    assert_eq!(round32(-1.0, -t, Mode::Rz), -1.0);
+    // A tie rounds to even.
+    let half_ulp = 2f64.powi(-24);
+    assert_eq!(round32(1.0 + half_ulp, 0.0, Mode::Rn), 1.0);
+    assert_eq!(round32(1.0 + 3.0 * half_ulp, 0.0, Mode::Rn), 1.0 + 4.0 * half_ulp as f32);
+    assert_eq!(add64(1.0, 2f64.powi(-60), Mode::Rp), f64::from_bits(1f64.to_bits() + 1));
+    assert_eq!(add64(1.0, -2f64.powi(-60), Mode::Rz), f64::from_bits(1f64.to_bits() - 1));
+    assert_eq!(mul64(3.0, 1.0 / 3.0, Mode::Rn), 3.0 * (1.0 / 3.0));
+}
