@@ -186,3 +186,13 @@ fn variables_directives_and_immediates() {
     .unwrap();
     check("variables_directives_and_immediates", &m);
 }
+
+#[test]
+fn example_kernels() {
+    let mut m = Module::new(Target::SM_80);
+    ptxkit::kernels::copy_scalar(&mut m).unwrap();
+    ptxkit::kernels::copy_v4(&mut m).unwrap();
+    ptxkit::kernels::vector_add(&mut m).unwrap();
+    ptxkit::kernels::saxpy(&mut m).unwrap();
+    check("example_kernels", &m);
+}

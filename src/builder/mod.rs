@@ -652,6 +652,9 @@ loop_index!(U32 S32 U64 S64);
 pub trait KernelParam: Sized {
     #[doc(hidden)]
     fn declare(k: &mut Kernel, name: &str) -> Self;
+    /// The `.param` declaration of a parameter called `name`.
+    #[doc(hidden)]
+    fn decl(name: &str) -> String;
 }
 
 /// Scalar types a kernel can take by value.
@@ -664,8 +667,11 @@ scalar_params!(B8 "b8" B16 "b16" B32 "b32" B64 "b64" U8 "u8" U16 "u16" U32 "u32"
     F32 "f32" F64 "f64" F16 "b16" Bf16 "b16" F16x2 "b32" Bf16x2 "b32");
 
 impl<T: ScalarParam> KernelParam for Reg<T> {
+    fn decl(name: &str) -> String {
+        format!(".param .{} {name}", T::PARAM)
+    }
     fn declare(k: &mut Kernel, name: &str) -> Self {
-        k.params.push(format!(".param .{} {name}", T::PARAM));
+        k.params.push(Self::decl(name));
         let r = k.reg::<T>();
         let addr = Opnd::Addr(ir::AddrBase::Sym(intern(name)), 0);
         k.emit_chain(&format!("ld.param.{}", T::PARAM), vec![Opnd::Reg(r.r), addr]);
@@ -674,8 +680,11 @@ impl<T: ScalarParam> KernelParam for Reg<T> {
 }
 
 impl<T: DataType> KernelParam for Ptr<m::Global, T> {
+    fn decl(name: &str) -> String {
+        format!(".param .u64 {name}")
+    }
     fn declare(k: &mut Kernel, name: &str) -> Self {
-        k.params.push(format!(".param .u64 {name}"));
+        k.params.push(Self::decl(name));
         let p = Ptr::<m::Param, U64>::from_base(Base::Sym(intern(name), k.id));
         let raw = <Op<op::Ld, (m::Param, U64)> as Call<_>>::call(k, (p,));
         let g = <Op<op::Cvta, (m::To, m::Global, U64)> as Call<_>>::call(k, (raw,));
@@ -684,8 +693,11 @@ impl<T: DataType> KernelParam for Ptr<m::Global, T> {
 }
 
 impl<T: DataType> KernelParam for Ptr<ops::Generic, T> {
+    fn decl(name: &str) -> String {
+        format!(".param .u64 {name}")
+    }
     fn declare(k: &mut Kernel, name: &str) -> Self {
-        k.params.push(format!(".param .u64 {name}"));
+        k.params.push(Self::decl(name));
         let p = Ptr::<m::Param, U64>::from_base(Base::Sym(intern(name), k.id));
         Ptr::from_reg(<Op<op::Ld, (m::Param, U64)> as Call<_>>::call(k, (p,)))
     }
@@ -695,6 +707,13 @@ impl<T: DataType> KernelParam for Ptr<ops::Generic, T> {
 pub trait KernelParams: Sized {
     #[doc(hidden)]
     fn declare_all(k: &mut Kernel) -> Self;
+    /// The `.param` declarations of a kernel called `kernel` with these parameters.
+    #[doc(hidden)]
+    fn decls(kernel: &str) -> Vec<String>;
+}
+
+fn param_name(kernel: &str, i: usize) -> String {
+    format!("{kernel}_param_{i}")
 }
 
 /// Parameters and results of a device function: a tuple of registers passed as `.reg`.
@@ -714,7 +733,11 @@ macro_rules! tuples {
         impl<$($t: KernelParam),*> KernelParams for ($($t,)*) {
             fn declare_all(k: &mut Kernel) -> Self {
                 let mut i = 0;
-                ($({ let n = format!("{}_param_{}", k.name, i); i += 1; $t::declare(k, &n) },)*)
+                ($({ let n = param_name(&k.name, i); i += 1; $t::declare(k, &n) },)*)
+            }
+            fn decls(kernel: &str) -> Vec<String> {
+                let mut i = 0;
+                vec![$({ i += 1; $t::decl(&param_name(kernel, i - 1)) }),*]
             }
         }
         #[allow(non_snake_case, unused_variables, unused_mut, unused_assignments)]
@@ -770,6 +793,26 @@ pub struct KernelRef<P> {
 impl<P> KernelRef<P> {
     pub fn name(&self) -> &str {
         &self.name
+    }
+}
+
+impl<P: KernelParams> KernelRef<P> {
+    /// The kernel `name` of PTX text made elsewhere (a build script's output, say), typed by
+    /// `P`: fails unless the text declares `.entry name` with exactly the parameters `P`
+    /// declares, so a launch through it is as checked as one through [`Module::kernel`].
+    pub fn from_ptx(ptx: &str, name: &str) -> Result<KernelRef<P>, Error> {
+        check_ident(name)?;
+        let head = format!(".entry {name}(");
+        let bad = |what: String| Error::InvalidArgument { kernel: name.to_string(), what };
+        let at = ptx.find(&head).ok_or_else(|| bad(format!("the PTX text has no `.entry {name}`")))?;
+        let rest = &ptx[at + head.len()..];
+        let close = rest.find(')').ok_or_else(|| bad("unterminated parameter list".into()))?;
+        let found: Vec<String> = rest[..close].split(',').map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|p| !p.is_empty()).collect();
+        let want = P::decls(name);
+        if found != want {
+            return Err(bad(format!("parameters are ({}) in the text but ({}) in the Rust type", found.join(", "), want.join(", "))));
+        }
+        Ok(KernelRef { name: name.into(), _p: std::marker::PhantomData })
     }
 }
 

@@ -1,0 +1,139 @@
+//! Ready-made kernels built with the typed builder: the ones the examples and the
+//! bandwidth benches run. Each takes element counts, so any length works; the vector forms
+//! move 16 bytes per access and finish a ragged tail element by element.
+
+use crate::builder::{Error, Kernel, KernelRef, Module};
+use crate::prelude::*;
+
+/// `y[i] = x[i]`, one `u32` per thread.
+pub type CopyParams = (GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>);
+/// `c[i] = a[i] + b[i]`.
+pub type AddParams = (GlobalPtr<F32>, GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>);
+/// `y[i] = a * x[i] + y[i]`.
+pub type SaxpyParams = (GlobalPtr<F32>, GlobalPtr<F32>, Reg<F32>, Reg<U32>);
+
+/// Accesses of 16 bytes each thread issues before the first store in [`copy_v4`].
+pub const COPY_UNROLL: u32 = 4;
+/// Threads per block the vector kernels are written for.
+pub const BLOCK: u32 = 256;
+
+/// Scalar copy: thread `i` copies element `i`.
+pub fn copy_scalar(m: &mut Module) -> Result<KernelRef<CopyParams>, Error> {
+    m.kernel("copy_scalar", |k, (x, y, n): CopyParams| {
+        let i = k.global_thread_index_x();
+        let inb = ptx!(k, "setp.lt.u32", i, n);
+        k.if_(inb, |k| {
+            let v = k.ld(x.at(i));
+            k.st(y.at(i), v);
+        });
+    })
+}
+
+/// Elements (`u32`) one block of [`copy_v4`] covers.
+pub const fn copy_v4_block_elems() -> u32 {
+    BLOCK * COPY_UNROLL * 4
+}
+
+/// 16-byte vector copy: each thread loads [`COPY_UNROLL`] `ld.global.v4.u32`, spaced a block
+/// apart so each warp's accesses are contiguous, before storing them. Launch with
+/// `ceil(n / copy_v4_block_elems())` blocks of [`BLOCK`] threads.
+pub fn copy_v4(m: &mut Module) -> Result<KernelRef<CopyParams>, Error> {
+    m.kernel("copy_v4", |k, (x, y, n): CopyParams| {
+        k.reqntid(BLOCK, 1, 1);
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
+        let nvec = ptx!(k, "shr.u32", n, 2u32);
+        let first = ptx!(k, "mad.lo.u32", cta, BLOCK * COPY_UNROLL, t);
+        let mut vals = Vec::new();
+        for u in 0..COPY_UNROLL {
+            let j = ptx!(k, "add.u32", first, u * BLOCK);
+            let e = ptx!(k, "shl.b32", j, 2u32).bitcast::<U32>();
+            let inb = ptx!(k, "setp.lt.u32", j, nvec);
+            let v: [Reg<U32>; 4] = [k.reg(), k.reg(), k.reg(), k.reg()];
+            ptx!(k, @inb, "ld.global.nc.v4.u32" => v, x.at(e));
+            vals.push((inb, e, v));
+        }
+        for (inb, e, v) in vals {
+            ptx!(k, @inb, "st.global.v4.u32", y.at(e), v);
+        }
+        tail(k, x, y, n);
+    })
+}
+
+/// The last `n % 4` elements, copied by the first threads of block 0.
+fn tail(k: &mut Kernel, x: GlobalPtr<U32>, y: GlobalPtr<U32>, n: Reg<U32>) {
+    let i = k.global_thread_index_x();
+    let rem = ptx!(k, "and.b32", n, 3u32).bitcast::<U32>();
+    let p = ptx!(k, "setp.lt.u32", i, rem);
+    k.if_(p, |k| {
+        let body = ptx!(k, "sub.u32", n, rem);
+        let e = ptx!(k, "add.u32", body, i);
+        let v = k.ld(x.at(e));
+        k.st(y.at(e), v);
+    });
+}
+
+/// `c = a + b` with 16-byte accesses: thread `i` handles elements `4i..4i+4`, and the
+/// thread that meets the end finishes the tail element by element.
+pub fn vector_add(m: &mut Module) -> Result<KernelRef<AddParams>, Error> {
+    m.kernel("vector_add", |k, (a, b, c, n): AddParams| {
+        let i = k.global_thread_index_x();
+        let e = ptx!(k, "shl.b32", i, 2u32).bitcast::<U32>();
+        let e3 = ptx!(k, "add.u32", e, 3u32);
+        let full = ptx!(k, "setp.lt.u32", e3, n);
+        k.if_else(
+            full,
+            |k| {
+                let x = ptx!(k, "ld.global.nc.v4.f32", a.at(e));
+                let y = ptx!(k, "ld.global.nc.v4.f32", b.at(e));
+                let s: [Reg<F32>; 4] = std::array::from_fn(|j| ptx!(k, "add.rn.f32", x[j], y[j]));
+                ptx!(k, "st.global.v4.f32", c.at(e), s);
+            },
+            |k| {
+                k.for_range(e, n, 1, |k, j| {
+                    let x = k.ld(a.at(j));
+                    let y = k.ld(b.at(j));
+                    let s = ptx!(k, "add.rn.f32", x, y);
+                    k.st(c.at(j), s);
+                });
+            },
+        );
+    })
+}
+
+/// `y = alpha * x + y` with 16-byte accesses, the tail as in [`vector_add`].
+pub fn saxpy(m: &mut Module) -> Result<KernelRef<SaxpyParams>, Error> {
+    m.kernel("saxpy", |k, (x, y, alpha, n): SaxpyParams| {
+        let i = k.global_thread_index_x();
+        let e = ptx!(k, "shl.b32", i, 2u32).bitcast::<U32>();
+        let e3 = ptx!(k, "add.u32", e, 3u32);
+        let full = ptx!(k, "setp.lt.u32", e3, n);
+        k.if_else(
+            full,
+            |k| {
+                let xv = ptx!(k, "ld.global.nc.v4.f32", x.at(e));
+                let yv = ptx!(k, "ld.global.v4.f32", y.at(e));
+                let r: [Reg<F32>; 4] = std::array::from_fn(|j| ptx!(k, "fma.rn.f32", alpha, xv[j], yv[j]));
+                ptx!(k, "st.global.v4.f32", y.at(e), r);
+            },
+            |k| {
+                k.for_range(e, n, 1, |k, j| {
+                    let xv = k.ld(x.at(j));
+                    let yv = k.ld(y.at(j));
+                    let r = ptx!(k, "fma.rn.f32", alpha, xv, yv);
+                    k.st(y.at(j), r);
+                });
+            },
+        );
+    })
+}
+
+/// Blocks of [`BLOCK`] threads that cover `n` elements at four per thread.
+pub fn blocks_for_v4(n: u32) -> u32 {
+    n.div_ceil(4).div_ceil(BLOCK).max(1)
+}
+
+/// Blocks of [`BLOCK`] threads for [`copy_v4`] over `n` elements.
+pub fn blocks_for_copy_v4(n: u32) -> u32 {
+    n.div_ceil(copy_v4_block_elems()).max(1)
+}
