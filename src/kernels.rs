@@ -29,32 +29,87 @@ pub fn copy_scalar(m: &mut Module) -> Result<KernelRef<CopyParams>, Error> {
     })
 }
 
-/// Elements (`u32`) one block of [`copy_v4`] covers.
-pub const fn copy_v4_block_elems() -> u32 {
-    BLOCK * COPY_UNROLL * 4
+/// Shape of a 16-byte vector copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyV4 {
+    /// 16-byte loads each thread issues before its first store.
+    pub unroll: u32,
+    /// Store with `.cs` (streaming, evict first) instead of the default write-back.
+    pub streaming_store: bool,
+    /// A fixed grid that strides over the buffer instead of one block per tile.
+    pub grid_stride: bool,
 }
 
-/// 16-byte vector copy: each thread loads [`COPY_UNROLL`] `ld.global.v4.u32`, spaced a block
-/// apart so each warp's accesses are contiguous, before storing them. Launch with
-/// `ceil(n / copy_v4_block_elems())` blocks of [`BLOCK`] threads.
+impl CopyV4 {
+    /// What [`copy_v4`] uses.
+    pub const DEFAULT: CopyV4 = CopyV4 { unroll: COPY_UNROLL, streaming_store: false, grid_stride: false };
+
+    /// Elements (`u32`) one block covers per step.
+    pub const fn block_elems(&self) -> u32 {
+        BLOCK * self.unroll * 4
+    }
+
+    /// Blocks for `n` elements; `sms` multiprocessors size a grid-stride grid.
+    pub fn blocks(&self, n: u32, sms: u32) -> u32 {
+        if self.grid_stride {
+            (sms * 8).min(n.div_ceil(self.block_elems())).max(1)
+        } else {
+            n.div_ceil(self.block_elems()).max(1)
+        }
+    }
+}
+
+/// Elements (`u32`) one block of [`copy_v4`] covers.
+pub const fn copy_v4_block_elems() -> u32 {
+    CopyV4::DEFAULT.block_elems()
+}
+
+/// 16-byte vector copy: each thread loads [`COPY_UNROLL`] `ld.global.nc.v4.u32`, spaced a
+/// block apart so each warp's accesses are contiguous, before storing them. Launch with
+/// [`blocks_for_copy_v4`] blocks of [`BLOCK`] threads.
 pub fn copy_v4(m: &mut Module) -> Result<KernelRef<CopyParams>, Error> {
-    m.kernel("copy_v4", |k, (x, y, n): CopyParams| {
+    copy_v4_with(m, "copy_v4", CopyV4::DEFAULT)
+}
+
+/// A 16-byte vector copy of the given shape (see [`CopyV4`]).
+pub fn copy_v4_with(m: &mut Module, name: &str, o: CopyV4) -> Result<KernelRef<CopyParams>, Error> {
+    m.kernel(name, |k, (x, y, n): CopyParams| {
         k.reqntid(BLOCK, 1, 1);
         let t = ptx!(k, "mov.u32", sreg::TID_X);
         let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
         let nvec = ptx!(k, "shr.u32", n, 2u32);
-        let first = ptx!(k, "mad.lo.u32", cta, BLOCK * COPY_UNROLL, t);
-        let mut vals = Vec::new();
-        for u in 0..COPY_UNROLL {
-            let j = ptx!(k, "add.u32", first, u * BLOCK);
-            let e = ptx!(k, "shl.b32", j, 2u32).bitcast::<U32>();
-            let inb = ptx!(k, "setp.lt.u32", j, nvec);
-            let v: [Reg<U32>; 4] = [k.reg(), k.reg(), k.reg(), k.reg()];
-            ptx!(k, @inb, "ld.global.nc.v4.u32" => v, x.at(e));
-            vals.push((inb, e, v));
-        }
-        for (inb, e, v) in vals {
-            ptx!(k, @inb, "st.global.v4.u32", y.at(e), v);
+        let first = ptx!(k, "mad.lo.u32", cta, BLOCK * o.unroll, t);
+        let step = |k: &mut Kernel, first: Reg<U32>| {
+            let mut vals = Vec::new();
+            for u in 0..o.unroll {
+                let j = ptx!(k, "add.u32", first, u * BLOCK);
+                let e = ptx!(k, "shl.b32", j, 2u32).bitcast::<U32>();
+                let inb = ptx!(k, "setp.lt.u32", j, nvec);
+                let v: [Reg<U32>; 4] = [k.reg(), k.reg(), k.reg(), k.reg()];
+                ptx!(k, @inb, "ld.global.nc.v4.u32" => v, x.at(e));
+                vals.push((inb, e, v));
+            }
+            for (inb, e, v) in vals {
+                if o.streaming_store {
+                    ptx!(k, @inb, "st.global.cs.v4.u32", y.at(e), v);
+                } else {
+                    ptx!(k, @inb, "st.global.v4.u32", y.at(e), v);
+                }
+            }
+        };
+        if o.grid_stride {
+            let nct = ptx!(k, "mov.u32", sreg::NCTAID_X);
+            let stride = ptx!(k, "mul.lo.u32", nct, BLOCK * o.unroll);
+            let f = ptx!(k, "mov.u32", first);
+            k.while_(
+                |k| ptx!(k, "setp.lt.u32", f, nvec),
+                |k| {
+                    step(k, f);
+                    ptx!(k, "add.u32" => f, f, stride);
+                },
+            );
+        } else {
+            step(k, first);
         }
         tail(k, x, y, n);
     })
@@ -135,5 +190,5 @@ pub fn blocks_for_v4(n: u32) -> u32 {
 
 /// Blocks of [`BLOCK`] threads for [`copy_v4`] over `n` elements.
 pub fn blocks_for_copy_v4(n: u32) -> u32 {
-    n.div_ceil(copy_v4_block_elems()).max(1)
+    CopyV4::DEFAULT.blocks(n, 0)
 }

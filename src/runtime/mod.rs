@@ -171,6 +171,7 @@ pub struct Gpu {
     cc: (u32, u32),
     driver: (u32, u32),
     smem_optin: u32,
+    sms: u32,
     jit_cache_disabled: bool,
 }
 
@@ -211,6 +212,7 @@ impl Gpu {
         let optin = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
             .map_err(drv("cuDeviceGetAttribute"))?;
+        let sms = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(drv("cuDeviceGetAttribute"))?;
         let mut version = 0;
         // SAFETY: writes one int.
         unsafe { sys::cuDriverGetVersion(&mut version) }.result().map_err(drv("cuDriverGetVersion"))?;
@@ -222,6 +224,7 @@ impl Gpu {
             cc: (major as u32, minor as u32),
             driver: (version as u32 / 1000, version as u32 % 1000 / 10),
             smem_optin: optin as u32,
+            sms: sms as u32,
             jit_cache_disabled,
         })
     }
@@ -243,6 +246,10 @@ impl Gpu {
     pub fn target(&self) -> Option<Target> {
         let sm = (self.cc.0 * 10 + self.cc.1) as u16;
         Target::ALL.iter().copied().find(|t| t.sm == sm && t.suffix == Suffix::None)
+    }
+    /// The number of multiprocessors.
+    pub fn multiprocessors(&self) -> u32 {
+        self.sms
     }
     /// The most dynamic shared memory a block can opt in to, in bytes.
     pub fn max_shared_bytes(&self) -> u32 {
