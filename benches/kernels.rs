@@ -116,23 +116,36 @@ fn run(c: &mut Criterion) {
 
     // Shapes of the vector copy, in this run beside the same baseline.
     let sms = gpu.multiprocessors();
-    let mut shapes = String::from("\n| copy_v4 shape | median ms | GB/s | ratio to memcpy |\n|---|---|---|---|\n");
-    for unroll in [2, 4, 8] {
-        for streaming_store in [false, true] {
-            for grid_stride in [false, true] {
-                let o = kernels::CopyV4 { unroll, streaming_store, grid_stride };
-                let (k, text, _) = build(|m| kernels::copy_v4_with(m, "copy_shape", o));
-                let module = load(&gpu, &text);
-                let kern = module.kernel(&k).unwrap();
-                let cfg = Launch::new(o.blocks(n, sms), BLOCK);
-                ptxkit::runtime::testing::poison(&gpu, &mut dst).unwrap();
-                kern.launch(&cfg, (&src, &mut dst, n)).unwrap();
-                assert!(gpu.download(&dst).unwrap() == host, "{o:?}: wrong copy");
-                let ms = time(&mut || kern.launch(&cfg, (&src, &mut dst, n)));
-                let bw = gbps(2.0 * GIB, ms);
-                writeln!(shapes, "| unroll {unroll}, {} store, {} | {ms:.3} | {bw:.0} | {:.3} |", if streaming_store { ".cs" } else { "default" }, if grid_stride { "grid-stride" } else { "one tile per block" }, bw / memcpy_bw).unwrap();
-            }
+    // Each shape is timed twice, each time right after its own memcpy baseline, so the
+    // ratio is to an adjacent baseline and the spread shows the noise.
+    let mut shapes = String::from("\n| copy_v4 shape | median ms (two runs) | memcpy ms beside | ratio to memcpy (two runs) |\n|---|---|---|---|\n");
+    let mut variants = Vec::new();
+    for block in [128, 256, 384, 512, 768] {
+        variants.push(kernels::CopyV4 { block, unroll: 1, ..kernels::CopyV4::DEFAULT });
+    }
+    variants.push(kernels::CopyV4 { block: 512, unroll: 2, ..kernels::CopyV4::DEFAULT });
+    variants.push(kernels::CopyV4 { block: 1024, unroll: 2, ..kernels::CopyV4::DEFAULT });
+    for o in variants {
+        let (k, text, _) = build(|m| kernels::copy_v4_with(m, "copy_shape", o));
+        let module = load(&gpu, &text);
+        let kern = module.kernel(&k).unwrap();
+        let cfg = Launch::new(o.blocks(n, sms), o.block);
+        ptxkit::runtime::testing::poison(&gpu, &mut dst).unwrap();
+        kern.launch(&cfg, (&src, &mut dst, n)).unwrap();
+        assert!(gpu.download(&dst).unwrap() == host, "{o:?}: wrong copy");
+        let mut runs = Vec::new();
+        for _ in 0..2 {
+            let base = time(&mut || gpu.memcpy_dtod(&src, &mut dst));
+            let ms = time(&mut || kern.launch(&cfg, (&src, &mut dst, n)));
+            runs.push((ms, base));
         }
+        writeln!(
+            shapes,
+            "| block {}, unroll {}, load {:?}, store {:?}{} | {:.3}, {:.3} | {:.3}, {:.3} | {:.3}, {:.3} |",
+            o.block, o.unroll, o.load, o.store, if o.grid_stride { ", grid-stride" } else { "" },
+            runs[0].0, runs[1].0, runs[0].1, runs[1].1, runs[0].1 / runs[0].0, runs[1].1 / runs[1].0
+        )
+        .unwrap();
     }
     println!("{shapes}");
     if let Ok(path) = std::env::var("PTXKIT_RESULTS") {

@@ -12,8 +12,9 @@ pub type AddParams = (GlobalPtr<F32>, GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>);
 /// `y[i] = a * x[i] + y[i]`.
 pub type SaxpyParams = (GlobalPtr<F32>, GlobalPtr<F32>, Reg<F32>, Reg<U32>);
 
-/// Accesses of 16 bytes each thread issues before the first store in [`copy_v4`].
-pub const COPY_UNROLL: u32 = 4;
+/// Accesses of 16 bytes each thread issues before the first store in [`copy_v4`] (one, in
+/// blocks of 256, measured fastest on an H200: see bench/results/).
+pub const COPY_UNROLL: u32 = 1;
 /// Threads per block the vector kernels are written for.
 pub const BLOCK: u32 = 256;
 
@@ -29,24 +30,56 @@ pub fn copy_scalar(m: &mut Module) -> Result<KernelRef<CopyParams>, Error> {
     })
 }
 
+/// How [`copy_v4_with`] loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyLoad {
+    /// `ld.global.nc` (read-only path)
+    Nc,
+    /// `ld.global` (default caching)
+    Plain,
+    /// `ld.global.cg` (L2 only)
+    Cg,
+    /// `ld.global.cs` (streaming)
+    Cs,
+    /// `ld.global.lu` (last use)
+    Lu,
+}
+
+/// How [`copy_v4_with`] stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyStore {
+    /// `st.global` (write-back)
+    Wb,
+    /// `st.global.cg` (L2 only)
+    Cg,
+    /// `st.global.cs` (streaming)
+    Cs,
+    /// `st.global.wt` (write-through)
+    Wt,
+}
+
 /// Shape of a 16-byte vector copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CopyV4 {
+    /// Threads per block.
+    pub block: u32,
     /// 16-byte loads each thread issues before its first store.
     pub unroll: u32,
-    /// Store with `.cs` (streaming, evict first) instead of the default write-back.
-    pub streaming_store: bool,
+    /// The cache operator of the loads.
+    pub load: CopyLoad,
+    /// The cache operator of the stores.
+    pub store: CopyStore,
     /// A fixed grid that strides over the buffer instead of one block per tile.
     pub grid_stride: bool,
 }
 
 impl CopyV4 {
     /// What [`copy_v4`] uses.
-    pub const DEFAULT: CopyV4 = CopyV4 { unroll: COPY_UNROLL, streaming_store: false, grid_stride: false };
+    pub const DEFAULT: CopyV4 = CopyV4 { block: BLOCK, unroll: COPY_UNROLL, load: CopyLoad::Nc, store: CopyStore::Wb, grid_stride: false };
 
     /// Elements (`u32`) one block covers per step.
     pub const fn block_elems(&self) -> u32 {
-        BLOCK * self.unroll * 4
+        self.block * self.unroll * 4
     }
 
     /// Blocks for `n` elements; `sms` multiprocessors size a grid-stride grid.
@@ -74,32 +107,39 @@ pub fn copy_v4(m: &mut Module) -> Result<KernelRef<CopyParams>, Error> {
 /// A 16-byte vector copy of the given shape (see [`CopyV4`]).
 pub fn copy_v4_with(m: &mut Module, name: &str, o: CopyV4) -> Result<KernelRef<CopyParams>, Error> {
     m.kernel(name, |k, (x, y, n): CopyParams| {
-        k.reqntid(BLOCK, 1, 1);
+        k.reqntid(o.block, 1, 1);
         let t = ptx!(k, "mov.u32", sreg::TID_X);
         let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
         let nvec = ptx!(k, "shr.u32", n, 2u32);
-        let first = ptx!(k, "mad.lo.u32", cta, BLOCK * o.unroll, t);
+        let first = ptx!(k, "mad.lo.u32", cta, o.block * o.unroll, t);
         let step = |k: &mut Kernel, first: Reg<U32>| {
             let mut vals = Vec::new();
             for u in 0..o.unroll {
-                let j = ptx!(k, "add.u32", first, u * BLOCK);
+                let j = ptx!(k, "add.u32", first, u * o.block);
                 let e = ptx!(k, "shl.b32", j, 2u32).bitcast::<U32>();
                 let inb = ptx!(k, "setp.lt.u32", j, nvec);
                 let v: [Reg<U32>; 4] = [k.reg(), k.reg(), k.reg(), k.reg()];
-                ptx!(k, @inb, "ld.global.nc.v4.u32" => v, x.at(e));
+                match o.load {
+                    CopyLoad::Nc => ptx!(k, @inb, "ld.global.nc.v4.u32" => v, x.at(e)),
+                    CopyLoad::Plain => ptx!(k, @inb, "ld.global.v4.u32" => v, x.at(e)),
+                    CopyLoad::Cg => ptx!(k, @inb, "ld.global.cg.v4.u32" => v, x.at(e)),
+                    CopyLoad::Cs => ptx!(k, @inb, "ld.global.cs.v4.u32" => v, x.at(e)),
+                    CopyLoad::Lu => ptx!(k, @inb, "ld.global.lu.v4.u32" => v, x.at(e)),
+                };
                 vals.push((inb, e, v));
             }
             for (inb, e, v) in vals {
-                if o.streaming_store {
-                    ptx!(k, @inb, "st.global.cs.v4.u32", y.at(e), v);
-                } else {
-                    ptx!(k, @inb, "st.global.v4.u32", y.at(e), v);
+                match o.store {
+                    CopyStore::Wb => ptx!(k, @inb, "st.global.v4.u32", y.at(e), v),
+                    CopyStore::Cg => ptx!(k, @inb, "st.global.cg.v4.u32", y.at(e), v),
+                    CopyStore::Cs => ptx!(k, @inb, "st.global.cs.v4.u32", y.at(e), v),
+                    CopyStore::Wt => ptx!(k, @inb, "st.global.wt.v4.u32", y.at(e), v),
                 }
             }
         };
         if o.grid_stride {
             let nct = ptx!(k, "mov.u32", sreg::NCTAID_X);
-            let stride = ptx!(k, "mul.lo.u32", nct, BLOCK * o.unroll);
+            let stride = ptx!(k, "mul.lo.u32", nct, o.block * o.unroll);
             let f = ptx!(k, "mov.u32", first);
             k.while_(
                 |k| ptx!(k, "setp.lt.u32", f, nvec),
