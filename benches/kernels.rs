@@ -38,7 +38,17 @@ fn run(c: &mut Criterion) {
     let Some(gpu) = ptxkit::runtime::testing::gpu_or_skip("kernels bench") else { return };
     let mut report = String::new();
     let (cc, drv) = (gpu.compute_capability(), gpu.driver_version());
-    writeln!(report, "GPU: {} (sm_{}{}), driver API {}.{}, JIT cache disabled: {}", gpu.name(), cc.0, cc.1, drv.0, drv.1, gpu.jit_cache_disabled()).unwrap();
+    writeln!(
+        report,
+        "GPU: {} (sm_{}{}), driver API {}.{}, JIT cache disabled: {}",
+        gpu.name(),
+        cc.0,
+        cc.1,
+        drv.0,
+        drv.1,
+        gpu.jit_cache_disabled()
+    )
+    .unwrap();
 
     // The first module of a process also initialises the form and ISA tables; do that
     // before timing the builder.
@@ -49,8 +59,20 @@ fn run(c: &mut Criterion) {
     let (k_saxpy, t_saxpy, b_saxpy) = build(kernels::saxpy);
     let (m_copy, m_v4, m_add, m_saxpy) = (load(&gpu, &t_copy), load(&gpu, &t_v4), load(&gpu, &t_add), load(&gpu, &t_saxpy));
     writeln!(report, "\n| module | instructions (PTX lines) | builder time | JIT time |\n|---|---|---|---|").unwrap();
-    for (name, text, b, m) in [("copy_scalar", &t_copy, b_copy, &m_copy), ("copy_v4", &t_v4, b_v4, &m_v4), ("vector_add", &t_add, b_add, &m_add), ("saxpy", &t_saxpy, b_saxpy, &m_saxpy)] {
-        writeln!(report, "| {name} | {} | {:.1} us | {:.2} ms |", text.lines().count(), b.as_secs_f64() * 1e6, m.jit_time().as_secs_f64() * 1e3).unwrap();
+    for (name, text, b, m) in [
+        ("copy_scalar", &t_copy, b_copy, &m_copy),
+        ("copy_v4", &t_v4, b_v4, &m_v4),
+        ("vector_add", &t_add, b_add, &m_add),
+        ("saxpy", &t_saxpy, b_saxpy, &m_saxpy),
+    ] {
+        writeln!(
+            report,
+            "| {name} | {} | {:.1} us | {:.2} ms |",
+            text.lines().count(),
+            b.as_secs_f64() * 1e6,
+            m.jit_time().as_secs_f64() * 1e3
+        )
+        .unwrap();
     }
 
     let host: Vec<u32> = (0..N as u32).map(|i| i.wrapping_mul(2654435761) ^ (i >> 7)).collect();
@@ -61,16 +83,15 @@ fn run(c: &mut Criterion) {
     let (a, b) = (gpu.upload(&fa).unwrap(), gpu.upload(&fb).unwrap());
     let mut out = gpu.zeros::<f32>(N).unwrap();
     let n = N as u32;
-    let (copy, v4, add, saxpy) = (m_copy.kernel(&k_copy).unwrap(), m_v4.kernel(&k_v4).unwrap(), m_add.kernel(&k_add).unwrap(), m_saxpy.kernel(&k_saxpy).unwrap());
+    let (copy, v4, add, saxpy) =
+        (m_copy.kernel(&k_copy).unwrap(), m_v4.kernel(&k_v4).unwrap(), m_add.kernel(&k_add).unwrap(), m_saxpy.kernel(&k_saxpy).unwrap());
     let scalar_cfg = Launch::new(n.div_ceil(BLOCK), BLOCK);
     let v4_cfg = Launch::new(kernels::blocks_for_copy_v4(n), BLOCK);
     let vec_cfg = Launch::new(kernels::blocks_for_v4(n), BLOCK);
     let alpha = 0.75f32;
 
     // Correct first, on the full buffers.
-    for (name, res) in [
-        ("copy_scalar", copy.launch(&scalar_cfg, (&src, &mut dst, n))),
-    ] {
+    for (name, res) in [("copy_scalar", copy.launch(&scalar_cfg, (&src, &mut dst, n)))] {
         res.unwrap();
         assert!(gpu.download(&dst).unwrap() == host, "{name}: wrong copy");
     }
@@ -107,18 +128,22 @@ fn run(c: &mut Criterion) {
     let mut g = c.benchmark_group("kernels_1GiB");
     g.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
     let mut custom = |name: &str, f: &mut dyn FnMut() -> Result<(), RuntimeError>| {
-        g.bench_function(name, |bch| bch.iter_custom(|iters| Duration::from_secs_f64(gpu.bench(0, iters as usize, &mut *f).unwrap().iter().map(|t| *t as f64).sum::<f64>() * 1e-3)));
+        g.bench_function(name, |bch| {
+            bch.iter_custom(|iters| {
+                Duration::from_secs_f64(gpu.bench(0, iters as usize, &mut *f).unwrap().iter().map(|t| *t as f64).sum::<f64>() * 1e-3)
+            })
+        });
     };
     custom("memcpy_dtod", &mut || gpu.memcpy_dtod(&src, &mut dst));
     custom("copy_v4", &mut || v4.launch(&v4_cfg, (&src, &mut dst, n)));
     g.finish();
 
-
     // Shapes of the vector copy, in this run beside the same baseline.
     let sms = gpu.multiprocessors();
     // Each shape is timed twice, each time right after its own memcpy baseline, so the
     // ratio is to an adjacent baseline and the spread shows the noise.
-    let mut shapes = String::from("\n| copy_v4 shape | median ms (two runs) | memcpy ms beside | ratio to memcpy (two runs) |\n|---|---|---|---|\n");
+    let mut shapes =
+        String::from("\n| copy_v4 shape | median ms (two runs) | memcpy ms beside | ratio to memcpy (two runs) |\n|---|---|---|---|\n");
     let mut variants = Vec::new();
     for block in [128, 256, 384, 512, 768] {
         variants.push(kernels::CopyV4 { block, unroll: 1, ..kernels::CopyV4::DEFAULT });
@@ -142,8 +167,17 @@ fn run(c: &mut Criterion) {
         writeln!(
             shapes,
             "| block {}, unroll {}, load {:?}, store {:?}{} | {:.3}, {:.3} | {:.3}, {:.3} | {:.3}, {:.3} |",
-            o.block, o.unroll, o.load, o.store, if o.grid_stride { ", grid-stride" } else { "" },
-            runs[0].0, runs[1].0, runs[0].1, runs[1].1, runs[0].1 / runs[0].0, runs[1].1 / runs[1].0
+            o.block,
+            o.unroll,
+            o.load,
+            o.store,
+            if o.grid_stride { ", grid-stride" } else { "" },
+            runs[0].0,
+            runs[1].0,
+            runs[0].1,
+            runs[1].1,
+            runs[0].1 / runs[0].0,
+            runs[1].1 / runs[1].0
         )
         .unwrap();
     }

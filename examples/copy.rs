@@ -19,7 +19,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let module = gpu.load(&text)?;
     let ds = gpu.upload(&src)?;
     let mut failed = false;
-    for (name, k, blocks) in [("copy_scalar", &scalar, (n as u32).div_ceil(256)), ("copy_v4", &vector, kernels::blocks_for_copy_v4(n as u32))] {
+    for (name, k, blocks) in
+        [("copy_scalar", &scalar, (n as u32).div_ceil(256)), ("copy_v4", &vector, kernels::blocks_for_copy_v4(n as u32))]
+    {
         let kern = module.kernel(k)?;
         let mut dd = ptxkit::runtime::testing::poisoned::<u32>(&gpu, n)?;
         let ms = gpu.time(|| kern.launch(&Launch::new(blocks, 256), (&ds, &mut dd, n as u32)))?;

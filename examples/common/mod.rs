@@ -4,7 +4,14 @@ use ptxkit::runtime::Gpu;
 
 pub fn gpu(example: &str) -> Option<Gpu> {
     let g = gpu_or_skip(example)?;
-    println!("{example}: {} (sm_{}{}), driver {}.{}", g.name(), g.compute_capability().0, g.compute_capability().1, g.driver_version().0, g.driver_version().1);
+    println!(
+        "{example}: {} (sm_{}{}), driver {}.{}",
+        g.name(),
+        g.compute_capability().0,
+        g.compute_capability().1,
+        g.driver_version().0,
+        g.driver_version().1
+    );
     Some(g)
 }
 

@@ -5,6 +5,9 @@ use crate::ops::FormDesc;
 use crate::types::RegClass;
 use std::sync::Arc;
 
+// The IR is the builder's hot path: keep its pieces small.
+const _: () = assert!(std::mem::size_of::<Opnd>() == 16 && std::mem::size_of::<Stmt>() == 24);
+
 /// Which name space a register lives in: ordinary body registers, `.func` parameters
 /// or `.func` return values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -14,19 +17,32 @@ pub enum RegSpace {
     FuncRet,
 }
 
-/// A register as the IR sees it.
+/// A register as the IR sees it: class, name space and index packed in 32 bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RegRef {
-    pub class: RegClass,
-    pub space: RegSpace,
-    pub idx: u32,
+pub struct RegRef(u32);
+
+impl RegRef {
+    /// The largest register index (2^27 - 1).
+    pub const MAX_IDX: u32 = (1 << 27) - 1;
+    pub fn new(class: RegClass, space: RegSpace, idx: u32) -> RegRef {
+        RegRef((idx.min(Self::MAX_IDX) << 5) | (space as u32) << 3 | class as u32)
+    }
+    pub fn class(self) -> RegClass {
+        RegClass::ALL[(self.0 & 7) as usize]
+    }
+    pub fn space(self) -> RegSpace {
+        [RegSpace::Body, RegSpace::FuncParam, RegSpace::FuncRet][(self.0 >> 3 & 3) as usize]
+    }
+    pub fn idx(self) -> u32 {
+        self.0 >> 5
+    }
 }
 
 /// Base of an address operand.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum AddrBase {
     Reg(RegRef),
-    /// Index into the body's symbol table.
+    /// An interned symbol name.
     Sym(u32),
 }
 
@@ -42,14 +58,13 @@ pub enum Opnd {
     F32(u32),
     /// `0dXXXXXXXXXXXXXXXX`
     F64(u64),
-    /// A special register or predefined constant, verbatim.
-    SReg(&'static str),
     /// `[base+off]`
-    Addr(AddrBase, i64),
-    /// A symbol used as a value (`mov.u64 %rd1, table;`), by symbol-table index.
+    Addr(AddrBase, i32),
+    /// An interned name printed verbatim: a symbol used as a value (`mov.u64 %rd1, table;`)
+    /// or a special register (`%tid.x`).
     Sym(u32),
     /// `{a, b, ...}`
-    Vec(Box<[Opnd]>),
+    Vec(Box<Vec<Opnd>>),
     /// `d|p`
     Pair(RegRef, RegRef),
     Label(u32),
@@ -72,15 +87,16 @@ pub struct CallStmt {
 /// One statement of a body.
 #[derive(Clone, Debug)]
 pub enum Stmt {
+    /// `ops`: start and length of the operands in the body's operand arena.
     Ins {
         form: &'static FormDesc,
         guard: Guard,
-        ops: (u32, u32),
+        ops: (u32, u16),
     },
     /// `call (rets), name, (args);`
     Call(Box<CallStmt>),
     Label(u32),
-    Comment(String),
+    Comment(Box<str>),
     /// Unchecked text from the escape hatch, printed verbatim with a `;`.
-    Raw(String),
+    Raw(Box<str>),
 }

@@ -153,9 +153,16 @@ impl Kernel {
     // ---- the untyped core --------------------------------------------------------------
 
     pub fn alloc(&mut self, class: RegClass) -> RegRef {
-        let n = &mut self.nregs[class as usize];
-        *n += 1;
-        RegRef { class, space: RegSpace::Body, idx: *n }
+        self.nregs[class as usize] += 1;
+        let n = self.nregs[class as usize];
+        if n > RegRef::MAX_IDX {
+            let e = Error::InvalidArgument {
+                kernel: self.name.to_string(),
+                what: format!("more than {} registers of one class", RegRef::MAX_IDX),
+            };
+            self.error(e);
+        }
+        RegRef::new(class, RegSpace::Body, n)
     }
 
     /// A fresh register of type `T`.
@@ -184,7 +191,8 @@ impl Kernel {
     pub fn push_ins(&mut self, form: &'static FormDesc, guard: Guard, ops: &mut Vec<Opnd>) {
         let start = self.opnds.len() as u32;
         self.opnds.extend(ops.drain(..));
-        self.stmts.push(Stmt::Ins { form, guard, ops: (start, self.opnds.len() as u32) });
+        let len = self.opnds.len() as u32 - start;
+        self.stmts.push(Stmt::Ins { form, guard, ops: (start, len as u16) });
     }
 
     /// Emits a form found by its chain text, with operands already lowered. For internal
@@ -226,13 +234,13 @@ impl Kernel {
             });
             return;
         }
-        self.stmts.push(Stmt::Raw(text.to_string()));
+        self.stmts.push(Stmt::Raw(text.into()));
     }
 
     /// A `//` comment line.
     pub fn comment(&mut self, text: &str) {
         for line in text.lines() {
-            self.stmts.push(Stmt::Comment(line.to_string()));
+            self.stmts.push(Stmt::Comment(line.into()));
         }
     }
 
@@ -419,6 +427,24 @@ impl Kernel {
         Ptr::from_base(Base::Sym(intern(DYN_SMEM), self.module))
     }
 
+    /// `base + off` in a 64-bit register, for offsets an address operand cannot hold.
+    pub(crate) fn add_offset(&mut self, b: ir::AddrBase, base: &Base, off: i64) -> RegRef {
+        match (b, base) {
+            (ir::AddrBase::Reg(r), Base::Reg(_)) => {
+                let r: Reg<S64> = Reg::new(r, self.id);
+                <Op<op::Add, (S64,)> as Call<_>>::call(self, (r, off)).r
+            }
+            _ => {
+                let e = Error::InvalidArgument {
+                    kernel: self.name.to_string(),
+                    what: format!("address offset {off} does not fit a 32-bit address operand"),
+                };
+                self.error(e);
+                self.alloc(RegClass::B64)
+            }
+        }
+    }
+
     /// The address of a pointer in a register of its space's width.
     pub(crate) fn materialize<S: StateSpace, T: DataType>(&mut self, p: &Ptr<S, T>) -> Reg<S::AddrT> {
         let wide = S::SPACE.addr_bits() == 64;
@@ -508,7 +534,10 @@ impl Kernel {
                 let mut ops = ops;
                 self.push_ins(form, guard, &mut ops);
             }
-            None => self.error(Error::InvalidArgument { kernel: self.name.to_string(), what: format!("no `{chain}` form for a {} value", t.name()) }),
+            None => self.error(Error::InvalidArgument {
+                kernel: self.name.to_string(),
+                what: format!("no `{chain}` form for a {} value", t.name()),
+            }),
         }
     }
 
@@ -674,6 +703,7 @@ impl<T: ScalarParam> KernelParam for Reg<T> {
         k.params.push(Self::decl(name));
         let r = k.reg::<T>();
         let addr = Opnd::Addr(ir::AddrBase::Sym(intern(name)), 0);
+        debug_assert!(std::mem::size_of_val(&addr) == 16);
         k.emit_chain(&format!("ld.param.{}", T::PARAM), vec![Opnd::Reg(r.r), addr]);
         r
     }
@@ -807,7 +837,8 @@ impl<P: KernelParams> KernelRef<P> {
         let at = ptx.find(&head).ok_or_else(|| bad(format!("the PTX text has no `.entry {name}`")))?;
         let rest = &ptx[at + head.len()..];
         let close = rest.find(')').ok_or_else(|| bad("unterminated parameter list".into()))?;
-        let found: Vec<String> = rest[..close].split(',').map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|p| !p.is_empty()).collect();
+        let found: Vec<String> =
+            rest[..close].split(',').map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|p| !p.is_empty()).collect();
         let want = P::decls(name);
         if found != want {
             return Err(bad(format!("parameters are ({}) in the text but ({}) in the Rust type", found.join(", "), want.join(", "))));
@@ -939,17 +970,15 @@ impl Module {
     ) -> Result<FuncRef<P, R>, Error> {
         self.claim(name)?;
         let mut k = Kernel::new(name, self.id, BodyKind::Func);
-        let prefs: Vec<RegRef> =
-            P::classes().into_iter().enumerate().map(|(i, c)| RegRef { class: c, space: RegSpace::FuncParam, idx: i as u32 }).collect();
-        let rrefs: Vec<RegRef> =
-            R::classes().into_iter().enumerate().map(|(i, c)| RegRef { class: c, space: RegSpace::FuncRet, idx: i as u32 }).collect();
+        let prefs: Vec<RegRef> = P::classes().into_iter().enumerate().map(|(i, c)| RegRef::new(c, RegSpace::FuncParam, i as u32)).collect();
+        let rrefs: Vec<RegRef> = R::classes().into_iter().enumerate().map(|(i, c)| RegRef::new(c, RegSpace::FuncRet, i as u32)).collect();
         k.func_params = prefs.clone();
         k.func_rets = rrefs.clone();
         let params = P::from_refs(&prefs, k.id);
         let result = body(&mut k, params);
         let vals = result.regs(&mut k);
         for (r, v) in rrefs.iter().zip(vals) {
-            let chain = format!("mov.{}", mov_type_class(r.class));
+            let chain = format!("mov.{}", mov_type_class(r.class()));
             k.emit_chain(&chain, vec![Opnd::Reg(*r), v]);
         }
         k.ret();

@@ -7,18 +7,18 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 fn reg(out: &mut String, r: RegRef) {
-    match r.space {
-        RegSpace::Body => out.push_str(r.class.prefix()),
+    match r.space() {
+        RegSpace::Body => out.push_str(r.class().prefix()),
         RegSpace::FuncParam => {
             out.push_str("%pa");
-            out.push_str(&r.class.prefix()[1..]);
+            out.push_str(&r.class().prefix()[1..]);
         }
         RegSpace::FuncRet => {
             out.push_str("%rv");
-            out.push_str(&r.class.prefix()[1..]);
+            out.push_str(&r.class().prefix()[1..]);
         }
     }
-    num(out, r.idx as u64);
+    num(out, r.idx() as u64);
 }
 
 fn num(out: &mut String, v: u64) {
@@ -89,7 +89,6 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
         Opnd::F64(b) => {
             let _ = write!(out, "0d{b:016X}");
         }
-        Opnd::SReg(s) => out.push_str(s),
         Opnd::Addr(b, off) => {
             out.push('[');
             match b {
@@ -101,7 +100,7 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
                 num(out, *off as u64);
             } else if *off < 0 {
                 out.push('-');
-                num(out, off.unsigned_abs());
+                num(out, off.unsigned_abs() as u64);
             }
             out.push(']');
         }
@@ -178,7 +177,7 @@ fn body(out: &mut String, k: &Kernel) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                let _ = write!(out, ".reg .{} ", r.class.decl());
+                let _ = write!(out, ".reg .{} ", r.class().decl());
                 reg(out, *r);
             }
             out.push_str(") ");
@@ -188,7 +187,7 @@ fn body(out: &mut String, k: &Kernel) {
             if i > 0 {
                 out.push_str(", ");
             }
-            let _ = write!(out, ".reg .{} ", r.class.decl());
+            let _ = write!(out, ".reg .{} ", r.class().decl());
             reg(out, *r);
         }
         out.push_str(")\n");
@@ -212,7 +211,7 @@ fn body(out: &mut String, k: &Kernel) {
                 out.push('\t');
                 guard(out, g);
                 out.push_str(form.chain);
-                let ops = &k.opnds[ops.0 as usize..ops.1 as usize];
+                let ops = &k.opnds[ops.0 as usize..(ops.0 + ops.1 as u32) as usize];
                 if !ops.is_empty() {
                     out.push(' ');
                     list(out, k, ops);

@@ -68,7 +68,7 @@ pub struct Op<O, M, V = v::Plain>(PhantomData<(O, M, V)>);
 
 /// A legal PTX form. Implemented by opcode types, one impl per table row expansion.
 #[diagnostic::on_unimplemented(
-    message = "PTX has no form `{Self}` with modifiers `{M}` ({V})",
+    message = "PTX has no form `{Self}` with modifiers `{M}`",
     label = "this opcode/modifier combination does not exist",
     note = "the family's table in src/ops/ lists every form"
 )]

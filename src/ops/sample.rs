@@ -19,13 +19,13 @@ pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: crate::regs::La
         DstKind::None => {}
         DstKind::Val(t) => ops.push(val(k, t)),
         DstKind::Pair(a, b) => ops.push(Opnd::Pair(k.alloc(a.class()), k.alloc(b.class()))),
-        DstKind::Vec(t, n) => ops.push(Opnd::Vec((0..n).map(|_| val(k, t)).collect())),
+        DstKind::Vec(t, n) => ops.push(Opnd::Vec(Box::new((0..n).map(|_| val(k, t)).collect()))),
     }
     for s in form.src {
         ops.push(match *s {
             Kind::Val(t) => val(k, t),
             Kind::Imm(_) => Opnd::UInt(1),
-            Kind::Vec(t, n) => Opnd::Vec((0..n).map(|_| val(k, t)).collect()),
+            Kind::Vec(t, n) => Opnd::Vec(Box::new((0..n).map(|_| val(k, t)).collect())),
             Kind::Label => {
                 k.use_label(end);
                 Opnd::Label(end.id)

@@ -27,7 +27,7 @@ impl<T> PartialEq for Reg<T> {
 }
 impl<T: DataType> core::fmt::Debug for Reg<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
-        write!(f, "Reg<{}>({}{})", T::NAME, self.r.class.prefix(), self.r.idx)
+        write!(f, "Reg<{}>({}{})", T::NAME, self.r.class().prefix(), self.r.idx())
     }
 }
 
@@ -45,7 +45,7 @@ impl<T: DataType> Reg<T> {
         Reg::new(self.r, self.owner)
     }
     pub(crate) fn checked(self, k: &mut Kernel) -> RegRef {
-        k.check_owner(self.owner, || format!("register {}{}", self.r.class.prefix(), self.r.idx));
+        k.check_owner(self.owner, || format!("register {}{}", self.r.class().prefix(), self.r.idx()));
         self.r
     }
 }
@@ -150,7 +150,7 @@ pub struct SReg<T> {
 }
 impl<I: DataType + Accepts<T>, T: DataType> Operand<I> for SReg<T> {
     fn lower(self, _: &mut Kernel) -> Opnd {
-        Opnd::SReg(self.name)
+        Opnd::Sym(crate::builder::intern(self.name))
     }
 }
 
@@ -222,7 +222,7 @@ impl Operand<LabelOp> for Label {
 /// Braced vectors: `[a, b, c, d]` for a `.v4` operand.
 impl<K, X: Operand<K>, const N: usize> Operand<Vector<K, N>> for [X; N] {
     fn lower(self, k: &mut Kernel) -> Opnd {
-        Opnd::Vec(self.into_iter().map(|x| x.lower(k)).collect())
+        Opnd::Vec(Box::new(self.into_iter().map(|x| x.lower(k)).collect()))
     }
 }
 
@@ -320,7 +320,11 @@ pub(crate) fn addr_opnd(k: &mut Kernel, base: &Base, off: i64) -> Opnd {
             AddrBase::Sym(*s)
         }
     };
-    Opnd::Addr(b, off)
+    match i32::try_from(off) {
+        Ok(off) => Opnd::Addr(b, off),
+        // An offset beyond what an address operand holds is added in a register.
+        Err(_) => Opnd::Addr(AddrBase::Reg(k.add_offset(b, base, off)), 0),
+    }
 }
 
 impl<S: StateSpace, E: DataType, K: Accepts<E>> Operand<Addr<S, K>> for Ptr<S, E> {
@@ -383,7 +387,11 @@ macro_rules! reg_index {
         impl Index for Reg<crate::types::$t> {
             fn index_addr<S: StateSpace, T: DataType>(self, k: &mut Kernel, p: &Ptr<S, T>) -> Opnd {
                 let r = k.index_address::<S, T, crate::types::$t>(p, self);
-                Opnd::Addr(AddrBase::Reg(r), p.off)
+                let base = match p.base {
+                    Base::Reg32(_) => Base::Reg32(Reg::new(r, k.id)),
+                    _ => Base::Reg(Reg::new(r, k.id)),
+                };
+                addr_opnd(k, &base, p.off)
             }
         }
     )*};
@@ -438,6 +446,6 @@ impl<T: DataType, const N: usize> Dst for [Reg<T>; N] {
         core::array::from_fn(|_| k.reg())
     }
     fn opnd(&self, k: &mut Kernel) -> Option<Opnd> {
-        Some(Opnd::Vec(self.iter().map(|r| Opnd::Reg(r.checked(k))).collect()))
+        Some(Opnd::Vec(Box::new(self.iter().map(|r| Opnd::Reg(r.checked(k))).collect())))
     }
 }

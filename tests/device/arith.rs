@@ -22,7 +22,12 @@ fn integer_arithmetic_32() {
     check("add.u32", inp, &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.u32", x, y)), &w(|x, y| x.wrapping_add(y)));
     check("sub.u32", inp, &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| ptx!(k, "sub.u32", x, y)), &w(|x, y| x.wrapping_sub(y)));
     check("mul.lo.u32", inp, &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.lo.u32", x, y)), &w(|x, y| x.wrapping_mul(y)));
-    check("mul.hi.u32", inp, &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.hi.u32", x, y)), &w(|x, y| ((x as u64 * y as u64) >> 32) as u32));
+    check(
+        "mul.hi.u32",
+        inp,
+        &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.hi.u32", x, y)),
+        &w(|x, y| ((x as u64 * y as u64) >> 32) as u32),
+    );
     check("min.u32", inp, &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| ptx!(k, "min.u32", x, y)), &w(|x, y| x.min(y)));
     check("max.u32", inp, &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| ptx!(k, "max.u32", x, y)), &w(|x, y| x.max(y)));
     let bnz: Vec<u32> = b.iter().map(|x| if *x == 0 { 7 } else { *x }).collect();
@@ -36,12 +41,32 @@ fn integer_arithmetic_32() {
 
     // Signed.
     let sw = |f: fn(i32, i32) -> i32| sa.iter().zip(&sb).map(|(x, y)| f(*x, *y)).collect::<Vec<_>>();
-    check("mul.hi.s32", inp, &map2::<S32, S32, S32>(&gpu, &sa, &sb, |k, x, y| ptx!(k, "mul.hi.s32", x, y)), &sw(|x, y| ((x as i64 * y as i64) >> 32) as i32));
+    check(
+        "mul.hi.s32",
+        inp,
+        &map2::<S32, S32, S32>(&gpu, &sa, &sb, |k, x, y| ptx!(k, "mul.hi.s32", x, y)),
+        &sw(|x, y| ((x as i64 * y as i64) >> 32) as i32),
+    );
     check("min.s32", inp, &map2::<S32, S32, S32>(&gpu, &sa, &sb, |k, x, y| ptx!(k, "min.s32", x, y)), &sw(|x, y| x.min(y)));
     check("max.s32", inp, &map2::<S32, S32, S32>(&gpu, &sa, &sb, |k, x, y| ptx!(k, "max.s32", x, y)), &sw(|x, y| x.max(y)));
-    check("add.sat.s32", inp, &map2::<S32, S32, S32>(&gpu, &sa, &sb, |k, x, y| ptx!(k, "add.sat.s32", x, y)), &sw(|x, y| x.saturating_add(y)));
-    check("abs.s32", inp, &map1::<S32, S32>(&gpu, &sa, |k, x| ptx!(k, "abs.s32", x)), &sa.iter().map(|x| x.wrapping_abs()).collect::<Vec<_>>());
-    check("neg.s32", inp, &map1::<S32, S32>(&gpu, &sa, |k, x| ptx!(k, "neg.s32", x)), &sa.iter().map(|x| x.wrapping_neg()).collect::<Vec<_>>());
+    check(
+        "add.sat.s32",
+        inp,
+        &map2::<S32, S32, S32>(&gpu, &sa, &sb, |k, x, y| ptx!(k, "add.sat.s32", x, y)),
+        &sw(|x, y| x.saturating_add(y)),
+    );
+    check(
+        "abs.s32",
+        inp,
+        &map1::<S32, S32>(&gpu, &sa, |k, x| ptx!(k, "abs.s32", x)),
+        &sa.iter().map(|x| x.wrapping_abs()).collect::<Vec<_>>(),
+    );
+    check(
+        "neg.s32",
+        inp,
+        &map1::<S32, S32>(&gpu, &sa, |k, x| ptx!(k, "neg.s32", x)),
+        &sa.iter().map(|x| x.wrapping_neg()).collect::<Vec<_>>(),
+    );
     let sbd: Vec<i32> = sb.iter().map(|y| if *y == 0 || *y == -1 { 3 } else { *y }).collect();
     let sd = |f: fn(i32, i32) -> i32| sa.iter().zip(&sbd).map(|(x, y)| f(*x, *y)).collect::<Vec<_>>();
     check("div.s32", inp, &map2::<S32, S32, S32>(&gpu, &sa, &sbd, |k, x, y| ptx!(k, "div.s32", x, y)), &sd(|x, y| x / y));
@@ -60,7 +85,12 @@ fn integer_arithmetic_64() {
     let w = |f: fn(u64, u64) -> u64| a.iter().zip(&b).map(|(x, y)| f(*x, *y)).collect::<Vec<_>>();
     check("add.u64", inp, &map2::<U64, U64, U64>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.u64", x, y)), &w(|x, y| x.wrapping_add(y)));
     check("mul.lo.u64", inp, &map2::<U64, U64, U64>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.lo.u64", x, y)), &w(|x, y| x.wrapping_mul(y)));
-    check("mul.hi.u64", inp, &map2::<U64, U64, U64>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.hi.u64", x, y)), &w(|x, y| ((x as u128 * y as u128) >> 64) as u64));
+    check(
+        "mul.hi.u64",
+        inp,
+        &map2::<U64, U64, U64>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.hi.u64", x, y)),
+        &w(|x, y| ((x as u128 * y as u128) >> 64) as u64),
+    );
     let bs: Vec<u64> = b.iter().map(|y| (y >> (y % 60)).max(1)).collect();
     let wd = |f: fn(u64, u64) -> u64| a.iter().zip(&bs).map(|(x, y)| f(*x, *y)).collect::<Vec<_>>();
     check("div.u64", inp, &map2::<U64, U64, U64>(&gpu, &a, &bs, |k, x, y| ptx!(k, "div.u64", x, y)), &wd(|x, y| x / y));
@@ -113,16 +143,41 @@ fn f32_rounding_modes() {
         check(&format!("fma.{m:?}.f32"), inp, &gfma, &(0..N).map(|i| r::fma32(a[i], b[i], c[i], m)).collect::<Vec<_>>());
     }
     // Correctly rounded division, square root and reciprocal (round to nearest).
-    check("div.rn.f32", inp, &map2::<F32, F32, F32>(&gpu, &a, &b, |k, x, y| ptx!(k, "div.rn.f32", x, y)), &(0..N).map(|i| a[i] / b[i]).collect::<Vec<_>>());
+    check(
+        "div.rn.f32",
+        inp,
+        &map2::<F32, F32, F32>(&gpu, &a, &b, |k, x, y| ptx!(k, "div.rn.f32", x, y)),
+        &(0..N).map(|i| a[i] / b[i]).collect::<Vec<_>>(),
+    );
     let pos: Vec<f32> = a.iter().map(|x| x.abs()).collect();
-    check("sqrt.rn.f32", inp, &map1::<F32, F32>(&gpu, &pos, |k, x| ptx!(k, "sqrt.rn.f32", x)), &pos.iter().map(|x| x.sqrt()).collect::<Vec<_>>());
+    check(
+        "sqrt.rn.f32",
+        inp,
+        &map1::<F32, F32>(&gpu, &pos, |k, x| ptx!(k, "sqrt.rn.f32", x)),
+        &pos.iter().map(|x| x.sqrt()).collect::<Vec<_>>(),
+    );
     check("rcp.rn.f32", inp, &map1::<F32, F32>(&gpu, &a, |k, x| ptx!(k, "rcp.rn.f32", x)), &a.iter().map(|x| 1.0 / x).collect::<Vec<_>>());
     check("abs.f32", inp, &map1::<F32, F32>(&gpu, &a, |k, x| ptx!(k, "abs.f32", x)), &a.iter().map(|x| x.abs()).collect::<Vec<_>>());
     check("neg.f32", inp, &map1::<F32, F32>(&gpu, &a, |k, x| ptx!(k, "neg.f32", x)), &a.iter().map(|x| -x).collect::<Vec<_>>());
-    check("min.f32", inp, &map2::<F32, F32, F32>(&gpu, &a, &b, |k, x, y| ptx!(k, "min.f32", x, y)), &(0..N).map(|i| a[i].min(b[i])).collect::<Vec<_>>());
-    check("copysign.f32", inp, &map2::<F32, F32, F32>(&gpu, &a, &b, |k, x, y| ptx!(k, "copysign.f32", x, y)), &(0..N).map(|i| b[i].copysign(a[i])).collect::<Vec<_>>());
+    check(
+        "min.f32",
+        inp,
+        &map2::<F32, F32, F32>(&gpu, &a, &b, |k, x, y| ptx!(k, "min.f32", x, y)),
+        &(0..N).map(|i| a[i].min(b[i])).collect::<Vec<_>>(),
+    );
+    check(
+        "copysign.f32",
+        inp,
+        &map2::<F32, F32, F32>(&gpu, &a, &b, |k, x, y| ptx!(k, "copysign.f32", x, y)),
+        &(0..N).map(|i| b[i].copysign(a[i])).collect::<Vec<_>>(),
+    );
     // Immediates are exact: x * 0.1f32 rounds the same as on the CPU.
-    check("mul.rn.f32 imm", inp, &map1::<F32, F32>(&gpu, &a, |k, x| ptx!(k, "mul.rn.f32", x, 0.1f32)), &a.iter().map(|x| x * 0.1f32).collect::<Vec<_>>());
+    check(
+        "mul.rn.f32 imm",
+        inp,
+        &map1::<F32, F32>(&gpu, &a, |k, x| ptx!(k, "mul.rn.f32", x, 0.1f32)),
+        &a.iter().map(|x| x * 0.1f32).collect::<Vec<_>>(),
+    );
 }
 
 #[test]
@@ -135,16 +190,43 @@ fn f64_rounding_modes() {
     let inp = |i: usize| (a[i], b[i]);
     for m in MODES {
         let (gadd, gmul) = match m {
-            Mode::Rn => (map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.rn.f64", x, y)), map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.rn.f64", x, y))),
-            Mode::Rz => (map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.rz.f64", x, y)), map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.rz.f64", x, y))),
-            Mode::Rm => (map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.rm.f64", x, y)), map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.rm.f64", x, y))),
-            Mode::Rp => (map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.rp.f64", x, y)), map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.rp.f64", x, y))),
+            Mode::Rn => (
+                map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.rn.f64", x, y)),
+                map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.rn.f64", x, y)),
+            ),
+            Mode::Rz => (
+                map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.rz.f64", x, y)),
+                map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.rz.f64", x, y)),
+            ),
+            Mode::Rm => (
+                map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.rm.f64", x, y)),
+                map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.rm.f64", x, y)),
+            ),
+            Mode::Rp => (
+                map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.rp.f64", x, y)),
+                map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "mul.rp.f64", x, y)),
+            ),
         };
         check(&format!("add.{m:?}.f64"), inp, &gadd, &(0..N).map(|i| r::add64(a[i], b[i], m)).collect::<Vec<_>>());
         check(&format!("mul.{m:?}.f64"), inp, &gmul, &(0..N).map(|i| r::mul64(a[i], b[i], m)).collect::<Vec<_>>());
     }
-    check("fma.rn.f64", inp, &map3::<F64, F64>(&gpu, &a, &b, &c, |k, x, y, z| ptx!(k, "fma.rn.f64", x, y, z)), &(0..N).map(|i| a[i].mul_add(b[i], c[i])).collect::<Vec<_>>());
-    check("div.rn.f64", inp, &map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "div.rn.f64", x, y)), &(0..N).map(|i| a[i] / b[i]).collect::<Vec<_>>());
+    check(
+        "fma.rn.f64",
+        inp,
+        &map3::<F64, F64>(&gpu, &a, &b, &c, |k, x, y, z| ptx!(k, "fma.rn.f64", x, y, z)),
+        &(0..N).map(|i| a[i].mul_add(b[i], c[i])).collect::<Vec<_>>(),
+    );
+    check(
+        "div.rn.f64",
+        inp,
+        &map2::<F64, F64, F64>(&gpu, &a, &b, |k, x, y| ptx!(k, "div.rn.f64", x, y)),
+        &(0..N).map(|i| a[i] / b[i]).collect::<Vec<_>>(),
+    );
     let pos: Vec<f64> = a.iter().map(|x| x.abs()).collect();
-    check("sqrt.rn.f64", inp, &map1::<F64, F64>(&gpu, &pos, |k, x| ptx!(k, "sqrt.rn.f64", x)), &pos.iter().map(|x| x.sqrt()).collect::<Vec<_>>());
+    check(
+        "sqrt.rn.f64",
+        inp,
+        &map1::<F64, F64>(&gpu, &pos, |k, x| ptx!(k, "sqrt.rn.f64", x)),
+        &pos.iter().map(|x| x.sqrt()).collect::<Vec<_>>(),
+    );
 }

@@ -38,7 +38,15 @@ fn prmt(a: u32, b: u32, c: u32) -> u32 {
     (0..4).fold(0, |d, k| {
         let sel = (c >> (4 * k)) & 0xf;
         let byte = (bytes >> (8 * (sel & 7))) as u8;
-        let out = if sel & 8 != 0 { if byte & 0x80 != 0 { 0xff } else { 0 } } else { byte };
+        let out = if sel & 8 != 0 {
+            if byte & 0x80 != 0 {
+                0xff
+            } else {
+                0
+            }
+        } else {
+            byte
+        };
         d | (out as u32) << (8 * k)
     })
 }
@@ -97,8 +105,18 @@ fn bit_operations() {
     check("xor", inp, &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| bt(ptx!(k, "xor.b32", x, y))), &v(&|i| a[i] ^ b[i]));
     check("not", inp, &map1::<U32, U32>(&gpu, &a, |k, x| bt(ptx!(k, "not.b32", x))), &v(&|i| !a[i]));
     check("cnot", inp, &map1::<U32, U32>(&gpu, &sh, |k, x| bt(ptx!(k, "cnot.b32", x))), &v(&|i| (sh[i] == 0) as u32));
-    check("shl", inp, &map2::<U32, U32, U32>(&gpu, &a, &sh, |k, x, y| bt(ptx!(k, "shl.b32", x, y))), &v(&|i| a[i].checked_shl(sh[i]).unwrap_or(0)));
-    check("shr.u32", inp, &map2::<U32, U32, U32>(&gpu, &a, &sh, |k, x, y| ptx!(k, "shr.u32", x, y)), &v(&|i| a[i].checked_shr(sh[i]).unwrap_or(0)));
+    check(
+        "shl",
+        inp,
+        &map2::<U32, U32, U32>(&gpu, &a, &sh, |k, x, y| bt(ptx!(k, "shl.b32", x, y))),
+        &v(&|i| a[i].checked_shl(sh[i]).unwrap_or(0)),
+    );
+    check(
+        "shr.u32",
+        inp,
+        &map2::<U32, U32, U32>(&gpu, &a, &sh, |k, x, y| ptx!(k, "shr.u32", x, y)),
+        &v(&|i| a[i].checked_shr(sh[i]).unwrap_or(0)),
+    );
     let sa: Vec<i32> = a.iter().map(|x| *x as i32).collect();
     let want: Vec<i32> = (0..N).map(|i| sa[i] >> sh[i].min(31)).collect();
     check("shr.s32", inp, &map2::<S32, U32, S32>(&gpu, &sa, &sh, |k, x, y| ptx!(k, "shr.s32", x, y)), &want);
@@ -116,9 +134,24 @@ fn bit_operations() {
     }
     let lut: u8 = g.gen();
     let c: Vec<u32> = (0..N).map(|_| g.gen()).collect();
-    check(&format!("lop3 {lut:#x}"), inp, &map3::<U32, U32>(&gpu, &a, &b, &c, |k, x, y, z| bt(ptx!(k, "lop3.b32", x, y, z, lut))), &v(&|i| lop3(a[i], b[i], c[i], lut)));
-    check("prmt", inp, &map3::<U32, U32>(&gpu, &a, &b, &c, |k, x, y, z| bt(ptx!(k, "prmt.b32", x, y, z))), &v(&|i| prmt(a[i], b[i], c[i] & 0xffff)));
-    check("bfe.u32", inp, &map3::<U32, U32>(&gpu, &a, &small, &sh, |k, x, y, z| ptx!(k, "bfe.u32", x, y, z)), &v(&|i| bfe_u32(a[i], small[i], sh[i])));
+    check(
+        &format!("lop3 {lut:#x}"),
+        inp,
+        &map3::<U32, U32>(&gpu, &a, &b, &c, |k, x, y, z| bt(ptx!(k, "lop3.b32", x, y, z, lut))),
+        &v(&|i| lop3(a[i], b[i], c[i], lut)),
+    );
+    check(
+        "prmt",
+        inp,
+        &map3::<U32, U32>(&gpu, &a, &b, &c, |k, x, y, z| bt(ptx!(k, "prmt.b32", x, y, z))),
+        &v(&|i| prmt(a[i], b[i], c[i] & 0xffff)),
+    );
+    check(
+        "bfe.u32",
+        inp,
+        &map3::<U32, U32>(&gpu, &a, &small, &sh, |k, x, y, z| ptx!(k, "bfe.u32", x, y, z)),
+        &v(&|i| bfe_u32(a[i], small[i], sh[i])),
+    );
     let got = map3::<U32, U32>(&gpu, &a, &small, &sh, |k, x, y, z| ptx!(k, "bfe.s32", x.bitcast::<S32>(), y, z).bitcast());
     check("bfe.s32", inp, &got, &v(&|i| bfe_s32(sa[i], small[i], sh[i]) as u32));
     let d: Vec<u32> = (0..N).map(|_| g.gen_range(0..40)).collect();
@@ -140,10 +173,30 @@ fn bit_operations() {
     let sparse: Vec<u32> = (0..N).map(|i| a[i] >> (i % 33).min(31) >> ((i % 33) / 32)).collect();
     check("popc", inp, &map1::<U32, U32>(&gpu, &sparse, |k, x| ptx!(k, "popc.b32", x)), &v(&|i| sparse[i].count_ones()));
     check("clz", inp, &map1::<U32, U32>(&gpu, &sparse, |k, x| ptx!(k, "clz.b32", x)), &v(&|i| sparse[i].leading_zeros()));
-    check("bfind.u32", inp, &map1::<U32, U32>(&gpu, &sparse, |k, x| ptx!(k, "bfind.u32", x)), &v(&|i| if sparse[i] == 0 { u32::MAX } else { 31 - sparse[i].leading_zeros() }));
+    check(
+        "bfind.u32",
+        inp,
+        &map1::<U32, U32>(&gpu, &sparse, |k, x| ptx!(k, "bfind.u32", x)),
+        &v(&|i| if sparse[i] == 0 { u32::MAX } else { 31 - sparse[i].leading_zeros() }),
+    );
     let ss: Vec<i32> = sparse.iter().enumerate().map(|(i, x)| if i % 2 == 0 { *x as i32 } else { !(*x as i32) }).collect();
     check("bfind.s32", inp, &map1::<S32, U32>(&gpu, &ss, |k, x| ptx!(k, "bfind.s32", x)), &v(&|i| bfind_s32(ss[i])));
-    check("bfind.shiftamt.u32", inp, &map1::<U32, U32>(&gpu, &sparse, |k, x| ptx!(k, "bfind.shiftamt.u32", x)), &v(&|i| if sparse[i] == 0 { u32::MAX } else { sparse[i].leading_zeros() }));
-    check("bmsk.clamp", inp, &map2::<U32, U32, U32>(&gpu, &small, &sh, |k, x, y| bt(ptx!(k, "bmsk.clamp.b32", x, y))), &v(&|i| bmsk(small[i], sh[i], true)));
-    check("bmsk.wrap", inp, &map2::<U32, U32, U32>(&gpu, &small, &sh, |k, x, y| bt(ptx!(k, "bmsk.wrap.b32", x, y))), &v(&|i| bmsk(small[i], sh[i], false)));
+    check(
+        "bfind.shiftamt.u32",
+        inp,
+        &map1::<U32, U32>(&gpu, &sparse, |k, x| ptx!(k, "bfind.shiftamt.u32", x)),
+        &v(&|i| if sparse[i] == 0 { u32::MAX } else { sparse[i].leading_zeros() }),
+    );
+    check(
+        "bmsk.clamp",
+        inp,
+        &map2::<U32, U32, U32>(&gpu, &small, &sh, |k, x, y| bt(ptx!(k, "bmsk.clamp.b32", x, y))),
+        &v(&|i| bmsk(small[i], sh[i], true)),
+    );
+    check(
+        "bmsk.wrap",
+        inp,
+        &map2::<U32, U32, U32>(&gpu, &small, &sh, |k, x, y| bt(ptx!(k, "bmsk.wrap.b32", x, y))),
+        &v(&|i| bmsk(small[i], sh[i], false)),
+    );
 }

@@ -18,13 +18,53 @@ fn setp_and_selp() {
     let b: Vec<u32> = (0..N).map(|i| if i % 5 == 0 { i as u32 } else { g.gen() }).collect();
     let inp = |i: usize| (a[i], b[i]);
     let v = |f: &dyn Fn(u32, u32) -> bool| (0..N).map(|i| f(a[i], b[i]) as u32).collect::<Vec<u32>>();
-    check("setp.lo.u32", inp, &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| { let p = ptx!(k, "setp.lo.u32", x, y); as_u32(k, p) }), &v(&|x, y| x < y));
-    check("setp.hs.u32", inp, &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| { let p = ptx!(k, "setp.hs.u32", x, y); as_u32(k, p) }), &v(&|x, y| x >= y));
-    check("setp.eq.u32", inp, &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| { let p = ptx!(k, "setp.eq.u32", x, y); as_u32(k, p) }), &v(&|x, y| x == y));
+    check(
+        "setp.lo.u32",
+        inp,
+        &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| {
+            let p = ptx!(k, "setp.lo.u32", x, y);
+            as_u32(k, p)
+        }),
+        &v(&|x, y| x < y),
+    );
+    check(
+        "setp.hs.u32",
+        inp,
+        &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| {
+            let p = ptx!(k, "setp.hs.u32", x, y);
+            as_u32(k, p)
+        }),
+        &v(&|x, y| x >= y),
+    );
+    check(
+        "setp.eq.u32",
+        inp,
+        &map2::<U32, U32, U32>(&gpu, &a, &b, |k, x, y| {
+            let p = ptx!(k, "setp.eq.u32", x, y);
+            as_u32(k, p)
+        }),
+        &v(&|x, y| x == y),
+    );
     let (sa, sb): (Vec<i32>, Vec<i32>) = (a.iter().map(|x| *x as i32).collect(), b.iter().map(|x| *x as i32).collect());
     let sv = |f: &dyn Fn(i32, i32) -> bool| (0..N).map(|i| f(sa[i], sb[i]) as u32).collect::<Vec<u32>>();
-    check("setp.lt.s32", inp, &map2::<S32, S32, U32>(&gpu, &sa, &sb, |k, x, y| { let p = ptx!(k, "setp.lt.s32", x, y); as_u32(k, p) }), &sv(&|x, y| x < y));
-    check("setp.ge.s32", inp, &map2::<S32, S32, U32>(&gpu, &sa, &sb, |k, x, y| { let p = ptx!(k, "setp.ge.s32", x, y); as_u32(k, p) }), &sv(&|x, y| x >= y));
+    check(
+        "setp.lt.s32",
+        inp,
+        &map2::<S32, S32, U32>(&gpu, &sa, &sb, |k, x, y| {
+            let p = ptx!(k, "setp.lt.s32", x, y);
+            as_u32(k, p)
+        }),
+        &sv(&|x, y| x < y),
+    );
+    check(
+        "setp.ge.s32",
+        inp,
+        &map2::<S32, S32, U32>(&gpu, &sa, &sb, |k, x, y| {
+            let p = ptx!(k, "setp.ge.s32", x, y);
+            as_u32(k, p)
+        }),
+        &sv(&|x, y| x >= y),
+    );
     // The dual-predicate form gives the comparison and its complement.
     let got = map2::<S32, S32, U32>(&gpu, &sa, &sb, |k, x, y| {
         let (p, q) = ptx!(k, "setp.gt.s32" as pair, x, y);
@@ -37,16 +77,74 @@ fn setp_and_selp() {
     // Floats with NaNs: ordered comparisons are false on NaN, unordered ones true.
     let specials = [f32::NAN, 0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, 1.0];
     let fa: Vec<f32> = (0..N).map(|i| if i % 7 == 0 { specials[i % 6] } else { r::f32_in(&mut g, 3) }).collect();
-    let fb: Vec<f32> = (0..N).map(|i| if i % 11 == 0 { specials[i % 6] } else if i % 13 == 0 { fa[i] } else { r::f32_in(&mut g, 3) }).collect();
+    let fb: Vec<f32> = (0..N)
+        .map(|i| {
+            if i % 11 == 0 {
+                specials[i % 6]
+            } else if i % 13 == 0 {
+                fa[i]
+            } else {
+                r::f32_in(&mut g, 3)
+            }
+        })
+        .collect();
     let finp = |i: usize| (fa[i], fb[i]);
     let fv = |f: &dyn Fn(f32, f32) -> bool| (0..N).map(|i| f(fa[i], fb[i]) as u32).collect::<Vec<u32>>();
     let un = |x: f32, y: f32| x.is_nan() || y.is_nan();
-    check("setp.lt.f32", finp, &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| { let p = ptx!(k, "setp.lt.f32", x, y); as_u32(k, p) }), &fv(&|x, y| x < y));
-    check("setp.ltu.f32", finp, &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| { let p = ptx!(k, "setp.ltu.f32", x, y); as_u32(k, p) }), &fv(&|x, y| un(x, y) || x < y));
-    check("setp.ne.f32", finp, &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| { let p = ptx!(k, "setp.ne.f32", x, y); as_u32(k, p) }), &fv(&|x, y| !un(x, y) && x != y));
-    check("setp.equ.f32", finp, &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| { let p = ptx!(k, "setp.equ.f32", x, y); as_u32(k, p) }), &fv(&|x, y| un(x, y) || x == y));
-    check("setp.num.f32", finp, &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| { let p = ptx!(k, "setp.num.f32", x, y); as_u32(k, p) }), &fv(&|x, y| !un(x, y)));
-    check("setp.nan.f32", finp, &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| { let p = ptx!(k, "setp.nan.f32", x, y); as_u32(k, p) }), &fv(&|x, y| un(x, y)));
+    check(
+        "setp.lt.f32",
+        finp,
+        &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| {
+            let p = ptx!(k, "setp.lt.f32", x, y);
+            as_u32(k, p)
+        }),
+        &fv(&|x, y| x < y),
+    );
+    check(
+        "setp.ltu.f32",
+        finp,
+        &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| {
+            let p = ptx!(k, "setp.ltu.f32", x, y);
+            as_u32(k, p)
+        }),
+        &fv(&|x, y| un(x, y) || x < y),
+    );
+    check(
+        "setp.ne.f32",
+        finp,
+        &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| {
+            let p = ptx!(k, "setp.ne.f32", x, y);
+            as_u32(k, p)
+        }),
+        &fv(&|x, y| !un(x, y) && x != y),
+    );
+    check(
+        "setp.equ.f32",
+        finp,
+        &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| {
+            let p = ptx!(k, "setp.equ.f32", x, y);
+            as_u32(k, p)
+        }),
+        &fv(&|x, y| un(x, y) || x == y),
+    );
+    check(
+        "setp.num.f32",
+        finp,
+        &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| {
+            let p = ptx!(k, "setp.num.f32", x, y);
+            as_u32(k, p)
+        }),
+        &fv(&|x, y| !un(x, y)),
+    );
+    check(
+        "setp.nan.f32",
+        finp,
+        &map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| {
+            let p = ptx!(k, "setp.nan.f32", x, y);
+            as_u32(k, p)
+        }),
+        &fv(&|x, y| un(x, y)),
+    );
     let got = map2::<F32, F32, U32>(&gpu, &fa, &fb, |k, x, y| {
         let q = ptx!(k, "setp.gt.f32", x, 0.0f32);
         let p = ptx!(k, "setp.le.and.f32", x, y, !q);
@@ -73,7 +171,12 @@ fn conversions() {
     check("cvt.rzi.s32.f32", inp, &map1::<F32, S32>(&gpu, &f, |k, x| ptx!(k, "cvt.rzi.s32.f32", x)), &want(f32::trunc));
     check("cvt.rmi.s32.f32", inp, &map1::<F32, S32>(&gpu, &f, |k, x| ptx!(k, "cvt.rmi.s32.f32", x)), &want(f32::floor));
     check("cvt.rpi.s32.f32", inp, &map1::<F32, S32>(&gpu, &f, |k, x| ptx!(k, "cvt.rpi.s32.f32", x)), &want(f32::ceil));
-    check("cvt.rzi.u32.f32", inp, &map1::<F32, U32>(&gpu, &f, |k, x| ptx!(k, "cvt.rzi.u32.f32", x)), &f.iter().map(|x| *x as u32).collect::<Vec<u32>>());
+    check(
+        "cvt.rzi.u32.f32",
+        inp,
+        &map1::<F32, U32>(&gpu, &f, |k, x| ptx!(k, "cvt.rzi.u32.f32", x)),
+        &f.iter().map(|x| *x as u32).collect::<Vec<u32>>(),
+    );
     // To 64 bits the hardware gives NaN the pattern 0x8000000000000000 (as CUDA's
     // __float2ll_rn documents), not 0.
     let want64: Vec<i64> = f.iter().map(|x| if x.is_nan() { i64::MIN } else { x.round_ties_even() as i64 }).collect();
@@ -92,31 +195,99 @@ fn conversions() {
         check(&format!("cvt.{m:?}.f32.s32"), iinp, &got, &ints.iter().map(|x| r::round32(*x as f64, 0.0, m)).collect::<Vec<_>>());
     }
     let wide: Vec<u64> = (0..N).map(|_| g.gen()).collect();
-    check("cvt.rz.f64.u64", |i| wide[i], &map1::<U64, F64>(&gpu, &wide, |k, x| ptx!(k, "cvt.rz.f64.u64", x)), &wide.iter().map(|x| {
-        let n = *x as f64; // nearest
-        if (n as u128) > *x as u128 { f64::from_bits(n.to_bits() - 1) } else { n }
-    }).collect::<Vec<_>>());
+    check(
+        "cvt.rz.f64.u64",
+        |i| wide[i],
+        &map1::<U64, F64>(&gpu, &wide, |k, x| ptx!(k, "cvt.rz.f64.u64", x)),
+        &wide
+            .iter()
+            .map(|x| {
+                let n = *x as f64; // nearest
+                if (n as u128) > *x as u128 {
+                    f64::from_bits(n.to_bits() - 1)
+                } else {
+                    n
+                }
+            })
+            .collect::<Vec<_>>(),
+    );
 
     // Integer narrowing and widening; saturation.
-    check("cvt.u8.s32", iinp, &map1::<S32, U8>(&gpu, &ints, |k, x| ptx!(k, "cvt.u8.s32", x)), &ints.iter().map(|x| *x as u8).collect::<Vec<_>>());
-    check("cvt.sat.u8.s32", iinp, &map1::<S32, U8>(&gpu, &ints, |k, x| ptx!(k, "cvt.sat.u8.s32", x)), &ints.iter().map(|x| (*x).clamp(0, 255) as u8).collect::<Vec<_>>());
-    check("cvt.sat.s16.s32", iinp, &map1::<S32, S16>(&gpu, &ints, |k, x| ptx!(k, "cvt.sat.s16.s32", x)), &ints.iter().map(|x| (*x).clamp(-32768, 32767) as i16).collect::<Vec<_>>());
-    check("cvt.s64.s32", iinp, &map1::<S32, S64>(&gpu, &ints, |k, x| ptx!(k, "cvt.s64.s32", x)), &ints.iter().map(|x| *x as i64).collect::<Vec<_>>());
-    check("cvt.u32.u64", |i| wide[i], &map1::<U64, U32>(&gpu, &wide, |k, x| ptx!(k, "cvt.u32.u64", x)), &wide.iter().map(|x| *x as u32).collect::<Vec<_>>());
+    check(
+        "cvt.u8.s32",
+        iinp,
+        &map1::<S32, U8>(&gpu, &ints, |k, x| ptx!(k, "cvt.u8.s32", x)),
+        &ints.iter().map(|x| *x as u8).collect::<Vec<_>>(),
+    );
+    check(
+        "cvt.sat.u8.s32",
+        iinp,
+        &map1::<S32, U8>(&gpu, &ints, |k, x| ptx!(k, "cvt.sat.u8.s32", x)),
+        &ints.iter().map(|x| (*x).clamp(0, 255) as u8).collect::<Vec<_>>(),
+    );
+    check(
+        "cvt.sat.s16.s32",
+        iinp,
+        &map1::<S32, S16>(&gpu, &ints, |k, x| ptx!(k, "cvt.sat.s16.s32", x)),
+        &ints.iter().map(|x| (*x).clamp(-32768, 32767) as i16).collect::<Vec<_>>(),
+    );
+    check(
+        "cvt.s64.s32",
+        iinp,
+        &map1::<S32, S64>(&gpu, &ints, |k, x| ptx!(k, "cvt.s64.s32", x)),
+        &ints.iter().map(|x| *x as i64).collect::<Vec<_>>(),
+    );
+    check(
+        "cvt.u32.u64",
+        |i| wide[i],
+        &map1::<U64, U32>(&gpu, &wide, |k, x| ptx!(k, "cvt.u32.u64", x)),
+        &wide.iter().map(|x| *x as u32).collect::<Vec<_>>(),
+    );
 
     // Float <-> float.
     let ff: Vec<f32> = (0..N).map(|_| r::f32_in(&mut g, 14)).collect();
     let finp = |i: usize| ff[i];
-    check("cvt.rn.f16.f32", finp, &map1::<F32, F16>(&gpu, &ff, |k, x| ptx!(k, "cvt.rn.f16.f32", x)), &ff.iter().map(|x| half::f16::from_f32(*x)).collect::<Vec<_>>());
+    check(
+        "cvt.rn.f16.f32",
+        finp,
+        &map1::<F32, F16>(&gpu, &ff, |k, x| ptx!(k, "cvt.rn.f16.f32", x)),
+        &ff.iter().map(|x| half::f16::from_f32(*x)).collect::<Vec<_>>(),
+    );
     let h: Vec<half::f16> = ff.iter().map(|x| half::f16::from_f32(*x)).collect();
-    check("cvt.f32.f16", |i| h[i], &map1::<F16, F32>(&gpu, &h, |k, x| ptx!(k, "cvt.f32.f16", x)), &h.iter().map(|x| x.to_f32()).collect::<Vec<_>>());
-    check("cvt.rn.bf16.f32", finp, &map1::<F32, Bf16>(&gpu, &ff, |k, x| ptx!(k, "cvt.rn.bf16.f32", x)), &ff.iter().map(|x| half::bf16::from_f32(*x)).collect::<Vec<_>>());
+    check(
+        "cvt.f32.f16",
+        |i| h[i],
+        &map1::<F16, F32>(&gpu, &h, |k, x| ptx!(k, "cvt.f32.f16", x)),
+        &h.iter().map(|x| x.to_f32()).collect::<Vec<_>>(),
+    );
+    check(
+        "cvt.rn.bf16.f32",
+        finp,
+        &map1::<F32, Bf16>(&gpu, &ff, |k, x| ptx!(k, "cvt.rn.bf16.f32", x)),
+        &ff.iter().map(|x| half::bf16::from_f32(*x)).collect::<Vec<_>>(),
+    );
     let d: Vec<f64> = (0..N).map(|_| r::f64_in(&mut g, 100)).collect();
-    check("cvt.rn.f32.f64", |i| d[i], &map1::<F64, F32>(&gpu, &d, |k, x| ptx!(k, "cvt.rn.f32.f64", x)), &d.iter().map(|x| *x as f32).collect::<Vec<_>>());
-    check("cvt.f64.f32", finp, &map1::<F32, F64>(&gpu, &ff, |k, x| ptx!(k, "cvt.f64.f32", x)), &ff.iter().map(|x| *x as f64).collect::<Vec<_>>());
+    check(
+        "cvt.rn.f32.f64",
+        |i| d[i],
+        &map1::<F64, F32>(&gpu, &d, |k, x| ptx!(k, "cvt.rn.f32.f64", x)),
+        &d.iter().map(|x| *x as f32).collect::<Vec<_>>(),
+    );
+    check(
+        "cvt.f64.f32",
+        finp,
+        &map1::<F32, F64>(&gpu, &ff, |k, x| ptx!(k, "cvt.f64.f32", x)),
+        &ff.iter().map(|x| *x as f64).collect::<Vec<_>>(),
+    );
     // Packing: cvt.rn.bf16x2.f32 d, a, b puts a in the upper half.
     let got = map2::<F32, F32, U32>(&gpu, &ff, &f, |k, x, y| ptx!(k, "cvt.rn.bf16x2.f32", x, y).bitcast());
-    let want: Vec<u32> = (0..N).map(|i| (half::bf16::from_f32(ff[i]).to_bits() as u32) << 16 | half::bf16::from_f32(f[i]).to_bits() as u32).collect();
+    let want: Vec<u32> =
+        (0..N).map(|i| (half::bf16::from_f32(ff[i]).to_bits() as u32) << 16 | half::bf16::from_f32(f[i]).to_bits() as u32).collect();
     let nan_free: Vec<usize> = (0..N).filter(|i| !f[*i].is_nan()).collect();
-    check("cvt.rn.bf16x2.f32", |i| (ff[nan_free[i]], f[nan_free[i]]), &nan_free.iter().map(|i| got[*i]).collect::<Vec<_>>(), &nan_free.iter().map(|i| want[*i]).collect::<Vec<_>>());
+    check(
+        "cvt.rn.bf16x2.f32",
+        |i| (ff[nan_free[i]], f[nan_free[i]]),
+        &nan_free.iter().map(|i| got[*i]).collect::<Vec<_>>(),
+        &nan_free.iter().map(|i| want[*i]).collect::<Vec<_>>(),
+    );
 }

@@ -72,7 +72,14 @@ pub fn check<T: Exact, I: Debug>(what: &str, inputs: impl Fn(usize) -> I, got: &
     assert_eq!(got.len(), want.len(), "{what}: length");
     let bad: Vec<usize> = (0..got.len()).filter(|&i| !got[i].same(&want[i])).collect();
     if let Some(&i) = bad.first() {
-        panic!("{what}: {} of {} elements differ; first at {i}: inputs {:?}, GPU {:?}, CPU {:?}", bad.len(), got.len(), inputs(i), got[i], want[i]);
+        panic!(
+            "{what}: {} of {} elements differ; first at {i}: inputs {:?}, GPU {:?}, CPU {:?}",
+            bad.len(),
+            got.len(),
+            inputs(i),
+            got[i],
+            want[i]
+        );
     }
 }
 
@@ -122,7 +129,13 @@ where
 }
 
 /// `out[i] = f(a[i], b[i], c[i])` on the GPU (all inputs of one type).
-pub fn map3<A, R>(gpu: &Gpu, a: &[A::Host], b: &[A::Host], c: &[A::Host], f: impl FnOnce(&mut Kernel, Reg<A>, Reg<A>, Reg<A>) -> Reg<R>) -> Vec<R::Host>
+pub fn map3<A, R>(
+    gpu: &Gpu,
+    a: &[A::Host],
+    b: &[A::Host],
+    c: &[A::Host],
+    f: impl FnOnce(&mut Kernel, Reg<A>, Reg<A>, Reg<A>) -> Reg<R>,
+) -> Vec<R::Host>
 where
     A: DataType + Accepts<A>,
     R: DataType + Accepts<R>,

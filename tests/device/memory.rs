@@ -32,7 +32,8 @@ fn atomics_under_contention() {
             let cur = k.ld(misc.offset(5));
             k.loop_(|k, l| {
                 let next = ptx!(k, "add.u32", cur, 1u32);
-                let seen = ptx!(k, "atom.relaxed.gpu.global.cas.b32", misc.cast::<B32>().offset(5), cur.bitcast::<B32>(), next.bitcast::<B32>());
+                let seen =
+                    ptx!(k, "atom.relaxed.gpu.global.cas.b32", misc.cast::<B32>().offset(5), cur.bitcast::<B32>(), next.bitcast::<B32>());
                 let done = ptx!(k, "setp.eq.b32", seen, cur.bitcast::<B32>());
                 k.bra_if(done, l.brk);
                 k.assign(cur, seen.bitcast::<U32>());
@@ -47,7 +48,8 @@ fn atomics_under_contention() {
     let mut sum = gpu.zeros::<u64>(1).unwrap();
     let mut misc = gpu.upload(&[0u32, u32::MAX, 0, 0, 0, 0, 12345]).unwrap();
     module.kernel(&kr).unwrap().launch(&Launch::cover(threads as u32, 256), (&dv, &mut counters, &mut olds, &mut sum, &mut misc)).unwrap();
-    let (counters, olds, sum, misc) = (gpu.download(&counters).unwrap(), gpu.download(&olds).unwrap(), gpu.download(&sum).unwrap(), gpu.download(&misc).unwrap());
+    let (counters, olds, sum, misc) =
+        (gpu.download(&counters).unwrap(), gpu.download(&olds).unwrap(), gpu.download(&sum).unwrap(), gpu.download(&misc).unwrap());
     for b in 0..buckets as usize {
         let n = (0..threads).filter(|i| i % buckets as usize == b).count();
         assert_eq!(counters[b] as usize, n, "bucket {b} count");
@@ -124,18 +126,12 @@ fn special_registers() {
             let threads = ptx!(k, "mul.lo.u32", ntx, by);
             let gid = ptx!(k, "mad.lo.u32", lin_c, threads, lin_t);
             let base = ptx!(k, "mul.lo.u32", gid, fields as u32);
-            let vals = [
-                tx, ty, ntx, cx, cy, ncx,
-                r(k, sreg::LANEID),
-                r(k, sreg::LANEMASK_LT),
-                r(k, sreg::DYNAMIC_SMEM_SIZE),
-                {
-                    let sm = r(k, sreg::SMID);
-                    let nsm = r(k, sreg::NSMID);
-                    let p = ptx!(k, "setp.lt.u32", sm, nsm);
-                    ptx!(k, "selp.u32", 1u32, 0u32, p)
-                },
-            ];
+            let vals = [tx, ty, ntx, cx, cy, ncx, r(k, sreg::LANEID), r(k, sreg::LANEMASK_LT), r(k, sreg::DYNAMIC_SMEM_SIZE), {
+                let sm = r(k, sreg::SMID);
+                let nsm = r(k, sreg::NSMID);
+                let p = ptx!(k, "setp.lt.u32", sm, nsm);
+                ptx!(k, "selp.u32", 1u32, 0u32, p)
+            }];
             for (f, v) in vals.into_iter().enumerate() {
                 let idx = ptx!(k, "add.u32", base, f as u32);
                 k.st(out.at(idx), v);

@@ -84,8 +84,24 @@ fn direct64(r: f64, err: f64, m: Mode) -> f64 {
     if err == 0.0 || m == Mode::Rn {
         return r;
     }
-    let up = || if r == 0.0 { f64::from_bits(1) } else if r > 0.0 { f64::from_bits(r.to_bits() + 1) } else { f64::from_bits(r.to_bits() - 1) };
-    let down = || -(if -r == 0.0 { f64::from_bits(1) } else if -r > 0.0 { f64::from_bits((-r).to_bits() + 1) } else { f64::from_bits((-r).to_bits() - 1) });
+    let up = || {
+        if r == 0.0 {
+            f64::from_bits(1)
+        } else if r > 0.0 {
+            f64::from_bits(r.to_bits() + 1)
+        } else {
+            f64::from_bits(r.to_bits() - 1)
+        }
+    };
+    let down = || {
+        -(if -r == 0.0 {
+            f64::from_bits(1)
+        } else if -r > 0.0 {
+            f64::from_bits((-r).to_bits() + 1)
+        } else {
+            f64::from_bits((-r).to_bits() - 1)
+        })
+    };
     match m {
         Mode::Rp if err > 0.0 => up(),
         Mode::Rm if err < 0.0 => down(),

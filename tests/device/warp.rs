@@ -79,7 +79,8 @@ fn shuffles() {
             let hi = ptx!(k, "selp.b32", 0x8000_0000u32, 0u32, p);
             ptx!(k, "or.b32", lo, hi).bitcast()
         });
-        let want: Vec<u32> = a.chunks(32).flat_map(|w| shfl_model(w, mode, bval, c)).map(|(v, p)| v & 0x7fff_ffff | (p as u32) << 31).collect();
+        let want: Vec<u32> =
+            a.chunks(32).flat_map(|w| shfl_model(w, mode, bval, c)).map(|(v, p)| v & 0x7fff_ffff | (p as u32) << 31).collect();
         check(&format!("shfl.sync.{mode} b={bval} c={c:#x}"), |i| (i % 32, a[i]), &got, &want);
     }
 }
@@ -89,11 +90,18 @@ fn votes_matches_reductions() {
     let Some(gpu) = gpu("votes_matches_reductions") else { return };
     let mut g = rng("votes_matches_reductions");
     // Per warp, a predicate density from all-false to all-true; values from a small set.
-    let a: Vec<u32> = (0..T).map(|i| { let w = i / 32; (g.gen_range(0..32) < (w % 33)) as u32 }).collect();
+    let a: Vec<u32> = (0..T)
+        .map(|i| {
+            let w = i / 32;
+            (g.gen_range(0..32) < (w % 33)) as u32
+        })
+        .collect();
     let b: Vec<u32> = (0..T).map(|i| if (i / 32) % 4 == 0 { 5 } else { g.gen_range(0..4) }).collect();
     let full = 0xffff_ffffu32;
     let ballot = |w: &[u32]| w.iter().enumerate().fold(0u32, |m, (l, v)| m | (*v & 1) << l);
-    let per_warp = |v: &[u32], f: &dyn Fn(&[u32], usize) -> u32| v.chunks(32).flat_map(|w| (0..32).map(move |l| f(w, l)).collect::<Vec<_>>()).collect::<Vec<u32>>();
+    let per_warp = |v: &[u32], f: &dyn Fn(&[u32], usize) -> u32| {
+        v.chunks(32).flat_map(|w| (0..32).map(move |l| f(w, l)).collect::<Vec<_>>()).collect::<Vec<u32>>()
+    };
     let got = warp_kernel(&gpu, &a, &b, |k, x, _, _| {
         let p = ptx!(k, "setp.ne.u32", x, 0u32);
         ptx!(k, "vote.sync.ballot.b32", p, full).bitcast()
