@@ -7,3 +7,11 @@ fn rejections() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
 }
+
+/// Launches whose host arguments do not match the kernel's parameters.
+#[cfg(feature = "cuda")]
+#[test]
+fn launch_rejections() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui_cuda/*.rs");
+}
