@@ -3,6 +3,7 @@
 extern crate self as ptxkit;
 
 pub mod builder;
+pub mod intrinsics;
 pub mod kernels;
 pub mod ops;
 pub mod ptxas;

@@ -510,7 +510,7 @@ impl Kernel {
     pub fn ld<A: crate::regs::Address>(&mut self, addr: A) -> Reg<A::Elem> {
         let d: Reg<A::Elem> = self.reg();
         let a = addr.lower(self);
-        self.emit_typed_chain("ld", A::Space::SPACE, <A::Elem as DataType>::ID, vec![Opnd::Reg(d.r), a]);
+        self.emit_access("ld", A::Space::SPACE, <A::Elem as DataType>::ID, vec![Opnd::Reg(d.r), a]);
         d
     }
 
@@ -518,10 +518,10 @@ impl Kernel {
     pub fn st<A: crate::regs::Address>(&mut self, addr: A, v: impl ops::Operand<A::Elem>) {
         let a = addr.lower(self);
         let v = v.lower(self);
-        self.emit_typed_chain("st", A::Space::SPACE, <A::Elem as DataType>::ID, vec![a, v]);
+        self.emit_access("st", A::Space::SPACE, <A::Elem as DataType>::ID, vec![a, v]);
     }
 
-    fn emit_typed_chain(&mut self, opcode: &str, space: ops::Space, t: crate::types::DType, ops: Vec<Opnd>) {
+    pub(crate) fn emit_access(&mut self, opcode: &str, space: ops::Space, t: crate::types::DType, ops: Vec<Opnd>) {
         let ty = match t.family() {
             crate::types::Family::Float if t.bits() >= 32 => t.name().to_string(),
             crate::types::Family::Float | crate::types::Family::Packed => format!("b{}", t.bits().max(8)),

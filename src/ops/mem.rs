@@ -10,9 +10,16 @@ ptxkit_macros::forms! {
 //  form                                                      dst = operands
     "mov.<T:movt>"                                            "T = T";
     "mov.b128"                                                "b128 = b128";
+    "mov.b32"                                                 "b32 = v2(b16)" as pack;
+    "mov.b64"                                                 "b64 = v2(b32)" as pack;
+    "mov.b32"                                                 "v2(b16) = b32" as unpack;
+    "mov.b64"                                                 "v2(b32) = b64" as unpack;
+    "mov.b128"                                                "b128 = v2(b64)" as pack;
+    "mov.b128"                                                "v2(b64) = b128" as unpack;
     "ld{.<ss>}.<T:ldt>"                                       "T = [T]";
     "ld{.<ss>}.<V:vec>.<T:ldv4t>"                             "V(T) = [T]";
     "ld{.<ss>}.v2.<T:ldv64>"                                  "v2(T) = [T]";
+    "ld{.<ss>}.<V:vec>.<T:b8|u8|s8>"                          "V(T) = [T]";
     "ld{.global}.v4.<T:ldv64>"                                "v4(T) = [T]";
     "ld{.global}.<ldcop>.<T:ldt>"                             "T = [T]";
     "ld{.global}.<ldcop>.<V:vec>.<T:ldv4t>"                   "V(T) = [T]";
@@ -30,6 +37,7 @@ ptxkit_macros::forms! {
     "st{.<stss>}.<T:ldt>"                                     "- = [T], T";
     "st{.<stss>}.<V:vec>.<T:ldv4t>"                           "- = [T], V(T)";
     "st{.<stss>}.v2.<T:ldv64>"                                "- = [T], v2(T)";
+    "st{.<stss>}.<V:vec>.<T:b8|u8|s8>"                        "- = [T], V(T)";
     "st{.global}.v4.<T:ldv64>"                                "- = [T], v4(T)";
     "st{.global}.<stcop>.<T:ldt>"                             "- = [T], T";
     "st{.global}.<stcop>.<V:vec>.<T:ldv4t>"                   "- = [T], V(T)";

@@ -58,6 +58,12 @@ pub mod v {
     /// A grouped second destination: `d|p`.
     #[derive(Clone, Copy, Debug, Default)]
     pub struct Pair;
+    /// `mov.bN d, {a, b}`: two halves packed into one register.
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Pack;
+    /// `mov.bN {a, b}, d`: one register split into halves.
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Unpack;
     /// A barrier with an explicit thread count.
     #[derive(Clone, Copy, Debug, Default)]
     pub struct Counted;

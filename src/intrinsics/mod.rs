@@ -1,0 +1,195 @@
+//! Kernel intrinsics built only from typed operations, so what they emit is visible and
+//! checked: vectorised loads and stores ([`vector`]), memory ordering ([`order`]), and warp
+//! and block collectives ([`warp`], [`block`]) over any [`Value`].
+
+pub mod block;
+pub mod order;
+pub mod vector;
+pub mod warp;
+
+use crate::builder::Kernel;
+use crate::ops::{op, v, Call, Op};
+use crate::ptx;
+use crate::regs::{sreg, Reg};
+use crate::types::{DataType, Pred, RegClass, B16, B32, B64, U16, U32};
+
+/// A value that lives in registers and can cross lanes and shared memory as 32-bit words:
+/// any `Reg<T>` (predicates, 8- to 64-bit types), and tuples and arrays of values, so
+/// structs are tuples of their fields.
+pub trait Value: Copy {
+    /// How many 32-bit words the value takes.
+    fn words_len() -> usize;
+    /// The value as 32-bit words (sub-word types widened, 64-bit types split).
+    fn to_words(self, k: &mut Kernel, out: &mut Vec<Reg<B32>>);
+    /// Rebuilds a value from words taken off the front of `words`.
+    fn from_words(k: &mut Kernel, words: &mut std::slice::Iter<'_, Reg<B32>>) -> Self;
+    /// Copies `src` into the registers of `self` (for loop-carried values).
+    fn assign(self, k: &mut Kernel, src: Self);
+}
+
+/// The words of a value.
+pub fn words<V: Value>(k: &mut Kernel, v: V) -> Vec<Reg<B32>> {
+    let mut out = Vec::with_capacity(V::words_len());
+    v.to_words(k, &mut out);
+    out
+}
+
+/// A value rebuilt from words.
+pub fn from_words<V: Value>(k: &mut Kernel, words: &[Reg<B32>]) -> V {
+    assert_eq!(words.len(), V::words_len(), "word count");
+    V::from_words(k, &mut words.iter())
+}
+
+/// `p ? a : b`, word by word.
+pub fn select<V: Value>(k: &mut Kernel, p: Reg<Pred>, a: V, b: V) -> V {
+    let (wa, wb) = (words(k, a), words(k, b));
+    let w: Vec<Reg<B32>> = wa.iter().zip(&wb).map(|(x, y)| ptx!(k, "selp.b32", *x, *y, p)).collect();
+    from_words(k, &w)
+}
+
+/// A fresh copy of a value in new registers (so it can be updated in place).
+pub fn copy<V: Value>(k: &mut Kernel, v: V) -> V {
+    let w = words(k, v);
+    let w: Vec<Reg<B32>> = w.into_iter().map(|x| ptx!(k, "mov.b32", x)).collect();
+    from_words(k, &w)
+}
+
+impl<T: DataType> Value for Reg<T> {
+    fn words_len() -> usize {
+        match T::CLASS {
+            RegClass::B64 => 2,
+            RegClass::B128 => 4,
+            _ => 1,
+        }
+    }
+    fn to_words(self, k: &mut Kernel, out: &mut Vec<Reg<B32>>) {
+        match T::CLASS {
+            RegClass::Pred => out.push(ptx!(k, "selp.b32", 1u32, 0u32, self.retype::<Pred>())),
+            RegClass::B16 => out.push(ptx!(k, "cvt.u32.u16", self.retype::<U16>()).retype()),
+            RegClass::B32 => out.push(self.retype()),
+            RegClass::B64 => {
+                let [lo, hi] = <Op<op::Mov, (B64,), v::Unpack> as Call<_>>::call(k, (self.retype::<B64>(),));
+                out.extend([lo, hi]);
+            }
+            RegClass::B128 => {
+                let [lo, hi] = <Op<op::Mov, (crate::types::B128,), v::Unpack> as Call<_>>::call(k, (self.retype::<crate::types::B128>(),));
+                for h in [lo, hi] {
+                    let [a, b] = <Op<op::Mov, (B64,), v::Unpack> as Call<_>>::call(k, (h,));
+                    out.extend([a, b]);
+                }
+            }
+        }
+    }
+    fn from_words(k: &mut Kernel, words: &mut std::slice::Iter<'_, Reg<B32>>) -> Self {
+        let mut next = || *words.next().expect("enough words");
+        match T::CLASS {
+            RegClass::Pred => {
+                let w = next();
+                ptx!(k, "setp.ne.b32", w, 0u32).retype()
+            }
+            RegClass::B16 => {
+                let w = next();
+                ptx!(k, "cvt.u16.u32", w.retype::<U32>()).retype()
+            }
+            RegClass::B32 => next().retype(),
+            RegClass::B64 => {
+                let (lo, hi) = (next(), next());
+                <Op<op::Mov, (B64,), v::Pack> as Call<_>>::call(k, ([lo, hi],)).retype()
+            }
+            RegClass::B128 => {
+                let (a, b, c, d) = (next(), next(), next(), next());
+                let lo = <Op<op::Mov, (B64,), v::Pack> as Call<_>>::call(k, ([a, b],));
+                let hi = <Op<op::Mov, (B64,), v::Pack> as Call<_>>::call(k, ([c, d],));
+                <Op<op::Mov, (crate::types::B128,), v::Pack> as Call<_>>::call(k, ([lo, hi],)).retype()
+            }
+        }
+    }
+    fn assign(self, k: &mut Kernel, src: Self) {
+        match T::CLASS {
+            RegClass::Pred => {
+                ptx!(k, "mov.pred" => self.retype::<Pred>(), src.retype::<Pred>());
+            }
+            RegClass::B16 => {
+                ptx!(k, "mov.b16" => self.retype::<B16>(), src.retype::<B16>());
+            }
+            RegClass::B32 => {
+                ptx!(k, "mov.b32" => self.retype::<B32>(), src.retype::<B32>());
+            }
+            RegClass::B64 => {
+                ptx!(k, "mov.b64" => self.retype::<B64>(), src.retype::<B64>());
+            }
+            RegClass::B128 => {
+                ptx!(k, "mov.b128" => self.retype::<crate::types::B128>(), src.retype::<crate::types::B128>());
+            }
+        }
+    }
+}
+
+macro_rules! tuple_values {
+    ($(($($t:ident $i:tt),*);)*) => {$(
+        impl<$($t: Value),*> Value for ($($t,)*) {
+            fn words_len() -> usize { 0 $(+ $t::words_len())* }
+            fn to_words(self, k: &mut Kernel, out: &mut Vec<Reg<B32>>) { $(self.$i.to_words(k, out);)* }
+            fn from_words(k: &mut Kernel, words: &mut std::slice::Iter<'_, Reg<B32>>) -> Self { ($($t::from_words(k, words),)*) }
+            fn assign(self, k: &mut Kernel, src: Self) { $(self.$i.assign(k, src.$i);)* }
+        }
+    )*};
+}
+tuple_values! {
+    (A 0, B 1);
+    (A 0, B 1, C 2);
+    (A 0, B 1, C 2, D 3);
+    (A 0, B 1, C 2, D 3, E 4);
+    (A 0, B 1, C 2, D 3, E 4, F 5);
+}
+
+impl<V: Value, const N: usize> Value for [V; N] {
+    fn words_len() -> usize {
+        N * V::words_len()
+    }
+    fn to_words(self, k: &mut Kernel, out: &mut Vec<Reg<B32>>) {
+        for v in self {
+            v.to_words(k, out);
+        }
+    }
+    fn from_words(k: &mut Kernel, words: &mut std::slice::Iter<'_, Reg<B32>>) -> Self {
+        std::array::from_fn(|_| V::from_words(k, words))
+    }
+    fn assign(self, k: &mut Kernel, src: Self) {
+        for (d, s) in self.into_iter().zip(src) {
+            d.assign(k, s);
+        }
+    }
+}
+
+/// A count known at compile time, for bounds such as [`PowerOfTwo`] and [`WarpMultiple`].
+pub struct Count<const N: usize>;
+
+/// Counts that are powers of two (vector lengths).
+#[diagnostic::on_unimplemented(message = "{Self}: the element count must be a power of two, from 1 to 64")]
+pub trait PowerOfTwo {}
+/// Counts that are multiples of 32, from 32 to 1024 (block sizes for block collectives).
+#[diagnostic::on_unimplemented(message = "{Self}: the block size must be a multiple of 32, from 32 to 1024")]
+pub trait WarpMultiple {}
+
+macro_rules! counts { ($tr:ident: $($n:literal)*) => {$(impl $tr for Count<$n> {})*}; }
+counts!(PowerOfTwo: 1 2 4 8 16 32 64);
+counts!(WarpMultiple: 32 64 96 128 160 192 224 256 288 320 352 384 416 448 480 512 544 576 608 640 672 704 736 768 800 832 864 896 928 960 992 1024);
+
+impl Kernel {
+    /// The warp size (`WARP_SZ`, 32 on NVIDIA GPUs).
+    pub fn warp_size(&mut self) -> Reg<U32> {
+        ptx!(self, "mov.u32", sreg::WARP_SZ)
+    }
+    /// This thread's lane in its warp, from 0 (`%laneid`).
+    pub fn lane_id(&mut self) -> Reg<U32> {
+        ptx!(self, "mov.u32", sreg::LANEID)
+    }
+    /// This thread's index in its block, flattened over x, y and z.
+    pub fn thread_rank(&mut self) -> Reg<U32> {
+        let (tx, ty, tz) = (ptx!(self, "mov.u32", sreg::TID_X), ptx!(self, "mov.u32", sreg::TID_Y), ptx!(self, "mov.u32", sreg::TID_Z));
+        let (nx, ny) = (ptx!(self, "mov.u32", sreg::NTID_X), ptx!(self, "mov.u32", sreg::NTID_Y));
+        let zy = ptx!(self, "mad.lo.u32", tz, ny, ty);
+        ptx!(self, "mad.lo.u32", zy, nx, tx)
+    }
+}

@@ -1,0 +1,171 @@
+//! Memory ordering: fences and ordered loads and stores, with a scope and an ordering.
+//!
+//! The table below is the whole scope × ordering space as data: one row per (ordering,
+//! scope) that PTX has, and for each the load, store and fence it emits. A combination that
+//! is not in the table (an acquire store, a release load, a relaxed fence, a volatile or weak
+//! access with a scope, an acquire load without one) has no trait impl, so it does not
+//! compile.
+//!
+//! ```
+//! use ptxkit::prelude::*;
+//! use ptxkit::intrinsics::order::*;
+//!
+//! let mut m = Module::new(Target::SM_80);
+//! m.kernel("publish", |k, (data, flag): (GlobalPtr<U32>, GlobalPtr<U32>)| {
+//!     k.store(Weak, NoScope, data.offset(0), 42u32);
+//!     k.store(Release, Gpu, flag.offset(0), 1u32);
+//!     let seen = k.load(Acquire, Gpu, flag.offset(0));
+//!     k.fence(SeqCst, Sys);
+//!     k.st(data.offset(1), seen);
+//! }).unwrap();
+//! let text = m.to_ptx().unwrap();
+//! assert!(text.contains("st.release.gpu.global.u32") && text.contains("ld.acquire.gpu.global.u32"));
+//! assert!(text.contains("fence.sc.sys;"));
+//! ```
+
+use crate::builder::Kernel;
+use crate::ops::{m, Generic, Operand, StateSpace};
+use crate::regs::{Address, Reg};
+use crate::types::DataType;
+
+macro_rules! zst {
+    ($($(#[$d:meta])* $n:ident;)*) => {$($(#[$d])* #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)] pub struct $n;)*};
+}
+zst! {
+    /// No ordering guarantee (`.weak`, the default); scope-less.
+    Weak;
+    /// `.volatile`: every access reaches memory; scope-less.
+    Volatile;
+    /// `.relaxed`: atomic, unordered.
+    Relaxed;
+    /// `.acquire` (loads; `fence.acq_rel` as a fence).
+    Acquire;
+    /// `.release` (stores; `fence.acq_rel` as a fence).
+    Release;
+    /// `fence.acq_rel`.
+    AcqRel;
+    /// `fence.sc`: sequential consistency.
+    SeqCst;
+    /// No scope: for [`Weak`] and [`Volatile`].
+    NoScope;
+    /// `.cta`: the thread block.
+    Cta;
+    /// `.cluster`: the thread-block cluster.
+    Cluster;
+    /// `.gpu`: the device.
+    Gpu;
+    /// `.sys`: the system, host included.
+    Sys;
+}
+
+/// A load with ordering `Self` at scope `S`.
+#[diagnostic::on_unimplemented(
+    message = "PTX has no `{Self}` load at scope `{S}`",
+    note = "loads are Weak or Volatile with NoScope, or Relaxed or Acquire with Cta, Cluster, Gpu or Sys"
+)]
+pub trait LoadOrder<S> {
+    /// The chain before the state space (`ld.acquire.gpu`).
+    const LOAD: &'static str;
+}
+
+/// A store with ordering `Self` at scope `S`.
+#[diagnostic::on_unimplemented(
+    message = "PTX has no `{Self}` store at scope `{S}`",
+    note = "stores are Weak or Volatile with NoScope, or Relaxed or Release with Cta, Cluster, Gpu or Sys"
+)]
+pub trait StoreOrder<S> {
+    const STORE: &'static str;
+}
+
+/// A fence with ordering `Self` at scope `S`.
+#[diagnostic::on_unimplemented(
+    message = "PTX has no `{Self}` fence at scope `{S}`",
+    note = "fences are Acquire, Release, AcqRel (fence.acq_rel) or SeqCst (fence.sc) with Cta, Cluster, Gpu or Sys"
+)]
+pub trait FenceOrder<S> {
+    const FENCE: &'static str;
+}
+
+/// State spaces ordered accesses apply to: global, shared, and generic addresses.
+#[diagnostic::on_unimplemented(message = "ordered accesses take global, shared or generic addresses, not `{Self}`")]
+pub trait OrderedSpace: StateSpace {}
+impl OrderedSpace for Generic {}
+impl OrderedSpace for m::Global {}
+impl OrderedSpace for m::Shared {}
+impl OrderedSpace for m::SharedCta {}
+impl OrderedSpace for m::SharedCluster {}
+
+macro_rules! col {
+    ($tr:ident $c:ident $o:ident $s:ident -) => {};
+    ($tr:ident $c:ident $o:ident $s:ident $v:literal) => {
+        impl $tr<$s> for $o {
+            const $c: &'static str = $v;
+        }
+    };
+}
+
+macro_rules! table {
+    ($($o:ident $s:ident $ld:tt $st:tt $fe:tt;)*) => {
+        $( col!(LoadOrder LOAD $o $s $ld); col!(StoreOrder STORE $o $s $st); col!(FenceOrder FENCE $o $s $fe); )*
+        /// Every (ordering, scope) row: its load, store and fence, where PTX has them.
+        pub const TABLE: &[(&str, &str, Option<&str>, Option<&str>, Option<&str>)] =
+            &[$((stringify!($o), stringify!($s), table!(@opt $ld), table!(@opt $st), table!(@opt $fe))),*];
+    };
+    (@opt -) => { None };
+    (@opt $v:literal) => { Some($v) };
+}
+
+table! {
+//  ordering  scope     load                 store                fence
+    Weak      NoScope   "ld"                 "st"                 -;
+    Volatile  NoScope   "ld.volatile"        "st.volatile"        -;
+    Relaxed   Cta       "ld.relaxed.cta"     "st.relaxed.cta"     -;
+    Relaxed   Cluster   "ld.relaxed.cluster" "st.relaxed.cluster" -;
+    Relaxed   Gpu       "ld.relaxed.gpu"     "st.relaxed.gpu"     -;
+    Relaxed   Sys       "ld.relaxed.sys"     "st.relaxed.sys"     -;
+    Acquire   Cta       "ld.acquire.cta"     -                    "fence.acq_rel.cta";
+    Acquire   Cluster   "ld.acquire.cluster" -                    "fence.acq_rel.cluster";
+    Acquire   Gpu       "ld.acquire.gpu"     -                    "fence.acq_rel.gpu";
+    Acquire   Sys       "ld.acquire.sys"     -                    "fence.acq_rel.sys";
+    Release   Cta       -                    "st.release.cta"     "fence.acq_rel.cta";
+    Release   Cluster   -                    "st.release.cluster" "fence.acq_rel.cluster";
+    Release   Gpu       -                    "st.release.gpu"     "fence.acq_rel.gpu";
+    Release   Sys       -                    "st.release.sys"     "fence.acq_rel.sys";
+    AcqRel    Cta       -                    -                    "fence.acq_rel.cta";
+    AcqRel    Cluster   -                    -                    "fence.acq_rel.cluster";
+    AcqRel    Gpu       -                    -                    "fence.acq_rel.gpu";
+    AcqRel    Sys       -                    -                    "fence.acq_rel.sys";
+    SeqCst    Cta       -                    -                    "fence.sc.cta";
+    SeqCst    Cluster   -                    -                    "fence.sc.cluster";
+    SeqCst    Gpu       -                    -                    "fence.sc.gpu";
+    SeqCst    Sys       -                    -                    "fence.sc.sys";
+}
+
+impl Kernel {
+    /// A load with an ordering and scope from the table (`ld.acquire.gpu.global.u32`).
+    pub fn load<O: LoadOrder<S>, S, A: Address>(&mut self, _: O, _: S, addr: A) -> Reg<A::Elem>
+    where
+        A::Space: OrderedSpace,
+    {
+        let d: Reg<A::Elem> = self.reg();
+        let a = addr.lower(self);
+        let dst = crate::builder::ir::Opnd::Reg(d.checked(self));
+        self.emit_access(O::LOAD, <A::Space as StateSpace>::SPACE, <A::Elem as DataType>::ID, vec![dst, a]);
+        d
+    }
+
+    /// A store with an ordering and scope from the table (`st.release.gpu.global.u32`).
+    pub fn store<O: StoreOrder<S>, S, A: Address>(&mut self, _: O, _: S, addr: A, v: impl Operand<A::Elem>)
+    where
+        A::Space: OrderedSpace,
+    {
+        let a = addr.lower(self);
+        let v = v.lower(self);
+        self.emit_access(O::STORE, <A::Space as StateSpace>::SPACE, <A::Elem as DataType>::ID, vec![a, v]);
+    }
+
+    /// A fence with an ordering and scope from the table (`fence.acq_rel.gpu`).
+    pub fn fence<O: FenceOrder<S>, S>(&mut self, _: O, _: S) {
+        self.emit_chain(O::FENCE, vec![]);
+    }
+}

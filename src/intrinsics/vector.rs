@@ -1,0 +1,211 @@
+//! Vectorised loads and stores: `N` elements (a power of two, checked at compile time) of
+//! any 1-, 2-, 4- or 8-byte type, as an array of registers.
+//!
+//! - Indexing: [`Index::Rebased`] reads block `idx` (elements `idx*N .. idx*N+N`);
+//!   [`Index::Direct`] reads from element `idx`.
+//! - Alignment of the base pointer: [`Align::Aligned`] (aligned to the `N`-element block:
+//!   rebased accesses are whole vectors, `ld.v2`/`.v4`, at most 16 bytes each);
+//!   [`Align::Offset`]`(a)` (the base sits `a` elements past such a boundary: a static
+//!   pattern of narrower accesses, no branch); [`Align::Unknown`] (a run-time check of the
+//!   address picks one of the patterns). Direct indexing always checks at run time.
+//!
+//! A pattern covers the `N` elements left to right, each access the widest vector that the
+//! position's alignment allows: a block of 4 `f32` one element past alignment loads as
+//! scalar, `v2`, scalar.
+//!
+//! ```
+//! use ptxkit::prelude::*;
+//! use ptxkit::intrinsics::vector::{Align, Index};
+//!
+//! let mut m = Module::new(Target::SM_80);
+//! m.kernel("v", |k, (x, y): (GlobalPtr<F32>, GlobalPtr<F32>)| {
+//!     let i = k.global_thread_index_x();
+//!     let v = k.vload::<4, F32, _>(x, i, Index::Rebased, Align::Aligned);
+//!     k.vstore::<4, F32, _>(y, i, v, Index::Rebased, Align::Offset(1));
+//! }).unwrap();
+//! let text = m.to_ptx().unwrap();
+//! assert_eq!(text.matches("ld.global.v4.f32").count(), 1);
+//! assert_eq!(text.matches("st.global.v2.f32").count(), 1);
+//! assert_eq!(text.matches("st.global.f32").count(), 2);
+//! ```
+
+use super::{Count, PowerOfTwo};
+use crate::builder::ir::{AddrBase, Opnd};
+use crate::builder::{Error, Kernel};
+use crate::ops::StateSpace;
+use crate::ptx;
+use crate::regs::{elem_bytes, Ptr, Reg};
+use crate::types::{DataType, Pred, B32, U32, U64};
+
+/// How `idx` picks the elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Index {
+    /// Block `idx` of `N` elements: elements `idx*N ..`.
+    Rebased,
+    /// Elements from `idx` on.
+    Direct,
+}
+
+/// What is known of the base pointer's alignment, in elements past an `N`-element boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    Aligned,
+    Offset(u32),
+    Unknown,
+}
+
+/// Element types vectorised accesses move: the PTX type their chains use.
+pub trait VecElem: DataType {
+    const VEC: &'static str;
+}
+macro_rules! vec_elem { ($($t:ident $n:literal)*) => {$(impl VecElem for crate::types::$t { const VEC: &'static str = $n; })*}; }
+vec_elem!(B8 "b8" U8 "u8" S8 "s8" B16 "b16" U16 "u16" S16 "s16" F16 "b16" Bf16 "b16" B32 "b32" U32 "u32" S32 "s32" F32 "f32"
+    B64 "b64" U64 "u64" S64 "s64" F64 "f64");
+
+/// Widest elements per access: 16 bytes, and at most four elements (`.v4`).
+fn max_chunk<T: DataType>() -> u32 {
+    (16 / elem_bytes::<T>()).min(4)
+}
+
+/// `(position, elements)` of each access for a block whose first element sits `mis`
+/// elements past a boundary of the alignment modulus.
+pub fn pattern<T: DataType>(n: u32, mis: u32) -> Vec<(u32, u32)> {
+    let modulus = n.min(max_chunk::<T>());
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < n {
+        let cur = (mis + pos) % modulus;
+        let mut c = modulus;
+        while c > 1 && (cur % c != 0 || c > n - pos) {
+            c /= 2;
+        }
+        out.push((pos, c));
+        pos += c;
+    }
+    out
+}
+
+impl Kernel {
+    /// Loads `N` elements from `p`; see the module docs for `ix` and `align`.
+    pub fn vload<const N: usize, T: VecElem, S: StateSpace>(&mut self, p: Ptr<S, T>, idx: Reg<U32>, ix: Index, align: Align) -> [Reg<T>; N]
+    where
+        Count<N>: PowerOfTwo,
+    {
+        let out: [Reg<T>; N] = std::array::from_fn(|_| self.reg());
+        self.vaccess::<N, T, S>(true, p, idx, ix, align, &out);
+        out
+    }
+
+    /// Stores `N` elements to `p`; see the module docs for `ix` and `align`.
+    pub fn vstore<const N: usize, T: VecElem, S: StateSpace>(
+        &mut self,
+        p: Ptr<S, T>,
+        idx: Reg<U32>,
+        vals: [Reg<T>; N],
+        ix: Index,
+        align: Align,
+    ) where
+        Count<N>: PowerOfTwo,
+    {
+        self.vaccess::<N, T, S>(false, p, idx, ix, align, &vals);
+    }
+
+    fn vaccess<const N: usize, T: VecElem, S: StateSpace>(
+        &mut self,
+        load: bool,
+        p: Ptr<S, T>,
+        idx: Reg<U32>,
+        ix: Index,
+        align: Align,
+        regs: &[Reg<T>],
+    ) {
+        let n = N as u32;
+        let first = match ix {
+            Index::Rebased => ptx!(self, "mul.lo.u32", idx, n),
+            Index::Direct => idx,
+        };
+        let addr = self.index_address::<S, T, U32>(&Ptr::from_base(p.base), first);
+        let off = p.off;
+        let modulus = n.min(max_chunk::<T>());
+        let known = match (ix, align) {
+            (_, _) if modulus == 1 => Some(0),
+            (Index::Rebased, Align::Aligned) => Some(0),
+            (Index::Rebased, Align::Offset(a)) => {
+                if a >= n {
+                    self.error(Error::InvalidArgument {
+                        kernel: self.name().to_string(),
+                        what: format!("alignment offset {a} is not below N = {n}"),
+                    });
+                    return;
+                }
+                Some(a % modulus)
+            }
+            _ => None,
+        };
+        match known {
+            Some(mis) if off % (modulus as i64 * elem_bytes::<T>() as i64) == 0 => self.vpattern::<T, S>(load, addr, off, mis, regs),
+            Some(_) | None => {
+                // Misalignment in elements, from the address itself.
+                let wide = S::SPACE.addr_bits() == 64;
+                let shift = elem_bytes::<T>().trailing_zeros();
+                let lo: Reg<U32> = if wide {
+                    let a: Reg<U64> = Reg::new(addr, self.id);
+                    let a = ptx!(self, "add.u64", a, off as u64);
+                    ptx!(self, "cvt.u32.u64", a)
+                } else {
+                    let a: Reg<U32> = Reg::new(addr, self.id);
+                    ptx!(self, "add.u32", a, off as u32)
+                };
+                let el = ptx!(self, "shr.u32", lo, shift);
+                let mis = ptx!(self, "and.b32", el.bitcast::<B32>(), modulus - 1);
+                let end = self.label();
+                for m in 0..modulus {
+                    let next = self.label();
+                    if m + 1 < modulus {
+                        let here: Reg<Pred> = ptx!(self, "setp.eq.b32", mis, m);
+                        self.bra_if(!here, next);
+                    }
+                    self.vpattern::<T, S>(load, addr, off, m, regs);
+                    if m + 1 < modulus {
+                        self.bra(end);
+                    }
+                    self.place(next);
+                }
+                self.place(end);
+            }
+        }
+    }
+
+    fn vpattern<T: VecElem, S: StateSpace>(&mut self, load: bool, addr: crate::builder::ir::RegRef, off: i64, mis: u32, regs: &[Reg<T>]) {
+        let e = elem_bytes::<T>() as i64;
+        for (pos, c) in pattern::<T>(regs.len() as u32, mis) {
+            let at = off + pos as i64 * e;
+            let Ok(at) = i32::try_from(at) else {
+                self.error(Error::InvalidArgument {
+                    kernel: self.name().to_string(),
+                    what: format!("vector access offset {at} out of range"),
+                });
+                return;
+            };
+            let a = Opnd::Addr(AddrBase::Reg(addr), at);
+            let rs: Vec<Opnd> = regs[pos as usize..(pos + c) as usize].iter().map(|r| Opnd::Reg(r.checked(self))).collect();
+            let vec = if c == 1 { String::new() } else { format!(".v{c}") };
+            let chain = format!("{}{}{vec}.{}", if load { "ld" } else { "st" }, S::SPACE.chain_part(), T::VEC);
+            let data = if c == 1 { rs[0].clone() } else { Opnd::Vec(Box::new(rs)) };
+            let mut ops = if load { vec![data, a] } else { vec![a, data] };
+            match crate::ops::find_form(&chain, "plain") {
+                Some(form) => {
+                    let guard = self.take_guard();
+                    self.push_ins(form, guard, &mut ops);
+                }
+                None => {
+                    self.error(Error::InvalidArgument {
+                        kernel: self.name().to_string(),
+                        what: format!("no `{chain}` form for this state space"),
+                    });
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Warp collectives over any [`Value`]: shuffles (values of any size go word by word),
+//! inclusive and exclusive scans and reductions for any associative operator (the operator
+//! need not commute: lanes combine in lane order), and votes, all with lane masks.
+//!
+//! The scans and reductions are real PTX loops over the shuffle distance; the operator is
+//! emitted once per loop body. With the full mask they use `shfl.sync.up`/`.bfly`; with a
+//! partial mask each lane finds its partner among the participating lanes with `fns`
+//! (the d-th participant below it), so any set of lanes works, in lane order. The result of
+//! a reduction is in every participating lane.
+//!
+//! ```
+//! use ptxkit::prelude::*;
+//! use ptxkit::intrinsics::warp::LaneMask;
+//!
+//! let mut m = Module::new(Target::SM_80);
+//! m.kernel("warp_sum", |k, (x, out): (GlobalPtr<F32>, GlobalPtr<F32>)| {
+//!     let i = k.global_thread_index_x();
+//!     let v = k.ld(x.at(i));
+//!     let total = k.warp_reduce(v, LaneMask::FULL, |k, a, b| ptx!(k, "add.f32", a, b));
+//!     k.st(out.at(i), total);
+//! }).unwrap();
+//! assert!(m.to_ptx().unwrap().contains("shfl.sync.bfly.b32"));
+//! ```
+
+use super::{copy, from_words, select, words, Value};
+use crate::builder::Kernel;
+use crate::ops::Operand;
+use crate::ptx;
+use crate::regs::Reg;
+use crate::types::{Pred, B32, S32, U32};
+
+/// Shuffle directions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shfl {
+    /// From lane `i - d`; lanes below `d` keep their value.
+    Up,
+    /// From lane `i + d`; lanes past the end keep their value.
+    Down,
+    /// From lane `i ^ d`.
+    Xor,
+    /// From lane `d`.
+    Idx,
+}
+
+/// The lanes taking part in a warp operation.
+#[derive(Clone, Copy, Debug)]
+pub struct LaneMask(Mask);
+
+#[derive(Clone, Copy, Debug)]
+enum Mask {
+    Const(u32),
+    Reg(Reg<B32>),
+}
+
+impl LaneMask {
+    /// All 32 lanes.
+    pub const FULL: LaneMask = LaneMask(Mask::Const(u32::MAX));
+    /// The lanes whose bits are set in a register.
+    pub fn reg(r: Reg<B32>) -> LaneMask {
+        LaneMask(Mask::Reg(r))
+    }
+    fn is_full(self) -> bool {
+        matches!(self.0, Mask::Const(u32::MAX))
+    }
+    fn reg_in(self, k: &mut Kernel) -> Reg<B32> {
+        match self.0 {
+            Mask::Const(c) => ptx!(k, "mov.b32", c),
+            Mask::Reg(r) => r,
+        }
+    }
+}
+
+impl From<u32> for LaneMask {
+    fn from(m: u32) -> LaneMask {
+        LaneMask(Mask::Const(m))
+    }
+}
+impl From<Reg<B32>> for LaneMask {
+    fn from(r: Reg<B32>) -> LaneMask {
+        LaneMask::reg(r)
+    }
+}
+
+impl Operand<B32> for LaneMask {
+    fn lower(self, k: &mut Kernel) -> crate::builder::ir::Opnd {
+        match self.0 {
+            Mask::Const(c) => Operand::<B32>::lower(c, k),
+            Mask::Reg(r) => Operand::<B32>::lower(r, k),
+        }
+    }
+}
+
+impl Kernel {
+    /// Shuffles any value across the warp (`shfl.sync` per 32-bit word). Returns the value
+    /// and whether the source lane was in range (otherwise the lane kept its own value).
+    /// Reading from a lane outside `mask` is undefined, as in PTX.
+    pub fn shfl_checked<V: Value>(&mut self, dir: Shfl, v: V, d: impl Operand<U32> + Copy, mask: impl Into<LaneMask>) -> (V, Reg<Pred>) {
+        let mask = mask.into();
+        let c = if dir == Shfl::Up { 0u32 } else { 0x1f };
+        let ws = words(self, v);
+        let mut ok = None;
+        let mut out = Vec::with_capacity(ws.len());
+        for w in ws {
+            let (r, p) = match dir {
+                Shfl::Up => ptx!(self, "shfl.sync.up.b32" as pair, w, d, c, mask),
+                Shfl::Down => ptx!(self, "shfl.sync.down.b32" as pair, w, d, c, mask),
+                Shfl::Xor => ptx!(self, "shfl.sync.bfly.b32" as pair, w, d, c, mask),
+                Shfl::Idx => ptx!(self, "shfl.sync.idx.b32" as pair, w, d, c, mask),
+            };
+            ok.get_or_insert(p);
+            out.push(r);
+        }
+        let ok = ok.unwrap_or_else(|| ptx!(self, "setp.eq.u32", 0u32, 0u32));
+        (from_words(self, &out), ok)
+    }
+
+    /// Shuffles any value across the warp; see [`Kernel::shfl_checked`].
+    pub fn shfl<V: Value>(&mut self, dir: Shfl, v: V, d: impl Operand<U32> + Copy, mask: impl Into<LaneMask>) -> V {
+        self.shfl_checked(dir, v, d, mask).0
+    }
+
+    /// Inclusive scan over the lanes of `mask`, in lane order: lane `i` gets
+    /// `op(op(x0, x1), ... xi)` over the participating lanes up to `i`.
+    pub fn warp_scan<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, mut op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
+        let mask = mask.into();
+        let acc = copy(self, v);
+        let d: Reg<U32> = ptx!(self, "mov.u32", 1u32);
+        if mask.is_full() {
+            self.while_(
+                |k| ptx!(k, "setp.lt.u32", d, 32u32),
+                |k| {
+                    let (t, ok) = k.shfl_checked(Shfl::Up, acc, d, LaneMask::FULL);
+                    let comb = op(k, t, acc);
+                    let next = select(k, ok, comb, acc);
+                    acc.assign(k, next);
+                    ptx!(k, "shl.b32" => d.bitcast::<B32>(), d.bitcast::<B32>(), 1u32);
+                },
+            );
+        } else {
+            let mreg = mask.reg_in(self);
+            let lane = self.lane_id();
+            self.while_(
+                |k| ptx!(k, "setp.lt.u32", d, 32u32),
+                |k| {
+                    let (src, valid) = nth_below(k, mreg, lane, d);
+                    let t = k.shfl(Shfl::Idx, acc, src, LaneMask::reg(mreg));
+                    let comb = op(k, t, acc);
+                    let next = select(k, valid, comb, acc);
+                    acc.assign(k, next);
+                    ptx!(k, "shl.b32" => d.bitcast::<B32>(), d.bitcast::<B32>(), 1u32);
+                },
+            );
+        }
+        acc
+    }
+
+    /// Exclusive scan over the lanes of `mask`: lane `i` gets the combination of the
+    /// participating lanes before it, and the first participating lane gets `identity`.
+    pub fn warp_scan_exclusive<V: Value>(
+        &mut self,
+        v: V,
+        identity: V,
+        mask: impl Into<LaneMask>,
+        op: impl FnMut(&mut Kernel, V, V) -> V,
+    ) -> V {
+        let mask = mask.into();
+        let inc = self.warp_scan(v, mask, op);
+        let one: Reg<U32> = ptx!(self, "mov.u32", 1u32);
+        if mask.is_full() {
+            let (t, ok) = self.shfl_checked(Shfl::Up, inc, one, LaneMask::FULL);
+            select(self, ok, t, identity)
+        } else {
+            let mreg = mask.reg_in(self);
+            let lane = self.lane_id();
+            let (src, valid) = nth_below(self, mreg, lane, one);
+            let t = self.shfl(Shfl::Idx, inc, src, LaneMask::reg(mreg));
+            select(self, valid, t, identity)
+        }
+    }
+
+    /// Reduction over the lanes of `mask`, in lane order, with the result in every
+    /// participating lane.
+    pub fn warp_reduce<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, mut op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
+        let mask = mask.into();
+        if !mask.is_full() {
+            let inc = self.warp_scan(v, mask, op);
+            let mreg = mask.reg_in(self);
+            let last = ptx!(self, "bfind.u32", mreg.bitcast::<U32>());
+            return self.shfl(Shfl::Idx, inc, last, LaneMask::reg(mreg));
+        }
+        // Butterfly: at distance d the lane whose bit d is clear holds the earlier block.
+        let acc = copy(self, v);
+        let lane = self.lane_id();
+        let d: Reg<U32> = ptx!(self, "mov.u32", 1u32);
+        self.while_(
+            |k| ptx!(k, "setp.lt.u32", d, 32u32),
+            |k| {
+                let t = k.shfl(Shfl::Xor, acc, d, LaneMask::FULL);
+                let bit = ptx!(k, "and.b32", lane.bitcast::<B32>(), d.bitcast::<B32>());
+                let upper = ptx!(k, "setp.ne.b32", bit, 0u32);
+                let first = select(k, upper, t, acc);
+                let second = select(k, upper, acc, t);
+                let next = op(k, first, second);
+                acc.assign(k, next);
+                ptx!(k, "shl.b32" => d.bitcast::<B32>(), d.bitcast::<B32>(), 1u32);
+            },
+        );
+        acc
+    }
+
+    /// `vote.sync.all`: whether `p` holds in every lane of `mask`.
+    pub fn vote_all(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
+        ptx!(self, "vote.sync.all.pred", p, mask.into())
+    }
+    /// `vote.sync.any`: whether `p` holds in some lane of `mask`.
+    pub fn vote_any(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
+        ptx!(self, "vote.sync.any.pred", p, mask.into())
+    }
+    /// `vote.sync.uni`: whether `p` is the same in every lane of `mask`.
+    pub fn vote_uni(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
+        ptx!(self, "vote.sync.uni.pred", p, mask.into())
+    }
+    /// `vote.sync.ballot`: bit `i` set where `p` holds in lane `i` of `mask`.
+    pub fn ballot(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<B32> {
+        ptx!(self, "vote.sync.ballot.b32", p, mask.into())
+    }
+}
+
+/// The lane of the `d`-th participant of `mask` below `lane`, and whether there is one.
+fn nth_below(k: &mut Kernel, mask: Reg<B32>, lane: Reg<U32>, d: Reg<U32>) -> (Reg<U32>, Reg<Pred>) {
+    let has_lower = ptx!(k, "setp.ne.u32", lane, 0u32);
+    let one_below = ptx!(k, "sub.u32", lane, 1u32);
+    let base = ptx!(k, "selp.u32", one_below, 0u32, has_lower);
+    let back = ptx!(k, "neg.s32", d.bitcast::<S32>());
+    let pos = ptx!(k, "fns.b32", mask, base, back);
+    let found = ptx!(k, "setp.ne.b32", pos, 0xffff_ffffu32);
+    let valid = ptx!(k, "and.pred", found, has_lower);
+    let src = ptx!(k, "selp.u32", pos.bitcast::<U32>(), lane, valid);
+    (src, valid)
+}
