@@ -1,0 +1,185 @@
+//! The intrinsics, read off the PTX they emit (widths, patterns, branches, orderings) and
+//! assembled by ptxas. Their values are checked on the GPU in tests/device/intrinsics.rs.
+
+mod common;
+
+use ptxkit::intrinsics::order::{self, *};
+use ptxkit::intrinsics::vector::{pattern, Align, Index};
+use ptxkit::intrinsics::warp::{LaneMask, Shfl};
+use ptxkit::prelude::*;
+
+fn assemble(name: &str, m: &Module) -> String {
+    let text = m.to_ptx().unwrap_or_else(|e| panic!("{name}: {e}"));
+    if let Some(px) = common::ptxas(name) {
+        ptxkit::ptxas::check(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble).unwrap_or_else(|e| panic!("{name}: ptxas:\n{e}\n{text}"));
+    }
+    text
+}
+
+#[test]
+fn access_patterns() {
+    // (elements, misalignment) -> accesses (position, width)
+    assert_eq!(pattern::<F32>(4, 0), [(0, 4)]);
+    assert_eq!(pattern::<F32>(4, 1), [(0, 1), (1, 2), (3, 1)]);
+    assert_eq!(pattern::<F32>(4, 2), [(0, 2), (2, 2)]);
+    assert_eq!(pattern::<F32>(4, 3), [(0, 1), (1, 2), (3, 1)]);
+    assert_eq!(pattern::<F32>(8, 0), [(0, 4), (4, 4)]);
+    assert_eq!(pattern::<F64>(4, 0), [(0, 2), (2, 2)]);
+    assert_eq!(pattern::<F64>(4, 1), [(0, 1), (1, 2), (3, 1)]);
+    assert_eq!(pattern::<U8>(16, 0), [(0, 4), (4, 4), (8, 4), (12, 4)]);
+    assert_eq!(pattern::<U16>(2, 1), [(0, 1), (1, 1)]);
+    assert_eq!(pattern::<F32>(1, 0), [(0, 1)]);
+    // Every pattern covers the block exactly, each access aligned to its width.
+    for n in [1u32, 2, 4, 8, 16] {
+        for mis in 0..n.min(4) {
+            let p = pattern::<F32>(n, mis);
+            assert_eq!(p.iter().map(|(_, c)| c).sum::<u32>(), n);
+            for (pos, c) in p {
+                assert!(c.is_power_of_two() && c <= 4);
+                assert_eq!((mis + pos) % c, 0, "n={n} mis={mis}: access at {pos} of {c} misaligned");
+            }
+        }
+    }
+}
+
+#[test]
+fn vload_widths_follow_the_alignment_mode() {
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("aligned", |k, (x, y): (GlobalPtr<F32>, GlobalPtr<F32>)| {
+        let i = k.global_thread_index_x();
+        let v = k.vload::<8, F32, _>(x, i, Index::Rebased, Align::Aligned);
+        k.vstore::<8, F32, _>(y, i, v, Index::Rebased, Align::Aligned);
+    })
+    .unwrap();
+    let text = assemble("aligned", &m);
+    assert_eq!(text.matches("ld.global.v4.f32").count(), 2, "{text}");
+    assert_eq!(text.matches("st.global.v4.f32").count(), 2);
+    assert!(!text.contains("bra"), "no run-time check when aligned");
+
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("offset", |k, (x, y): (GlobalPtr<F64>, GlobalPtr<U16>)| {
+        let i = k.global_thread_index_x();
+        let v = k.vload::<4, F64, _>(x, i, Index::Rebased, Align::Offset(1));
+        let w = k.vload::<4, U16, _>(y, i, Index::Rebased, Align::Offset(2));
+        k.vstore::<4, F64, _>(x, i, v, Index::Rebased, Align::Offset(1));
+        k.vstore::<4, U16, _>(y, i, w, Index::Rebased, Align::Offset(2));
+    })
+    .unwrap();
+    let text = assemble("offset", &m);
+    assert_eq!(text.matches("ld.global.f64").count(), 2);
+    assert_eq!(text.matches("ld.global.v2.f64").count(), 1);
+    assert_eq!(text.matches("ld.global.v2.u16").count(), 2);
+    assert!(!text.contains("bra"), "a known offset is a static pattern");
+
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("unknown", |k, (x, y): (GlobalPtr<U32>, GlobalPtr<U8>)| {
+        let i = k.global_thread_index_x();
+        let v = k.vload::<4, U32, _>(x, i, Index::Direct, Align::Aligned);
+        k.vstore::<4, U32, _>(x, i, v, Index::Rebased, Align::Unknown);
+        let b = k.vload::<8, U8, _>(y, i, Index::Rebased, Align::Unknown);
+        k.vstore::<8, U8, _>(y, i, b, Index::Rebased, Align::Aligned);
+    })
+    .unwrap();
+    let text = assemble("unknown", &m);
+    // Each run-time check emits all four patterns: v4 once, then v2 once, twice and once.
+    assert_eq!(text.matches("ld.global.v4.u32").count(), 1);
+    assert_eq!(text.matches("ld.global.v2.u32").count(), 4);
+    assert_eq!(text.matches("st.global.v4.u32").count(), 1);
+    assert!(text.matches("bra").count() >= 6, "{text}");
+    assert_eq!(text.matches("st.global.v4.u8").count(), 2);
+}
+
+#[test]
+fn ordering_table_covers_every_combination_once() {
+    let orderings = ["Weak", "Volatile", "Relaxed", "Acquire", "Release", "AcqRel", "SeqCst"];
+    let scopes = ["NoScope", "Cta", "Cluster", "Gpu", "Sys"];
+    for (o, s, ld, st, fe) in order::TABLE {
+        assert!(orderings.contains(o) && scopes.contains(s));
+        for (c, sfx) in [(ld, ".global.u32"), (st, ".global.u32"), (fe, "")] {
+            if let Some(c) = c {
+                let chain = format!("{c}{sfx}");
+                assert!(ptxkit::ops::find_form(&chain, "plain").is_some(), "table row {o} {s}: no form `{chain}`");
+            }
+        }
+        let scoped = *s != "NoScope";
+        assert_eq!(scoped, !["Weak", "Volatile"].contains(o), "{o} {s}");
+    }
+    assert_eq!(order::TABLE.len(), 2 + 5 * 4);
+    let mut m = Module::new(Target::SM_90);
+    m.kernel("orders", |k, (x,): (GlobalPtr<U32>,)| {
+        let a = k.load(Acquire, Cluster, x.offset(0));
+        let b = k.load(Volatile, NoScope, x.offset(1));
+        let c = k.load(Relaxed, Sys, x.offset(2));
+        k.store(Release, Cta, x.offset(3), a);
+        k.store(Relaxed, Gpu, x.offset(4), b);
+        k.store(Weak, NoScope, x.offset(5), c);
+        k.fence(AcqRel, Gpu);
+        k.fence(Acquire, Cta);
+        k.fence(SeqCst, Cluster);
+        let s = k.shared_array::<U32>("s", 4, 4);
+        let d = k.load(Acquire, Cta, s.offset(0));
+        k.store(Release, Cta, s.offset(1), d);
+    })
+    .unwrap();
+    let text = assemble("orders", &m);
+    for want in [
+        "ld.acquire.cluster.global.u32",
+        "ld.volatile.global.u32",
+        "ld.relaxed.sys.global.u32",
+        "st.release.cta.global.u32",
+        "st.relaxed.gpu.global.u32",
+        "fence.acq_rel.gpu;",
+        "fence.acq_rel.cta;",
+        "fence.sc.cluster;",
+        "ld.acquire.cta.shared.u32",
+        "st.release.cta.shared.u32",
+    ] {
+        assert!(text.contains(want), "missing {want}");
+    }
+}
+
+#[test]
+fn warp_and_block_collectives_assemble_for_any_value() {
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("collectives", |k, (x, y): (GlobalPtr<U64>, GlobalPtr<U32>)| {
+        let i = k.global_thread_index_x();
+        let a = k.ld(x.at(i));
+        let b = k.ld(y.at(i));
+        let f = ptx!(k, "cvt.rn.f32.u32", b);
+        let p = ptx!(k, "setp.lt.u32", b, 7u32);
+        let h = ptx!(k, "cvt.u16.u32", b);
+        // Shuffles of a 64-bit value, a struct (tuple) and an array, and a predicate.
+        let s = k.shfl(Shfl::Down, (a, f, h), 3u32, LaneMask::FULL);
+        let t = k.shfl(Shfl::Idx, [b, b, b], 5u32, LaneMask::FULL);
+        let q = k.shfl(Shfl::Xor, p, 1u32, LaneMask::FULL);
+        // A non-commutative operator: composition of affine maps x -> a*x + b.
+        let compose = |k: &mut Kernel, (a1, b1): (Reg<U32>, Reg<U32>), (a2, b2): (Reg<U32>, Reg<U32>)| {
+            let a = ptx!(k, "mul.lo.u32", a1, a2);
+            let bb = ptx!(k, "mad.lo.u32", a2, b1, b2);
+            (a, bb)
+        };
+        let mask = ptx!(k, "vote.sync.ballot.b32", p, 0xffff_ffffu32);
+        let incl = k.warp_scan((b, t[1]), LaneMask::FULL, compose);
+        let one = ptx!(k, "mov.u32", 1u32);
+        let zero = ptx!(k, "mov.u32", 0u32);
+        k.if_(p, |k| {
+            let ex = k.warp_scan_exclusive((b, b), (one, zero), LaneMask::reg(mask), compose);
+            let r = k.warp_reduce(a, mask, |k, u, v| ptx!(k, "add.u64", u, v));
+            k.st(x.at(i), r);
+            k.st(y.at(i), ex.1);
+        });
+        let bs = k.block_scan::<128, _>(s.0, |k, u, v| ptx!(k, "add.u64", u, v));
+        let be = k.block_scan_exclusive::<128, _>(incl, (one, zero), compose);
+        let br = k.block_reduce::<128, _>(q, |k, u, v| ptx!(k, "or.pred", u, v));
+        let all = k.vote_all(br, LaneMask::FULL);
+        let sel = ptx!(k, "selp.u32", be.0, be.1, all);
+        k.st(y.at(i), sel);
+        k.st(x.at(i), bs);
+    })
+    .unwrap();
+    let text = assemble("collectives", &m);
+    assert!(text.contains("fns.b32") && text.contains("shfl.sync.idx.b32"), "masked scans find partners with fns");
+    assert!(text.contains("bar.sync 0;"));
+    // Real loops: the scan body appears once per call, with a back edge.
+    assert!(text.matches("shfl.sync.up.b32").count() < 12, "scans must loop, not unroll");
+}

@@ -1,0 +1,10 @@
+use ptxkit::intrinsics::order::*;
+use ptxkit::prelude::*;
+
+fn main() {
+    let mut m = Module::new(Target::SM_90);
+    let _ = m.kernel("k", |k, (x,): (GlobalPtr<U32>,)| {
+        let _ = x;
+        k.fence(Relaxed, Gpu);
+    });
+}
