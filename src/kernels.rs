@@ -232,3 +232,214 @@ pub fn blocks_for_v4(n: u32) -> u32 {
 pub fn blocks_for_copy_v4(n: u32) -> u32 {
     CopyV4::DEFAULT.blocks(n, 0)
 }
+
+/// Threads per block of [`sum_partials`].
+pub const SUM_BLOCK: usize = 512;
+/// Threads per block of the scan kernels.
+pub const SCAN_BLOCK: usize = 256;
+/// Elements per thread in a scan tile (four 16-byte vectors).
+pub const SCAN_ITEMS: u32 = 16;
+/// Elements per scan tile.
+pub const SCAN_TILE: u32 = SCAN_BLOCK as u32 * SCAN_ITEMS;
+
+/// `x, partials, n`: one partial sum per block.
+pub type SumParams = (GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>);
+
+fn add_f32(k: &mut Kernel, a: Reg<F32>, b: Reg<F32>) -> Reg<F32> {
+    ptx!(k, "add.rn.f32", a, b)
+}
+
+/// First pass of a device-wide sum: each block sums a grid-strided share of `x` (16-byte
+/// loads, two in flight per thread, four accumulators) and reduces it with
+/// [`block_reduce`](Kernel::block_reduce); thread 0 writes the block's partial. Launch with
+/// [`SUM_BLOCK`] threads per block; [`sum_final`] then adds the partials.
+pub fn sum_partials(m: &mut Module) -> Result<KernelRef<SumParams>, Error> {
+    m.kernel("sum_partials", |k, (x, partials, n): SumParams| {
+        k.reqntid(SUM_BLOCK as u32, 1, 1);
+        let i = k.global_thread_index_x();
+        let nt = ptx!(k, "mov.u32", sreg::NTID_X);
+        let nc = ptx!(k, "mov.u32", sreg::NCTAID_X);
+        let stride = ptx!(k, "mul.lo.u32", nt, nc);
+        let nvec = ptx!(k, "shr.u32", n, 2u32);
+        let acc: [Reg<F32>; 4] = std::array::from_fn(|_| ptx!(k, "mov.f32", 0.0f32));
+        let j = ptx!(k, "mov.u32", i);
+        // Two vectors per iteration while both are in range.
+        let two = ptx!(k, "add.u32", i, stride);
+        ptx!(k, "mov.u32" => j, i);
+        let _ = two;
+        k.while_(
+            |k| {
+                let j2 = ptx!(k, "add.u32", j, stride);
+                ptx!(k, "setp.lt.u32", j2, nvec)
+            },
+            |k| {
+                let j2 = ptx!(k, "add.u32", j, stride);
+                let e1 = ptx!(k, "shl.b32", j, 2u32).bitcast::<U32>();
+                let e2 = ptx!(k, "shl.b32", j2, 2u32).bitcast::<U32>();
+                let a = ptx!(k, "ld.global.nc.v4.f32", x.at(e1));
+                let b = ptx!(k, "ld.global.nc.v4.f32", x.at(e2));
+                for q in 0..4 {
+                    ptx!(k, "add.rn.f32" => acc[q], acc[q], a[q]);
+                    ptx!(k, "add.rn.f32" => acc[q], acc[q], b[q]);
+                }
+                ptx!(k, "add.u32" => j, j2, stride);
+            },
+        );
+        let last = ptx!(k, "setp.lt.u32", j, nvec);
+        k.if_(last, |k| {
+            let e = ptx!(k, "shl.b32", j, 2u32).bitcast::<U32>();
+            let a = ptx!(k, "ld.global.nc.v4.f32", x.at(e));
+            for q in 0..4 {
+                ptx!(k, "add.rn.f32" => acc[q], acc[q], a[q]);
+            }
+        });
+        // The last n % 4 elements.
+        let rem = ptx!(k, "and.b32", n, 3u32).bitcast::<U32>();
+        let in_tail = ptx!(k, "setp.lt.u32", i, rem);
+        k.if_(in_tail, |k| {
+            let body = ptx!(k, "sub.u32", n, rem);
+            let e = ptx!(k, "add.u32", body, i);
+            let v = k.ld(x.at(e));
+            ptx!(k, "add.rn.f32" => acc[0], acc[0], v);
+        });
+        let s01 = add_f32(k, acc[0], acc[1]);
+        let s23 = add_f32(k, acc[2], acc[3]);
+        let s = add_f32(k, s01, s23);
+        let total = k.block_reduce::<SUM_BLOCK, _>(s, add_f32);
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        let first = ptx!(k, "setp.eq.u32", t, 0u32);
+        let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
+        k.if_(first, |k| k.st(partials.at(cta), total));
+    })
+}
+
+/// Second pass of the sum: one block of 1024 threads adds `n` partials into `out[0]`.
+pub fn sum_final(m: &mut Module) -> Result<KernelRef<SumParams>, Error> {
+    m.kernel("sum_final", |k, (partials, out, n): SumParams| {
+        k.reqntid(1024, 1, 1);
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        let acc = ptx!(k, "mov.f32", 0.0f32);
+        k.for_range(t, n, 1024, |k, j| {
+            let v = k.ld(partials.at(j));
+            ptx!(k, "add.rn.f32" => acc, acc, v);
+        });
+        let total = k.block_reduce::<1024, _>(acc, add_f32);
+        let first = ptx!(k, "setp.eq.u32", t, 0u32);
+        k.if_(first, |k| k.st(out.offset(0), total));
+    })
+}
+
+/// `x, tile_sums, n`: phase 1 of the scan, one sum per tile of [`SCAN_TILE`] elements.
+pub type TileParams = (GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>);
+/// `tile_sums, tile_prefix, tiles`: phase 2, the exclusive scan of the tile sums.
+pub type PrefixParams = (GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>);
+/// `x, y, tile_prefix, n`: phase 3, the scan of each tile offset by its prefix.
+pub type ScanParams = (GlobalPtr<F32>, GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>);
+
+/// Loads this thread's [`SCAN_ITEMS`] consecutive elements of the tile (zero past `n`).
+fn scan_items(k: &mut Kernel, x: GlobalPtr<F32>, n: Reg<U32>) -> (Reg<U32>, Vec<Reg<F32>>) {
+    let t = ptx!(k, "mov.u32", sreg::TID_X);
+    let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
+    let tile0 = ptx!(k, "mul.lo.u32", cta, SCAN_TILE);
+    let first = ptx!(k, "mad.lo.u32", t, SCAN_ITEMS, tile0);
+    let items: Vec<Reg<F32>> = (0..SCAN_ITEMS).map(|_| k.reg()).collect();
+    let end = ptx!(k, "add.u32", first, SCAN_ITEMS);
+    let full = ptx!(k, "setp.le.u32", end, n);
+    k.if_else(
+        full,
+        |k| {
+            for q in 0..(SCAN_ITEMS / 4) as usize {
+                let v: [Reg<F32>; 4] = [items[4 * q], items[4 * q + 1], items[4 * q + 2], items[4 * q + 3]];
+                ptx!(k, "ld.global.nc.v4.f32" => v, x.at(first).offset(4 * q as i64));
+            }
+        },
+        |k| {
+            for (q, r) in items.iter().enumerate() {
+                let e = ptx!(k, "add.u32", first, q as u32);
+                let inb = ptx!(k, "setp.lt.u32", e, n);
+                ptx!(k, "mov.f32" => *r, 0.0f32);
+                ptx!(k, @inb, "ld.global.f32" => *r, x.at(e));
+            }
+        },
+    );
+    (first, items)
+}
+
+/// Phase 1 of an inclusive scan: the sum of each tile, with
+/// [`block_reduce`](Kernel::block_reduce). Launch one block of [`SCAN_BLOCK`] per tile.
+pub fn scan_tile_sums(m: &mut Module) -> Result<KernelRef<TileParams>, Error> {
+    m.kernel("scan_tile_sums", |k, (x, sums, n): TileParams| {
+        k.reqntid(SCAN_BLOCK as u32, 1, 1);
+        let (_, items) = scan_items(k, x, n);
+        let mut s = items[0];
+        for r in &items[1..] {
+            s = add_f32(k, s, *r);
+        }
+        let total = k.block_reduce::<SCAN_BLOCK, _>(s, add_f32);
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        let first = ptx!(k, "setp.eq.u32", t, 0u32);
+        let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
+        k.if_(first, |k| k.st(sums.at(cta), total));
+    })
+}
+
+/// Phase 2: the exclusive scan of the tile sums, by one block of 1024 threads walking the
+/// sums in chunks with [`block_scan_exclusive`](Kernel::block_scan_exclusive) and a carry.
+pub fn scan_tile_prefix(m: &mut Module) -> Result<KernelRef<PrefixParams>, Error> {
+    m.kernel("scan_tile_prefix", |k, (sums, prefix, tiles): PrefixParams| {
+        k.reqntid(1024, 1, 1);
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        let carry = ptx!(k, "mov.f32", 0.0f32);
+        let zero = ptx!(k, "mov.f32", 0.0f32);
+        k.for_range(0u32, tiles, 1024, |k, base| {
+            let j = ptx!(k, "add.u32", base, t);
+            let inb = ptx!(k, "setp.lt.u32", j, tiles);
+            let v = ptx!(k, "mov.f32", 0.0f32);
+            ptx!(k, @inb, "ld.global.f32" => v, sums.at(j));
+            let exc = k.block_scan_exclusive::<1024, _>(v, zero, add_f32);
+            let total = k.block_reduce::<1024, _>(v, add_f32);
+            let out = add_f32(k, carry, exc);
+            ptx!(k, @inb, "st.global.f32", prefix.at(j), out);
+            ptx!(k, "add.rn.f32" => carry, carry, total);
+        });
+    })
+}
+
+/// Phase 3: each tile's inclusive scan, offset by its prefix: a thread scans its
+/// [`SCAN_ITEMS`] elements, [`block_scan_exclusive`](Kernel::block_scan_exclusive) gives the
+/// thread's offset within the tile, and the results go out as 16-byte vectors.
+pub fn scan_tiles(m: &mut Module) -> Result<KernelRef<ScanParams>, Error> {
+    m.kernel("scan_tiles", |k, (x, y, prefix, n): ScanParams| {
+        k.reqntid(SCAN_BLOCK as u32, 1, 1);
+        let (first, items) = scan_items(k, x, n);
+        let mut run = vec![items[0]];
+        for r in &items[1..] {
+            let s = add_f32(k, *run.last().expect("non-empty"), *r);
+            run.push(s);
+        }
+        let zero = ptx!(k, "mov.f32", 0.0f32);
+        let exc = k.block_scan_exclusive::<SCAN_BLOCK, _>(run[run.len() - 1], zero, add_f32);
+        let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
+        let tp = k.ld(prefix.at(cta));
+        let off = add_f32(k, tp, exc);
+        let outs: Vec<Reg<F32>> = run.iter().map(|r| add_f32(k, off, *r)).collect();
+        let end = ptx!(k, "add.u32", first, SCAN_ITEMS);
+        let full = ptx!(k, "setp.le.u32", end, n);
+        k.if_else(
+            full,
+            |k| {
+                for q in 0..(SCAN_ITEMS / 4) as usize {
+                    let v: [Reg<F32>; 4] = [outs[4 * q], outs[4 * q + 1], outs[4 * q + 2], outs[4 * q + 3]];
+                    ptx!(k, "st.global.v4.f32", y.at(first).offset(4 * q as i64), v);
+                }
+            },
+            |k| {
+                for (q, r) in outs.iter().enumerate() {
+                    let e = ptx!(k, "add.u32", first, q as u32);
+                    let inb = ptx!(k, "setp.lt.u32", e, n);
+                    ptx!(k, @inb, "st.global.f32", y.at(e), *r);
+                }
+            },
+        );
+    })
+}

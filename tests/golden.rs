@@ -196,3 +196,14 @@ fn example_kernels() {
     ptxkit::kernels::saxpy(&mut m).unwrap();
     check("example_kernels", &m);
 }
+
+#[test]
+fn reduction_and_scan_kernels() {
+    let mut m = Module::new(Target::SM_80);
+    ptxkit::kernels::sum_partials(&mut m).unwrap();
+    ptxkit::kernels::sum_final(&mut m).unwrap();
+    ptxkit::kernels::scan_tile_sums(&mut m).unwrap();
+    ptxkit::kernels::scan_tile_prefix(&mut m).unwrap();
+    ptxkit::kernels::scan_tiles(&mut m).unwrap();
+    check("reduction_and_scan_kernels", &m);
+}

@@ -11,7 +11,8 @@ use ptxkit::prelude::*;
 fn assemble(name: &str, m: &Module) -> String {
     let text = m.to_ptx().unwrap_or_else(|e| panic!("{name}: {e}"));
     if let Some(px) = common::ptxas(name) {
-        ptxkit::ptxas::check(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble).unwrap_or_else(|e| panic!("{name}: ptxas:\n{e}\n{text}"));
+        ptxkit::ptxas::check(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble)
+            .unwrap_or_else(|e| panic!("{name}: ptxas:\n{e}\n{text}"));
     }
     text
 }

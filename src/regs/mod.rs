@@ -365,6 +365,13 @@ pub struct Elem<S, T, I> {
     ptr: Ptr<S, T>,
     i: I,
 }
+impl<S: StateSpace, T: DataType, I: Index> Elem<S, T, I> {
+    /// The element `n` further on (a constant, folded into the address operand).
+    pub fn offset(&self, n: i64) -> Self {
+        Elem { ptr: self.ptr.offset(n), i: self.i.clone() }
+    }
+}
+
 impl<S: StateSpace, E: DataType, I: Index, K: Accepts<E>> Operand<Addr<S, K>> for Elem<S, E, I> {
     fn lower(self, k: &mut Kernel) -> Opnd {
         self.i.index_addr(k, &self.ptr)
