@@ -90,6 +90,43 @@ fn main() {
     };
 
     let time = |f: &mut dyn FnMut() -> Result<(), RuntimeError>| median(&gpu.bench(3, 20, f).unwrap()).unwrap();
+
+    // The single-pass scan (decoupled look-back), at two tile sizes: checked, then timed
+    // with its status words and tile counter cleared inside each timed run.
+    let mut one_pass_rows = Vec::new();
+    for items in [16u32, 32] {
+        let mut m1 = Module::new(Target::SM_80);
+        let kr = kernels::scan_single_pass(&mut m1, "scan_single_pass", items).unwrap();
+        let module1 = gpu.load(&m1.to_ptx().unwrap()).unwrap_or_else(|e| panic!("{e}"));
+        let k1 = module1.kernel(&kr).unwrap();
+        let tiles1 = n.div_ceil(SCAN_BLOCK as u32 * items);
+        let mut status = gpu.zeros::<u64>(tiles1 as usize).unwrap();
+        let mut counter = gpu.zeros::<u32>(1).unwrap();
+        let mut out1 = ptxkit::runtime::testing::poisoned::<f32>(&gpu, N).unwrap();
+        let mut run1 = || -> Result<(), RuntimeError> {
+            gpu.fill_bytes(&mut status, 0)?;
+            gpu.fill_bytes(&mut counter, 0)?;
+            k1.launch(&Launch::new(tiles1, SCAN_BLOCK as u32), (&x, &mut out1, &mut status, &mut counter, n))
+        };
+        run1().unwrap();
+        drop(run1);
+        let got = gpu.download(&out1).unwrap();
+        let (mut acc, mut worst) = (0f64, 0f64);
+        for (i, v) in host.iter().enumerate() {
+            acc += *v as f64;
+            let e = (got[i] as f64 - acc).abs() / acc.max(1.0);
+            assert!(e.is_finite(), "single-pass scan element {i} is {}", got[i]);
+            worst = worst.max(e);
+        }
+        assert!(worst < 1e-5, "single-pass scan ({items} items): worst relative error {worst}");
+        let mut run1 = || -> Result<(), RuntimeError> {
+            gpu.fill_bytes(&mut status, 0)?;
+            gpu.fill_bytes(&mut counter, 0)?;
+            k1.launch(&Launch::new(tiles1, SCAN_BLOCK as u32), (&x, &mut out1, &mut status, &mut counter, n))
+        };
+        let ms = time(&mut run1);
+        one_pass_rows.push((items, ms, worst));
+    }
     let memcpy = time(&mut || gpu.memcpy_dtod(&x, &mut copy));
     let bw = 2.0 * 4.0 * N as f64 / (memcpy as f64 * 1e-3) / 1e9;
     let t_sum = time(&mut sum);
@@ -112,7 +149,12 @@ fn main() {
         100.0 * rw_bound / t_scan as f64
     )
     .unwrap();
+    for (items, ms, worst) in &one_pass_rows {
+        writeln!(report, "| inclusive scan, single pass, {items} per thread (worst rel. error {worst:.1e}) | {ms:.3} | {:.0} | read+write 8 GiB: {rw_bound:.3} ms ({:.1} % of bound) |", 8.0 * N as f64 / (*ms as f64 * 1e6), 100.0 * rw_bound / *ms as f64).unwrap();
+    }
+    let best = one_pass_rows.iter().map(|r| r.1).fold(f32::INFINITY, f32::min);
     println!("{report}");
+    println!("PTXKIT_SCAN1_MS={best:.4}");
     println!("PTXKIT_SUM_MS={t_sum:.4} PTXKIT_SCAN_MS={t_scan:.4} PTXKIT_MEMCPY_MS={memcpy:.4}");
     if let Ok(p) = std::env::var("PTXKIT_RESULTS") {
         std::fs::write(p, report).unwrap();

@@ -336,25 +336,24 @@ pub type PrefixParams = (GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>);
 /// `x, y, tile_prefix, n`: phase 3, the scan of each tile offset by its prefix.
 pub type ScanParams = (GlobalPtr<F32>, GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>);
 
-/// Loads this thread's [`SCAN_ITEMS`] consecutive elements of the tile (zero past `n`).
-fn scan_items(k: &mut Kernel, x: GlobalPtr<F32>, n: Reg<U32>) -> (Reg<U32>, Vec<Reg<F32>>) {
+/// Loads this thread's `items` consecutive elements of tile `tile` (zero past `n`).
+fn scan_items(k: &mut Kernel, x: GlobalPtr<F32>, n: Reg<U32>, tile: Reg<U32>, items: u32) -> (Reg<U32>, Vec<Reg<F32>>) {
     let t = ptx!(k, "mov.u32", sreg::TID_X);
-    let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
-    let tile0 = ptx!(k, "mul.lo.u32", cta, SCAN_TILE);
-    let first = ptx!(k, "mad.lo.u32", t, SCAN_ITEMS, tile0);
-    let items: Vec<Reg<F32>> = (0..SCAN_ITEMS).map(|_| k.reg()).collect();
-    let end = ptx!(k, "add.u32", first, SCAN_ITEMS);
+    let tile0 = ptx!(k, "mul.lo.u32", tile, SCAN_BLOCK as u32 * items);
+    let first = ptx!(k, "mad.lo.u32", t, items, tile0);
+    let regs: Vec<Reg<F32>> = (0..items).map(|_| k.reg()).collect();
+    let end = ptx!(k, "add.u32", first, items);
     let full = ptx!(k, "setp.le.u32", end, n);
     k.if_else(
         full,
         |k| {
-            for q in 0..(SCAN_ITEMS / 4) as usize {
-                let v: [Reg<F32>; 4] = [items[4 * q], items[4 * q + 1], items[4 * q + 2], items[4 * q + 3]];
+            for q in 0..(items / 4) as usize {
+                let v: [Reg<F32>; 4] = [regs[4 * q], regs[4 * q + 1], regs[4 * q + 2], regs[4 * q + 3]];
                 ptx!(k, "ld.global.nc.v4.f32" => v, x.at(first).offset(4 * q as i64));
             }
         },
         |k| {
-            for (q, r) in items.iter().enumerate() {
+            for (q, r) in regs.iter().enumerate() {
                 let e = ptx!(k, "add.u32", first, q as u32);
                 let inb = ptx!(k, "setp.lt.u32", e, n);
                 ptx!(k, "mov.f32" => *r, 0.0f32);
@@ -362,7 +361,39 @@ fn scan_items(k: &mut Kernel, x: GlobalPtr<F32>, n: Reg<U32>) -> (Reg<U32>, Vec<
             }
         },
     );
-    (first, items)
+    (first, regs)
+}
+
+/// Stores `outs` at `first..` (16-byte vectors when the whole run is in range).
+fn scan_store(k: &mut Kernel, y: GlobalPtr<F32>, n: Reg<U32>, first: Reg<U32>, outs: &[Reg<F32>]) {
+    let end = ptx!(k, "add.u32", first, outs.len() as u32);
+    let full = ptx!(k, "setp.le.u32", end, n);
+    k.if_else(
+        full,
+        |k| {
+            for q in 0..outs.len() / 4 {
+                let v: [Reg<F32>; 4] = [outs[4 * q], outs[4 * q + 1], outs[4 * q + 2], outs[4 * q + 3]];
+                ptx!(k, "st.global.v4.f32", y.at(first).offset(4 * q as i64), v);
+            }
+        },
+        |k| {
+            for (q, r) in outs.iter().enumerate() {
+                let e = ptx!(k, "add.u32", first, q as u32);
+                let inb = ptx!(k, "setp.lt.u32", e, n);
+                ptx!(k, @inb, "st.global.f32", y.at(e), *r);
+            }
+        },
+    );
+}
+
+/// Running sums of a thread's items.
+fn running(k: &mut Kernel, items: &[Reg<F32>]) -> Vec<Reg<F32>> {
+    let mut run = vec![items[0]];
+    for r in &items[1..] {
+        let s = add_f32(k, *run.last().expect("non-empty"), *r);
+        run.push(s);
+    }
+    run
 }
 
 /// Phase 1 of an inclusive scan: the sum of each tile, with
@@ -370,7 +401,8 @@ fn scan_items(k: &mut Kernel, x: GlobalPtr<F32>, n: Reg<U32>) -> (Reg<U32>, Vec<
 pub fn scan_tile_sums(m: &mut Module) -> Result<KernelRef<TileParams>, Error> {
     m.kernel("scan_tile_sums", |k, (x, sums, n): TileParams| {
         k.reqntid(SCAN_BLOCK as u32, 1, 1);
-        let (_, items) = scan_items(k, x, n);
+        let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
+        let (_, items) = scan_items(k, x, n, cta, SCAN_ITEMS);
         let mut s = items[0];
         for r in &items[1..] {
             s = add_f32(k, s, *r);
@@ -411,35 +443,122 @@ pub fn scan_tile_prefix(m: &mut Module) -> Result<KernelRef<PrefixParams>, Error
 pub fn scan_tiles(m: &mut Module) -> Result<KernelRef<ScanParams>, Error> {
     m.kernel("scan_tiles", |k, (x, y, prefix, n): ScanParams| {
         k.reqntid(SCAN_BLOCK as u32, 1, 1);
-        let (first, items) = scan_items(k, x, n);
-        let mut run = vec![items[0]];
-        for r in &items[1..] {
-            let s = add_f32(k, *run.last().expect("non-empty"), *r);
-            run.push(s);
-        }
+        let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
+        let (first, items) = scan_items(k, x, n, cta, SCAN_ITEMS);
+        let run = running(k, &items);
         let zero = ptx!(k, "mov.f32", 0.0f32);
         let exc = k.block_scan_exclusive::<SCAN_BLOCK, _>(run[run.len() - 1], zero, add_f32);
-        let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
         let tp = k.ld(prefix.at(cta));
         let off = add_f32(k, tp, exc);
         let outs: Vec<Reg<F32>> = run.iter().map(|r| add_f32(k, off, *r)).collect();
-        let end = ptx!(k, "add.u32", first, SCAN_ITEMS);
-        let full = ptx!(k, "setp.le.u32", end, n);
-        k.if_else(
-            full,
-            |k| {
-                for q in 0..(SCAN_ITEMS / 4) as usize {
-                    let v: [Reg<F32>; 4] = [outs[4 * q], outs[4 * q + 1], outs[4 * q + 2], outs[4 * q + 3]];
-                    ptx!(k, "st.global.v4.f32", y.at(first).offset(4 * q as i64), v);
-                }
-            },
-            |k| {
-                for (q, r) in outs.iter().enumerate() {
-                    let e = ptx!(k, "add.u32", first, q as u32);
-                    let inb = ptx!(k, "setp.lt.u32", e, n);
-                    ptx!(k, @inb, "st.global.f32", y.at(e), *r);
-                }
-            },
-        );
+        scan_store(k, y, n, first, &outs);
+    })
+}
+
+/// `x, y, status, counter, n` for [`scan_single_pass`]: `status` holds one zeroed `u64` per
+/// tile and `counter` one zeroed `u32`.
+pub type OnePassParams = (GlobalPtr<F32>, GlobalPtr<F32>, GlobalPtr<U64>, GlobalPtr<U32>, Reg<U32>);
+
+/// Tile status words: the value's bits low, the state high (0 none, 1 aggregate,
+/// 2 inclusive prefix), written and read whole with relaxed 64-bit accesses.
+const AGGREGATE: u32 = 1;
+const INCLUSIVE: u32 = 2;
+
+/// A single-pass inclusive scan with decoupled look-back: each block takes the next tile
+/// (an atomic counter keeps tiles in launch order), scans it with the block collectives,
+/// publishes its aggregate, and its first warp walks back over the predecessors' status
+/// words, 32 at a time (ballots find the closest inclusive prefix; a warp reduction adds the
+/// aggregates before it), then publishes its own inclusive prefix. Reads and writes every
+/// element once. `items` (a multiple of 4) elements per thread, [`SCAN_BLOCK`] threads.
+pub fn scan_single_pass(m: &mut Module, name: &str, items: u32) -> Result<KernelRef<OnePassParams>, Error> {
+    use crate::intrinsics::order::{Gpu, Relaxed};
+    use crate::intrinsics::warp::LaneMask;
+    m.kernel(name, |k, (x, y, status, counter, n): OnePassParams| {
+        k.reqntid(SCAN_BLOCK as u32, 1, 1);
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        let slot = k.shared_array::<U32>("tile_slot", 1, 4);
+        let shared_prefix = k.shared_array::<F32>("tile_prefix", 1, 4);
+        let leader = ptx!(k, "setp.eq.u32", t, 0u32);
+        k.if_(leader, |k| {
+            let id = ptx!(k, "atom.global.add.u32", counter.offset(0), 1u32);
+            k.st(slot.offset(0), id);
+        });
+        ptx!(k, "bar.sync", 0u32);
+        let tile = k.ld(slot.offset(0));
+        let (first, vals) = scan_items(k, x, n, tile, items);
+        let run = running(k, &vals);
+        let total = run[run.len() - 1];
+        let zero = ptx!(k, "mov.f32", 0.0f32);
+        let exc = k.block_scan_exclusive::<SCAN_BLOCK, _>(total, zero, add_f32);
+        let agg = k.block_reduce::<SCAN_BLOCK, _>(total, add_f32);
+        let pack = |k: &mut Kernel, state: Reg<U32>, v: Reg<F32>| -> Reg<U64> {
+            let w = <crate::ops::Op<crate::ops::op::Mov, (B64,), crate::ops::v::Pack> as crate::ops::Call<_>>::call(
+                k,
+                ([v.bitcast::<B32>(), state.bitcast::<B32>()],),
+            );
+            w.bitcast()
+        };
+        let warp0 = ptx!(k, "setp.lt.u32", t, 32u32);
+        k.if_(warp0, |k| {
+            let lane = k.lane_id();
+            let first_tile = ptx!(k, "setp.eq.u32", tile, 0u32);
+            let state = ptx!(k, "selp.u32", INCLUSIVE, AGGREGATE, first_tile);
+            let word = pack(k, state, agg);
+            let lane0 = ptx!(k, "setp.eq.u32", lane, 0u32);
+            k.if_(lane0, |k| k.store(Relaxed, Gpu, status.at(tile), word));
+            let prefix = ptx!(k, "mov.f32", 0.0f32);
+            k.if_(!first_tile, |k| {
+                let base = ptx!(k, "mov.u32", tile);
+                k.loop_(|k, l| {
+                    // Lane i looks at tile base - 1 - i; before tile 0 counts as an empty prefix.
+                    let exists = ptx!(k, "setp.gt.u32", base, lane);
+                    let back = ptx!(k, "add.u32", lane, 1u32);
+                    let j = ptx!(k, "sub.u32", base, back);
+                    let w = ptx!(k, "mov.u64", 0u64);
+                    let z = ptx!(k, "mov.f32", 0.0f32);
+                    let st = ptx!(k, "mov.u32", INCLUSIVE);
+                    let none_word = pack(k, st, z);
+                    ptx!(k, "mov.u64" => w, none_word);
+                    k.if_(exists, |k| {
+                        let seen = k.load(Relaxed, Gpu, status.at(j));
+                        ptx!(k, "mov.u64" => w, seen);
+                    });
+                    let [lo, hi] = <crate::ops::Op<crate::ops::op::Mov, (B64,), crate::ops::v::Unpack> as crate::ops::Call<_>>::call(
+                        k,
+                        (w.bitcast::<B64>(),),
+                    );
+                    let is_incl = ptx!(k, "setp.eq.b32", hi, INCLUSIVE);
+                    let is_none = ptx!(k, "setp.eq.b32", hi, 0u32);
+                    let incl = k.ballot(is_incl, LaneMask::FULL);
+                    let none = k.ballot(is_none, LaneMask::FULL);
+                    // Lanes up to the closest inclusive prefix matter (all 32 if none has one).
+                    let rev = ptx!(k, "brev.b32", incl);
+                    let lowest = ptx!(k, "clz.b32", rev);
+                    let any_incl = ptx!(k, "setp.ne.b32", incl, 0u32);
+                    let limit = ptx!(k, "selp.u32", lowest, 31u32, any_incl);
+                    let span = ptx!(k, "shl.b32", 2u32, limit);
+                    let relevant = ptx!(k, "sub.u32", span.bitcast::<U32>(), 1u32);
+                    let waiting = ptx!(k, "and.b32", none, relevant.bitcast::<B32>());
+                    let blocked = ptx!(k, "setp.ne.b32", waiting, 0u32);
+                    k.bra_if(blocked, l.cont);
+                    let mine = ptx!(k, "setp.le.u32", lane, limit);
+                    let v = ptx!(k, "selp.f32", lo.bitcast::<F32>(), 0.0f32, mine);
+                    let s = k.warp_reduce(v, LaneMask::FULL, add_f32);
+                    ptx!(k, "add.rn.f32" => prefix, prefix, s);
+                    k.bra_if(any_incl, l.brk);
+                    ptx!(k, "sub.u32" => base, base, 32u32);
+                });
+                let inclusive = add_f32(k, prefix, agg);
+                let st = ptx!(k, "mov.u32", INCLUSIVE);
+                let done = pack(k, st, inclusive);
+                k.if_(lane0, |k| k.store(Relaxed, Gpu, status.at(tile), done));
+            });
+            k.if_(lane0, |k| k.st(shared_prefix.offset(0), prefix));
+        });
+        ptx!(k, "bar.sync", 0u32);
+        let tp = k.ld(shared_prefix.offset(0));
+        let off = add_f32(k, tp, exc);
+        let outs: Vec<Reg<F32>> = run.iter().map(|r| add_f32(k, off, *r)).collect();
+        scan_store(k, y, n, first, &outs);
     })
 }
