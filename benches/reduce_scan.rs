@@ -94,7 +94,7 @@ fn main() {
     // The single-pass scan (decoupled look-back), at two tile sizes: checked, then timed
     // with its status words and tile counter cleared inside each timed run.
     let mut one_pass_rows = Vec::new();
-    for items in [16u32, 32] {
+    for items in [8u32, 16, 32] {
         let mut m1 = Module::new(Target::SM_80);
         let kr = kernels::scan_single_pass(&mut m1, "scan_single_pass", items).unwrap();
         let module1 = gpu.load(&m1.to_ptx().unwrap()).unwrap_or_else(|e| panic!("{e}"));

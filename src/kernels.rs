@@ -364,6 +364,97 @@ fn scan_items(k: &mut Kernel, x: GlobalPtr<F32>, n: Reg<U32>, tile: Reg<U32>, it
     (first, regs)
 }
 
+/// Like [`scan_items`], but a whole tile is read coalesced: each warp loads its segment with
+/// 16-byte accesses that cover 512 contiguous bytes per instruction, and the warp's stage in
+/// shared memory turns it into each thread's consecutive run.
+fn scan_items_staged(
+    k: &mut Kernel,
+    x: GlobalPtr<F32>,
+    n: Reg<U32>,
+    tile: Reg<U32>,
+    items: u32,
+    stage: SharedPtr<F32>,
+) -> (Reg<U32>, Vec<Reg<F32>>) {
+    let t = ptx!(k, "mov.u32", sreg::TID_X);
+    let tile_elems = SCAN_BLOCK as u32 * items;
+    let tile0 = ptx!(k, "mul.lo.u32", tile, tile_elems);
+    let first = ptx!(k, "mad.lo.u32", t, items, tile0);
+    let tile_end = ptx!(k, "add.u32", tile0, tile_elems);
+    let whole = ptx!(k, "setp.le.u32", tile_end, n);
+    let regs: Vec<Reg<F32>> = (0..items).map(|_| k.reg()).collect();
+    k.if_else(
+        whole,
+        |k| {
+            let lane = k.lane_id();
+            let warp = ptx!(k, "shr.u32", t, 5u32);
+            let seg = ptx!(k, "mul.lo.u32", warp, 32 * items);
+            let seg_g = ptx!(k, "add.u32", tile0, seg);
+            let l4 = ptx!(k, "shl.b32", lane, 2u32).bitcast::<U32>();
+            let g = ptx!(k, "add.u32", seg_g, l4);
+            let sidx = ptx!(k, "add.u32", seg, l4);
+            for q in 0..(items / 4) as i64 {
+                let v = ptx!(k, "ld.global.nc.v4.f32", x.at(g).offset(128 * q));
+                ptx!(k, "st.shared.v4.f32", stage.at(sidx).offset(128 * q), v);
+            }
+            ptx!(k, "bar.warp.sync", 0xffff_ffffu32);
+            let own = ptx!(k, "mul.lo.u32", t, items);
+            for q in 0..(items / 4) as usize {
+                let v: [Reg<F32>; 4] = [regs[4 * q], regs[4 * q + 1], regs[4 * q + 2], regs[4 * q + 3]];
+                ptx!(k, "ld.shared.v4.f32" => v, stage.at(own).offset(4 * q as i64));
+            }
+        },
+        |k| {
+            let (_, r) = scan_items(k, x, n, tile, items);
+            for (d, s) in regs.iter().zip(r) {
+                ptx!(k, "mov.f32" => *d, s);
+            }
+        },
+    );
+    (first, regs)
+}
+
+/// Like [`scan_store`], but a whole tile goes out through the warp's stage, coalesced.
+fn scan_store_staged(
+    k: &mut Kernel,
+    y: GlobalPtr<F32>,
+    n: Reg<U32>,
+    tile: Reg<U32>,
+    first: Reg<U32>,
+    outs: &[Reg<F32>],
+    stage: SharedPtr<F32>,
+) {
+    let items = outs.len() as u32;
+    let t = ptx!(k, "mov.u32", sreg::TID_X);
+    let tile_elems = SCAN_BLOCK as u32 * items;
+    let tile0 = ptx!(k, "mul.lo.u32", tile, tile_elems);
+    let tile_end = ptx!(k, "add.u32", tile0, tile_elems);
+    let whole = ptx!(k, "setp.le.u32", tile_end, n);
+    k.if_else(
+        whole,
+        |k| {
+            let own = ptx!(k, "mul.lo.u32", t, items);
+            ptx!(k, "bar.warp.sync", 0xffff_ffffu32);
+            for q in 0..outs.len() / 4 {
+                let v: [Reg<F32>; 4] = [outs[4 * q], outs[4 * q + 1], outs[4 * q + 2], outs[4 * q + 3]];
+                ptx!(k, "st.shared.v4.f32", stage.at(own).offset(4 * q as i64), v);
+            }
+            ptx!(k, "bar.warp.sync", 0xffff_ffffu32);
+            let lane = k.lane_id();
+            let warp = ptx!(k, "shr.u32", t, 5u32);
+            let seg = ptx!(k, "mul.lo.u32", warp, 32 * items);
+            let seg_g = ptx!(k, "add.u32", tile0, seg);
+            let l4 = ptx!(k, "shl.b32", lane, 2u32).bitcast::<U32>();
+            let g = ptx!(k, "add.u32", seg_g, l4);
+            let sidx = ptx!(k, "add.u32", seg, l4);
+            for q in 0..(items / 4) as i64 {
+                let v = ptx!(k, "ld.shared.v4.f32", stage.at(sidx).offset(128 * q));
+                ptx!(k, "st.global.v4.f32", y.at(g).offset(128 * q), v);
+            }
+        },
+        |k| scan_store(k, y, n, first, outs),
+    );
+}
+
 /// Stores `outs` at `first..` (16-byte vectors when the whole run is in range).
 fn scan_store(k: &mut Kernel, y: GlobalPtr<F32>, n: Reg<U32>, first: Reg<U32>, outs: &[Reg<F32>]) {
     let end = ptx!(k, "add.u32", first, outs.len() as u32);
@@ -485,7 +576,8 @@ pub fn scan_single_pass(m: &mut Module, name: &str, items: u32) -> Result<Kernel
         });
         ptx!(k, "bar.sync", 0u32);
         let tile = k.ld(slot.offset(0));
-        let (first, vals) = scan_items(k, x, n, tile, items);
+        let stage = k.shared_array::<F32>("stage", SCAN_BLOCK as u32 * items, 16);
+        let (first, vals) = scan_items_staged(k, x, n, tile, items, stage);
         let run = running(k, &vals);
         let total = run[run.len() - 1];
         let zero = ptx!(k, "mov.f32", 0.0f32);
@@ -559,6 +651,6 @@ pub fn scan_single_pass(m: &mut Module, name: &str, items: u32) -> Result<Kernel
         let tp = k.ld(shared_prefix.offset(0));
         let off = add_f32(k, tp, exc);
         let outs: Vec<Reg<F32>> = run.iter().map(|r| add_f32(k, off, *r)).collect();
-        scan_store(k, y, n, first, &outs);
+        scan_store_staged(k, y, n, tile, first, &outs, stage);
     })
 }
