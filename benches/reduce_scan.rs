@@ -94,19 +94,24 @@ fn main() {
     // The single-pass scan (decoupled look-back), at two tile sizes: checked, then timed
     // with its status words and tile counter cleared inside each timed run.
     let mut one_pass_rows = Vec::new();
-    for items in [8u32, 16, 32] {
+    for (block, items) in [(128u32, 16u32), (256, 12), (256, 16), (256, 24), (512, 8), (512, 16)] {
         let mut m1 = Module::new(Target::SM_80);
-        let kr = kernels::scan_single_pass(&mut m1, "scan_single_pass", items).unwrap();
+        let kr = match block {
+            128 => kernels::scan_single_pass::<128>(&mut m1, "scan_single_pass", items),
+            256 => kernels::scan_single_pass::<256>(&mut m1, "scan_single_pass", items),
+            _ => kernels::scan_single_pass::<512>(&mut m1, "scan_single_pass", items),
+        }
+        .unwrap();
         let module1 = gpu.load(&m1.to_ptx().unwrap()).unwrap_or_else(|e| panic!("{e}"));
         let k1 = module1.kernel(&kr).unwrap();
-        let tiles1 = n.div_ceil(SCAN_BLOCK as u32 * items);
+        let tiles1 = n.div_ceil(block * items);
         let mut status = gpu.zeros::<u64>(tiles1 as usize).unwrap();
         let mut counter = gpu.zeros::<u32>(1).unwrap();
         let mut out1 = ptxkit::runtime::testing::poisoned::<f32>(&gpu, N).unwrap();
         let mut run1 = || -> Result<(), RuntimeError> {
             gpu.fill_bytes(&mut status, 0)?;
             gpu.fill_bytes(&mut counter, 0)?;
-            k1.launch(&Launch::new(tiles1, SCAN_BLOCK as u32), (&x, &mut out1, &mut status, &mut counter, n))
+            k1.launch(&Launch::new(tiles1, block), (&x, &mut out1, &mut status, &mut counter, n))
         };
         run1().unwrap();
         drop(run1);
@@ -122,10 +127,10 @@ fn main() {
         let mut run1 = || -> Result<(), RuntimeError> {
             gpu.fill_bytes(&mut status, 0)?;
             gpu.fill_bytes(&mut counter, 0)?;
-            k1.launch(&Launch::new(tiles1, SCAN_BLOCK as u32), (&x, &mut out1, &mut status, &mut counter, n))
+            k1.launch(&Launch::new(tiles1, block), (&x, &mut out1, &mut status, &mut counter, n))
         };
         let ms = time(&mut run1);
-        one_pass_rows.push((items, ms, worst));
+        one_pass_rows.push((block, items, ms, worst));
     }
     let memcpy = time(&mut || gpu.memcpy_dtod(&x, &mut copy));
     let bw = 2.0 * 4.0 * N as f64 / (memcpy as f64 * 1e-3) / 1e9;
@@ -149,10 +154,10 @@ fn main() {
         100.0 * rw_bound / t_scan as f64
     )
     .unwrap();
-    for (items, ms, worst) in &one_pass_rows {
-        writeln!(report, "| inclusive scan, single pass, {items} per thread (worst rel. error {worst:.1e}) | {ms:.3} | {:.0} | read+write 8 GiB: {rw_bound:.3} ms ({:.1} % of bound) |", 8.0 * N as f64 / (*ms as f64 * 1e6), 100.0 * rw_bound / *ms as f64).unwrap();
+    for (block, items, ms, worst) in &one_pass_rows {
+        writeln!(report, "| inclusive scan, single pass, {block} threads x {items} (worst rel. error {worst:.1e}) | {ms:.3} | {:.0} | read+write 8 GiB: {rw_bound:.3} ms ({:.1} % of bound) |", 8.0 * N as f64 / (*ms as f64 * 1e6), 100.0 * rw_bound / *ms as f64).unwrap();
     }
-    let best = one_pass_rows.iter().map(|r| r.1).fold(f32::INFINITY, f32::min);
+    let best = one_pass_rows.iter().map(|r| r.2).fold(f32::INFINITY, f32::min);
     println!("{report}");
     println!("PTXKIT_SCAN1_MS={best:.4}");
     println!("PTXKIT_SUM_MS={t_sum:.4} PTXKIT_SCAN_MS={t_scan:.4} PTXKIT_MEMCPY_MS={memcpy:.4}");

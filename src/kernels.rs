@@ -337,9 +337,9 @@ pub type PrefixParams = (GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>);
 pub type ScanParams = (GlobalPtr<F32>, GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>);
 
 /// Loads this thread's `items` consecutive elements of tile `tile` (zero past `n`).
-fn scan_items(k: &mut Kernel, x: GlobalPtr<F32>, n: Reg<U32>, tile: Reg<U32>, items: u32) -> (Reg<U32>, Vec<Reg<F32>>) {
+fn scan_items(k: &mut Kernel, x: GlobalPtr<F32>, n: Reg<U32>, tile: Reg<U32>, items: u32, block: u32) -> (Reg<U32>, Vec<Reg<F32>>) {
     let t = ptx!(k, "mov.u32", sreg::TID_X);
-    let tile0 = ptx!(k, "mul.lo.u32", tile, SCAN_BLOCK as u32 * items);
+    let tile0 = ptx!(k, "mul.lo.u32", tile, block * items);
     let first = ptx!(k, "mad.lo.u32", t, items, tile0);
     let regs: Vec<Reg<F32>> = (0..items).map(|_| k.reg()).collect();
     let end = ptx!(k, "add.u32", first, items);
@@ -373,10 +373,11 @@ fn scan_items_staged(
     n: Reg<U32>,
     tile: Reg<U32>,
     items: u32,
+    block: u32,
     stage: SharedPtr<F32>,
 ) -> (Reg<U32>, Vec<Reg<F32>>) {
     let t = ptx!(k, "mov.u32", sreg::TID_X);
-    let tile_elems = SCAN_BLOCK as u32 * items;
+    let tile_elems = block * items;
     let tile0 = ptx!(k, "mul.lo.u32", tile, tile_elems);
     let first = ptx!(k, "mad.lo.u32", t, items, tile0);
     let tile_end = ptx!(k, "add.u32", tile0, tile_elems);
@@ -404,7 +405,7 @@ fn scan_items_staged(
             }
         },
         |k| {
-            let (_, r) = scan_items(k, x, n, tile, items);
+            let (_, r) = scan_items(k, x, n, tile, items, block);
             for (d, s) in regs.iter().zip(r) {
                 ptx!(k, "mov.f32" => *d, s);
             }
@@ -421,11 +422,12 @@ fn scan_store_staged(
     tile: Reg<U32>,
     first: Reg<U32>,
     outs: &[Reg<F32>],
+    block: u32,
     stage: SharedPtr<F32>,
 ) {
     let items = outs.len() as u32;
     let t = ptx!(k, "mov.u32", sreg::TID_X);
-    let tile_elems = SCAN_BLOCK as u32 * items;
+    let tile_elems = block * items;
     let tile0 = ptx!(k, "mul.lo.u32", tile, tile_elems);
     let tile_end = ptx!(k, "add.u32", tile0, tile_elems);
     let whole = ptx!(k, "setp.le.u32", tile_end, n);
@@ -493,7 +495,7 @@ pub fn scan_tile_sums(m: &mut Module) -> Result<KernelRef<TileParams>, Error> {
     m.kernel("scan_tile_sums", |k, (x, sums, n): TileParams| {
         k.reqntid(SCAN_BLOCK as u32, 1, 1);
         let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
-        let (_, items) = scan_items(k, x, n, cta, SCAN_ITEMS);
+        let (_, items) = scan_items(k, x, n, cta, SCAN_ITEMS, SCAN_BLOCK as u32);
         let mut s = items[0];
         for r in &items[1..] {
             s = add_f32(k, s, *r);
@@ -535,7 +537,7 @@ pub fn scan_tiles(m: &mut Module) -> Result<KernelRef<ScanParams>, Error> {
     m.kernel("scan_tiles", |k, (x, y, prefix, n): ScanParams| {
         k.reqntid(SCAN_BLOCK as u32, 1, 1);
         let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
-        let (first, items) = scan_items(k, x, n, cta, SCAN_ITEMS);
+        let (first, items) = scan_items(k, x, n, cta, SCAN_ITEMS, SCAN_BLOCK as u32);
         let run = running(k, &items);
         let zero = ptx!(k, "mov.f32", 0.0f32);
         let exc = k.block_scan_exclusive::<SCAN_BLOCK, _>(run[run.len() - 1], zero, add_f32);
@@ -560,12 +562,15 @@ const INCLUSIVE: u32 = 2;
 /// publishes its aggregate, and its first warp walks back over the predecessors' status
 /// words, 32 at a time (ballots find the closest inclusive prefix; a warp reduction adds the
 /// aggregates before it), then publishes its own inclusive prefix. Reads and writes every
-/// element once. `items` (a multiple of 4) elements per thread, [`SCAN_BLOCK`] threads.
-pub fn scan_single_pass(m: &mut Module, name: &str, items: u32) -> Result<KernelRef<OnePassParams>, Error> {
+/// element once. `items` (a multiple of 4) elements per thread, `B` threads per block.
+pub fn scan_single_pass<const B: usize>(m: &mut Module, name: &str, items: u32) -> Result<KernelRef<OnePassParams>, Error>
+where
+    crate::intrinsics::Count<B>: crate::intrinsics::WarpMultiple,
+{
     use crate::intrinsics::order::{Gpu, Relaxed};
     use crate::intrinsics::warp::LaneMask;
     m.kernel(name, |k, (x, y, status, counter, n): OnePassParams| {
-        k.reqntid(SCAN_BLOCK as u32, 1, 1);
+        k.reqntid(B as u32, 1, 1);
         let t = ptx!(k, "mov.u32", sreg::TID_X);
         let slot = k.shared_array::<U32>("tile_slot", 1, 4);
         let shared_prefix = k.shared_array::<F32>("tile_prefix", 1, 4);
@@ -576,13 +581,12 @@ pub fn scan_single_pass(m: &mut Module, name: &str, items: u32) -> Result<Kernel
         });
         ptx!(k, "bar.sync", 0u32);
         let tile = k.ld(slot.offset(0));
-        let stage = k.shared_array::<F32>("stage", SCAN_BLOCK as u32 * items, 16);
-        let (first, vals) = scan_items_staged(k, x, n, tile, items, stage);
+        let stage = k.shared_array::<F32>("stage", B as u32 * items, 16);
+        let (first, vals) = scan_items_staged(k, x, n, tile, items, B as u32, stage);
         let run = running(k, &vals);
         let total = run[run.len() - 1];
         let zero = ptx!(k, "mov.f32", 0.0f32);
-        let exc = k.block_scan_exclusive::<SCAN_BLOCK, _>(total, zero, add_f32);
-        let agg = k.block_reduce::<SCAN_BLOCK, _>(total, add_f32);
+        let (exc, agg) = k.block_scan_exclusive_with_total::<B, _>(total, zero, add_f32);
         let pack = |k: &mut Kernel, state: Reg<U32>, v: Reg<F32>| -> Reg<U64> {
             let w = <crate::ops::Op<crate::ops::op::Mov, (B64,), crate::ops::v::Pack> as crate::ops::Call<_>>::call(
                 k,
@@ -651,6 +655,6 @@ pub fn scan_single_pass(m: &mut Module, name: &str, items: u32) -> Result<Kernel
         let tp = k.ld(shared_prefix.offset(0));
         let off = add_f32(k, tp, exc);
         let outs: Vec<Reg<F32>> = run.iter().map(|r| add_f32(k, off, *r)).collect();
-        scan_store_staged(k, y, n, tile, first, &outs, stage);
+        scan_store_staged(k, y, n, tile, first, &outs, B as u32, stage);
     })
 }

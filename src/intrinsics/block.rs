@@ -105,7 +105,21 @@ impl Kernel {
     where
         Count<BLOCK>: WarpMultiple,
     {
-        let (inc, prefix, sh) = self.block_scan_parts::<V>(BLOCK as u32, v, op);
+        self.block_scan_exclusive_with_total::<BLOCK, V>(v, identity, op).0
+    }
+
+    /// [`block_scan_exclusive`](Kernel::block_scan_exclusive), and the combination of the
+    /// whole block in every thread (one pass, no separate reduction).
+    pub fn block_scan_exclusive_with_total<const BLOCK: usize, V: Value>(
+        &mut self,
+        v: V,
+        identity: V,
+        op: impl FnMut(&mut Kernel, V, V) -> V,
+    ) -> (V, V)
+    where
+        Count<BLOCK>: WarpMultiple,
+    {
+        let (inc, prefix, total) = self.block_scan_parts::<V>(BLOCK as u32, v, op);
         let one: Reg<U32> = ptx!(self, "mov.u32", 1u32);
         let (up, in_warp) = self.shfl_checked(Shfl::Up, inc, one, LaneMask::FULL);
         // Lane 0 of warp w takes the total of warps before it (identity for warp 0).
@@ -113,22 +127,22 @@ impl Kernel {
             Some((p, has_prefix)) => select(self, has_prefix, p, identity),
             None => identity,
         };
-        let _ = sh;
-        select(self, in_warp, up, lead)
+        (select(self, in_warp, up, lead), total)
     }
 
-    /// The inclusive scan, and (for blocks of several warps) the combined total of the warps
-    /// before this thread's warp with whether there are any.
+    /// The inclusive scan, (for blocks of several warps) the combined total of the warps
+    /// before this thread's warp with whether there are any, and the block's total.
     fn block_scan_parts<V: Value>(
         &mut self,
         block: u32,
         v: V,
         mut op: impl FnMut(&mut Kernel, V, V) -> V,
-    ) -> (V, Option<(V, Reg<Pred>)>, Shape) {
+    ) -> (V, Option<(V, Reg<Pred>)>, V) {
         let sh = self.block_shape(block);
         let inc = self.warp_scan(v, LaneMask::FULL, &mut op);
         if sh.nwarps == 1 {
-            return (inc, None, sh);
+            let total = self.shfl(Shfl::Idx, inc, 31u32, LaneMask::FULL);
+            return (inc, None, total);
         }
         let s = self.scratch(sh.nwarps * V::words_len() as u32);
         let last = ptx!(self, "setp.eq.u32", sh.lane, 31u32);
@@ -149,6 +163,7 @@ impl Kernel {
         let prefix = self.shfl(Shfl::Idx, totals, src, LaneMask::FULL);
         let with = op(self, prefix, inc);
         let out = select(self, has_prefix, with, inc);
-        (out, Some((prefix, has_prefix)), sh)
+        let total = self.shfl(Shfl::Idx, totals, sh.nwarps - 1, LaneMask::FULL);
+        (out, Some((prefix, has_prefix)), total)
     }
 }
