@@ -562,8 +562,10 @@ const INCLUSIVE: u32 = 2;
 /// publishes its aggregate, and its first warp walks back over the predecessors' status
 /// words, 32 at a time (ballots find the closest inclusive prefix; a warp reduction adds the
 /// aggregates before it), then publishes its own inclusive prefix. Reads and writes every
-/// element once. `items` (a multiple of 4) elements per thread, `B` threads per block.
-pub fn scan_single_pass<const B: usize>(m: &mut Module, name: &str, items: u32) -> Result<KernelRef<OnePassParams>, Error>
+/// element once. `items` (a multiple of 4) elements per thread, `B` threads per block;
+/// `min_blocks` (if not 0) asks ptxas to fit that many blocks per multiprocessor
+/// (`.minnctapersm`), which bounds the registers per thread.
+pub fn scan_single_pass<const B: usize>(m: &mut Module, name: &str, items: u32, min_blocks: u32) -> Result<KernelRef<OnePassParams>, Error>
 where
     crate::intrinsics::Count<B>: crate::intrinsics::WarpMultiple,
 {
@@ -571,6 +573,9 @@ where
     use crate::intrinsics::warp::LaneMask;
     m.kernel(name, |k, (x, y, status, counter, n): OnePassParams| {
         k.reqntid(B as u32, 1, 1);
+        if min_blocks > 0 {
+            k.minnctapersm(min_blocks);
+        }
         let t = ptx!(k, "mov.u32", sreg::TID_X);
         let slot = k.shared_array::<U32>("tile_slot", 1, 4);
         let shared_prefix = k.shared_array::<F32>("tile_prefix", 1, 4);

@@ -205,6 +205,6 @@ fn reduction_and_scan_kernels() {
     ptxkit::kernels::scan_tile_sums(&mut m).unwrap();
     ptxkit::kernels::scan_tile_prefix(&mut m).unwrap();
     ptxkit::kernels::scan_tiles(&mut m).unwrap();
-    ptxkit::kernels::scan_single_pass::<256>(&mut m, "scan_single_pass", 16).unwrap();
+    ptxkit::kernels::scan_single_pass::<256>(&mut m, "scan_single_pass", 16, 0).unwrap();
     check("reduction_and_scan_kernels", &m);
 }
