@@ -181,6 +181,24 @@ fn warp_and_block_collectives_assemble_for_any_value() {
     let text = assemble("collectives", &m);
     assert!(text.contains("fns.b32") && text.contains("shfl.sync.idx.b32"), "masked scans find partners with fns");
     assert!(text.contains("bar.sync 0;"));
-    // Real loops: the scan body appears once per call, with a back edge.
-    assert!(text.matches("shfl.sync.up.b32").count() < 12, "scans must loop, not unroll");
+}
+
+#[test]
+fn scans_and_reductions_are_real_loops() {
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("one_scan", |k, (x,): (GlobalPtr<U32>,)| {
+        let i = k.global_thread_index_x();
+        let v = k.ld(x.at(i));
+        let s = k.warp_scan(v, LaneMask::FULL, |k, a, b| ptx!(k, "add.u32", a, b));
+        let r = k.warp_reduce(s, LaneMask::FULL, |k, a, b| ptx!(k, "max.u32", a, b));
+        k.st(x.at(i), r);
+    })
+    .unwrap();
+    let text = assemble("one_scan", &m);
+    // One shuffle and one operator per loop body, five trips at run time.
+    assert_eq!(text.matches("shfl.sync.up.b32").count(), 1, "{text}");
+    assert_eq!(text.matches("shfl.sync.bfly.b32").count(), 1);
+    assert_eq!(text.matches("max.u32").count(), 1);
+    let back_edges = text.lines().filter(|l| l.trim_start().starts_with("bra ")).count();
+    assert!(back_edges >= 2, "each loop needs a back edge:\n{text}");
 }

@@ -80,16 +80,19 @@ impl Kernel {
         let first = ptx!(self, "setp.eq.u32", sh.lane, 0u32);
         self.if_(first, |k| k.put(s, sh.warp, part));
         ptx!(self, "bar.sync", 0u32);
-        // Every warp combines the warp totals in lanes below nwarps, then broadcasts lane 0.
-        let acc = super::copy(self, part);
-        let has = ptx!(self, "setp.lt.u32", sh.lane, sh.nwarps);
-        let tmask = if sh.nwarps == 32 { u32::MAX } else { (1u32 << sh.nwarps) - 1 };
-        self.if_(has, |k| {
-            let t: V = k.get(s, sh.lane);
-            let r = k.warp_reduce(t, tmask, &mut op);
-            acc.assign(k, r);
-        });
-        self.shfl(Shfl::Idx, acc, 0u32, LaneMask::FULL)
+        // Every warp scans the warp totals across all its lanes (lanes past the last warp
+        // repeat its total; an inclusive scan never looks up, so they change nothing below)
+        // and takes the scan at the last warp: the block's combination, in order.
+        let t = self.clamped_total::<V>(s, &sh);
+        let r = self.warp_scan(t, LaneMask::FULL, &mut op);
+        self.shfl(Shfl::Idx, r, sh.nwarps - 1, LaneMask::FULL)
+    }
+
+    /// The total of warp `min(lane, nwarps - 1)` from the scratch.
+    fn clamped_total<V: Value>(&mut self, s: SharedPtr<B32>, sh: &Shape) -> V {
+        let beyond = ptx!(self, "setp.ge.u32", sh.lane, sh.nwarps);
+        let idx = ptx!(self, "selp.u32", sh.nwarps - 1, sh.lane, beyond);
+        self.get(s, idx)
     }
 
     /// Inclusive scan over the `BLOCK` threads of the block in thread order.
@@ -148,14 +151,9 @@ impl Kernel {
         let last = ptx!(self, "setp.eq.u32", sh.lane, 31u32);
         self.if_(last, |k| k.put(s, sh.warp, inc));
         ptx!(self, "bar.sync", 0u32);
-        let totals = super::copy(self, inc);
-        let has = ptx!(self, "setp.lt.u32", sh.lane, sh.nwarps);
-        let tmask = if sh.nwarps == 32 { u32::MAX } else { (1u32 << sh.nwarps) - 1 };
-        self.if_(has, |k| {
-            let t: V = k.get(s, sh.lane);
-            let r = k.warp_scan(t, tmask, &mut op);
-            totals.assign(k, r);
-        });
+        // Every warp scans the warp totals across all its lanes (see block_reduce).
+        let t = self.clamped_total::<V>(s, &sh);
+        let totals = self.warp_scan(t, LaneMask::FULL, &mut op);
         // The prefix of warp w is the scanned total of warp w - 1.
         let has_prefix = ptx!(self, "setp.ne.u32", sh.warp, 0u32);
         let wm1 = ptx!(self, "sub.u32", sh.warp, 1u32);
