@@ -548,6 +548,11 @@ pub fn scan_tiles(m: &mut Module) -> Result<KernelRef<ScanParams>, Error> {
     })
 }
 
+/// Threads per block of the fastest measured [`scan_single_pass`] shape (H200).
+pub const ONE_PASS_BLOCK: usize = 384;
+/// Elements per thread of that shape.
+pub const ONE_PASS_ITEMS: u32 = 24;
+
 /// `x, y, status, counter, n` for [`scan_single_pass`]: `status` holds one zeroed `u64` per
 /// tile and `counter` one zeroed `u32`.
 pub type OnePassParams = (GlobalPtr<F32>, GlobalPtr<F32>, GlobalPtr<U64>, GlobalPtr<U32>, Reg<U32>);
