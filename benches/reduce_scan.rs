@@ -12,6 +12,20 @@ use std::fmt::Write;
 
 const N: usize = 1 << 30;
 
+/// The worst relative error of `got` against the f64 running sum of `host`; panics above
+/// 1e-5 or on a non-finite element.
+fn scan_error(host: &[f32], got: &[f32], what: &str) -> f64 {
+    let (mut acc, mut worst) = (0f64, 0f64);
+    for (i, v) in host.iter().enumerate() {
+        acc += *v as f64;
+        let e = (got[i] as f64 - acc).abs() / acc.max(1.0);
+        assert!(e.is_finite(), "{what}: element {i} is {}", got[i]);
+        worst = worst.max(e);
+    }
+    assert!(worst < 1e-5, "{what}: worst relative error {worst}");
+    worst
+}
+
 fn main() {
     let Some(gpu) = ptxkit::runtime::testing::gpu_or_skip("reduce_scan bench") else { return };
     let mut report = String::new();
@@ -68,15 +82,7 @@ fn main() {
     let exact: f64 = host.iter().map(|v| *v as f64).sum();
     let sum_err = (got_sum - exact).abs() / exact;
     assert!(sum_err < 1e-5, "sum {got_sum} vs {exact}: relative error {sum_err}");
-    let got = gpu.download(&y).unwrap();
-    let (mut acc, mut worst) = (0f64, 0f64);
-    for (i, v) in host.iter().enumerate() {
-        acc += *v as f64;
-        let e = (got[i] as f64 - acc).abs() / acc.max(1.0);
-        assert!(e.is_finite(), "scan element {i} is {}", got[i]);
-        worst = worst.max(e);
-    }
-    assert!(worst < 1e-5, "scan: worst relative error {worst}");
+    let worst = scan_error(&host, &gpu.download(&y).unwrap(), "three-pass scan");
     writeln!(report, "sum relative error {sum_err:.2e}; scan worst relative error {worst:.2e} (against f64)").unwrap();
 
     let mut sum = || -> Result<(), RuntimeError> {
@@ -118,15 +124,7 @@ fn main() {
         };
         run1().unwrap();
         drop(run1);
-        let got = gpu.download(&out1).unwrap();
-        let (mut acc, mut worst) = (0f64, 0f64);
-        for (i, v) in host.iter().enumerate() {
-            acc += *v as f64;
-            let e = (got[i] as f64 - acc).abs() / acc.max(1.0);
-            assert!(e.is_finite(), "single-pass scan element {i} is {}", got[i]);
-            worst = worst.max(e);
-        }
-        assert!(worst < 1e-5, "single-pass scan ({items} items): worst relative error {worst}");
+        let worst = scan_error(&host, &gpu.download(&out1).unwrap(), &format!("single-pass scan, {block} x {items}"));
         let mut run1 = || -> Result<(), RuntimeError> {
             gpu.fill_bytes(&mut status, 0)?;
             gpu.fill_bytes(&mut counter, 0)?;

@@ -168,29 +168,34 @@ fn tail(k: &mut Kernel, x: GlobalPtr<U32>, y: GlobalPtr<U32>, n: Reg<U32>) {
     });
 }
 
-/// `c = a + b` with 16-byte accesses: thread `i` handles elements `4i..4i+4`, and the
-/// thread that meets the end finishes the tail element by element.
+/// Thread `i` handles elements `4i..4i+4`: `four` with the first index when all four are in
+/// range (16-byte accesses), otherwise `one` for each remaining element.
+fn by_fours(k: &mut Kernel, n: Reg<U32>, four: impl FnOnce(&mut Kernel, Reg<U32>), one: impl FnMut(&mut Kernel, Reg<U32>)) {
+    let i = k.global_thread_index_x();
+    let e = ptx!(k, "shl.b32", i, 2u32).bitcast::<U32>();
+    let e3 = ptx!(k, "add.u32", e, 3u32);
+    let full = ptx!(k, "setp.lt.u32", e3, n);
+    k.if_else(full, |k| four(k, e), |k| k.for_range(e, n, 1, one));
+}
+
+/// `c = a + b` with 16-byte accesses; the thread that meets the end finishes the tail
+/// element by element.
 pub fn vector_add(m: &mut Module) -> Result<KernelRef<AddParams>, Error> {
     m.kernel("vector_add", |k, (a, b, c, n): AddParams| {
-        let i = k.global_thread_index_x();
-        let e = ptx!(k, "shl.b32", i, 2u32).bitcast::<U32>();
-        let e3 = ptx!(k, "add.u32", e, 3u32);
-        let full = ptx!(k, "setp.lt.u32", e3, n);
-        k.if_else(
-            full,
-            |k| {
+        by_fours(
+            k,
+            n,
+            |k, e| {
                 let x = ptx!(k, "ld.global.nc.v4.f32", a.at(e));
                 let y = ptx!(k, "ld.global.nc.v4.f32", b.at(e));
                 let s: [Reg<F32>; 4] = std::array::from_fn(|j| ptx!(k, "add.rn.f32", x[j], y[j]));
                 ptx!(k, "st.global.v4.f32", c.at(e), s);
             },
-            |k| {
-                k.for_range(e, n, 1, |k, j| {
-                    let x = k.ld(a.at(j));
-                    let y = k.ld(b.at(j));
-                    let s = ptx!(k, "add.rn.f32", x, y);
-                    k.st(c.at(j), s);
-                });
+            |k, j| {
+                let x = k.ld(a.at(j));
+                let y = k.ld(b.at(j));
+                let s = ptx!(k, "add.rn.f32", x, y);
+                k.st(c.at(j), s);
             },
         );
     })
@@ -199,25 +204,20 @@ pub fn vector_add(m: &mut Module) -> Result<KernelRef<AddParams>, Error> {
 /// `y = alpha * x + y` with 16-byte accesses, the tail as in [`vector_add`].
 pub fn saxpy(m: &mut Module) -> Result<KernelRef<SaxpyParams>, Error> {
     m.kernel("saxpy", |k, (x, y, alpha, n): SaxpyParams| {
-        let i = k.global_thread_index_x();
-        let e = ptx!(k, "shl.b32", i, 2u32).bitcast::<U32>();
-        let e3 = ptx!(k, "add.u32", e, 3u32);
-        let full = ptx!(k, "setp.lt.u32", e3, n);
-        k.if_else(
-            full,
-            |k| {
+        by_fours(
+            k,
+            n,
+            |k, e| {
                 let xv = ptx!(k, "ld.global.nc.v4.f32", x.at(e));
                 let yv = ptx!(k, "ld.global.v4.f32", y.at(e));
                 let r: [Reg<F32>; 4] = std::array::from_fn(|j| ptx!(k, "fma.rn.f32", alpha, xv[j], yv[j]));
                 ptx!(k, "st.global.v4.f32", y.at(e), r);
             },
-            |k| {
-                k.for_range(e, n, 1, |k, j| {
-                    let xv = k.ld(x.at(j));
-                    let yv = k.ld(y.at(j));
-                    let r = ptx!(k, "fma.rn.f32", alpha, xv, yv);
-                    k.st(y.at(j), r);
-                });
+            |k, j| {
+                let xv = k.ld(x.at(j));
+                let yv = k.ld(y.at(j));
+                let r = ptx!(k, "fma.rn.f32", alpha, xv, yv);
+                k.st(y.at(j), r);
             },
         );
     })
