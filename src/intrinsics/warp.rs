@@ -124,32 +124,23 @@ impl Kernel {
     pub fn warp_scan<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, mut op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
         let mask = mask.into();
         let acc = copy(self, v);
-        let d: Reg<U32> = ptx!(self, "mov.u32", 1u32);
         if mask.is_full() {
-            self.while_(
-                |k| ptx!(k, "setp.lt.u32", d, 32u32),
-                |k| {
-                    let (t, ok) = k.shfl_checked(Shfl::Up, acc, d, LaneMask::FULL);
-                    let comb = op(k, t, acc);
-                    let next = select(k, ok, comb, acc);
-                    acc.assign(k, next);
-                    ptx!(k, "shl.b32" => d.bitcast::<B32>(), d.bitcast::<B32>(), 1u32);
-                },
-            );
+            doubling(self, |k, d| {
+                let (t, ok) = k.shfl_checked(Shfl::Up, acc, d, LaneMask::FULL);
+                let comb = op(k, t, acc);
+                let next = select(k, ok, comb, acc);
+                acc.assign(k, next);
+            });
         } else {
             let mreg = mask.reg_in(self);
             let lane = self.lane_id();
-            self.while_(
-                |k| ptx!(k, "setp.lt.u32", d, 32u32),
-                |k| {
-                    let (src, valid) = nth_below(k, mreg, lane, d);
-                    let t = k.shfl(Shfl::Idx, acc, src, LaneMask::reg(mreg));
-                    let comb = op(k, t, acc);
-                    let next = select(k, valid, comb, acc);
-                    acc.assign(k, next);
-                    ptx!(k, "shl.b32" => d.bitcast::<B32>(), d.bitcast::<B32>(), 1u32);
-                },
-            );
+            doubling(self, |k, d| {
+                let (src, valid) = nth_below(k, mreg, lane, d);
+                let t = k.shfl(Shfl::Idx, acc, src, LaneMask::reg(mreg));
+                let comb = op(k, t, acc);
+                let next = select(k, valid, comb, acc);
+                acc.assign(k, next);
+            });
         }
         acc
     }
@@ -191,20 +182,15 @@ impl Kernel {
         // Butterfly: at distance d the lane whose bit d is clear holds the earlier block.
         let acc = copy(self, v);
         let lane = self.lane_id();
-        let d: Reg<U32> = ptx!(self, "mov.u32", 1u32);
-        self.while_(
-            |k| ptx!(k, "setp.lt.u32", d, 32u32),
-            |k| {
-                let t = k.shfl(Shfl::Xor, acc, d, LaneMask::FULL);
-                let bit = ptx!(k, "and.b32", lane.bitcast::<B32>(), d.bitcast::<B32>());
-                let upper = ptx!(k, "setp.ne.b32", bit, 0u32);
-                let first = select(k, upper, t, acc);
-                let second = select(k, upper, acc, t);
-                let next = op(k, first, second);
-                acc.assign(k, next);
-                ptx!(k, "shl.b32" => d.bitcast::<B32>(), d.bitcast::<B32>(), 1u32);
-            },
-        );
+        doubling(self, |k, d| {
+            let t = k.shfl(Shfl::Xor, acc, d, LaneMask::FULL);
+            let bit = ptx!(k, "and.b32", lane.bitcast::<B32>(), d.bitcast::<B32>());
+            let upper = ptx!(k, "setp.ne.b32", bit, 0u32);
+            let first = select(k, upper, t, acc);
+            let second = select(k, upper, acc, t);
+            let next = op(k, first, second);
+            acc.assign(k, next);
+        });
         acc
     }
 
@@ -224,6 +210,15 @@ impl Kernel {
     pub fn ballot(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<B32> {
         ptx!(self, "vote.sync.ballot.b32", p, mask.into())
     }
+}
+
+/// A counted loop over the shuffle distances 1, 2, 4, 8, 16 (`d = 1 << step`, five trips):
+/// one loop body in the PTX, with a trip count ptxas can see.
+fn doubling(k: &mut Kernel, mut body: impl FnMut(&mut Kernel, Reg<U32>)) {
+    k.for_range(0u32, 5u32, 1, |k, step| {
+        let d = ptx!(k, "shl.b32", 1u32, step).bitcast::<U32>();
+        body(k, d);
+    });
 }
 
 /// The lane of the `d`-th participant of `mask` below `lane`, and whether there is one.
