@@ -305,12 +305,20 @@ pub fn sum_partials(m: &mut Module) -> Result<KernelRef<SumParams>, Error> {
         let s01 = add_f32(k, acc[0], acc[1]);
         let s23 = add_f32(k, acc[2], acc[3]);
         let s = add_f32(k, s01, s23);
-        let total = k.block_reduce::<SUM_BLOCK, _>(s, add_f32);
-        let t = ptx!(k, "mov.u32", sreg::TID_X);
-        let first = ptx!(k, "setp.eq.u32", t, 0u32);
-        let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
-        k.if_(first, |k| k.st(partials.at(cta), total));
+        block_sum_to::<SUM_BLOCK>(k, s, partials);
     })
+}
+
+/// The block's sum of `s`, written by thread 0 to `out[blockIdx.x]`.
+fn block_sum_to<const B: usize>(k: &mut Kernel, s: Reg<F32>, out: GlobalPtr<F32>)
+where
+    crate::intrinsics::Count<B>: crate::intrinsics::WarpMultiple,
+{
+    let total = k.block_reduce::<B, _>(s, add_f32);
+    let t = ptx!(k, "mov.u32", sreg::TID_X);
+    let first = ptx!(k, "setp.eq.u32", t, 0u32);
+    let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
+    k.if_(first, |k| k.st(out.at(cta), total));
 }
 
 /// Second pass of the sum: one block of 1024 threads adds `n` partials into `out[0]`.
@@ -500,11 +508,7 @@ pub fn scan_tile_sums(m: &mut Module) -> Result<KernelRef<TileParams>, Error> {
         for r in &items[1..] {
             s = add_f32(k, s, *r);
         }
-        let total = k.block_reduce::<SCAN_BLOCK, _>(s, add_f32);
-        let t = ptx!(k, "mov.u32", sreg::TID_X);
-        let first = ptx!(k, "setp.eq.u32", t, 0u32);
-        let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
-        k.if_(first, |k| k.st(sums.at(cta), total));
+        block_sum_to::<SCAN_BLOCK>(k, s, sums);
     })
 }
 
