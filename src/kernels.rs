@@ -372,6 +372,20 @@ fn scan_items(k: &mut Kernel, x: GlobalPtr<F32>, n: Reg<U32>, tile: Reg<U32>, it
     (first, regs)
 }
 
+/// This lane's first element of its warp's segment of the tile, in global memory (`g`) and
+/// in the stage (`sidx`): warp `w` covers `32 * items` elements, lane `l` starts at `4l` and
+/// steps by 128 (one 16-byte access per lane covers 512 contiguous bytes).
+fn warp_segment(k: &mut Kernel, t: Reg<U32>, tile0: Reg<U32>, items: u32) -> (Reg<U32>, Reg<U32>) {
+    let lane = k.lane_id();
+    let warp = ptx!(k, "shr.u32", t, 5u32);
+    let seg = ptx!(k, "mul.lo.u32", warp, 32 * items);
+    let seg_g = ptx!(k, "add.u32", tile0, seg);
+    let l4 = ptx!(k, "shl.b32", lane, 2u32).bitcast::<U32>();
+    let g = ptx!(k, "add.u32", seg_g, l4);
+    let sidx = ptx!(k, "add.u32", seg, l4);
+    (g, sidx)
+}
+
 /// Like [`scan_items`], but a whole tile is read coalesced: each warp loads its segment with
 /// 16-byte accesses that cover 512 contiguous bytes per instruction, and the warp's stage in
 /// shared memory turns it into each thread's consecutive run.
@@ -394,13 +408,7 @@ fn scan_items_staged(
     k.if_else(
         whole,
         |k| {
-            let lane = k.lane_id();
-            let warp = ptx!(k, "shr.u32", t, 5u32);
-            let seg = ptx!(k, "mul.lo.u32", warp, 32 * items);
-            let seg_g = ptx!(k, "add.u32", tile0, seg);
-            let l4 = ptx!(k, "shl.b32", lane, 2u32).bitcast::<U32>();
-            let g = ptx!(k, "add.u32", seg_g, l4);
-            let sidx = ptx!(k, "add.u32", seg, l4);
+            let (g, sidx) = warp_segment(k, t, tile0, items);
             for q in 0..(items / 4) as i64 {
                 let v = ptx!(k, "ld.global.nc.v4.f32", x.at(g).offset(128 * q));
                 ptx!(k, "st.shared.v4.f32", stage.at(sidx).offset(128 * q), v);
@@ -449,13 +457,7 @@ fn scan_store_staged(
                 ptx!(k, "st.shared.v4.f32", stage.at(own).offset(4 * q as i64), v);
             }
             ptx!(k, "bar.warp.sync", 0xffff_ffffu32);
-            let lane = k.lane_id();
-            let warp = ptx!(k, "shr.u32", t, 5u32);
-            let seg = ptx!(k, "mul.lo.u32", warp, 32 * items);
-            let seg_g = ptx!(k, "add.u32", tile0, seg);
-            let l4 = ptx!(k, "shl.b32", lane, 2u32).bitcast::<U32>();
-            let g = ptx!(k, "add.u32", seg_g, l4);
-            let sidx = ptx!(k, "add.u32", seg, l4);
+            let (g, sidx) = warp_segment(k, t, tile0, items);
             for q in 0..(items / 4) as i64 {
                 let v = ptx!(k, "ld.shared.v4.f32", stage.at(sidx).offset(128 * q));
                 ptx!(k, "st.global.v4.f32", y.at(g).offset(128 * q), v);
