@@ -97,18 +97,24 @@ fn main() {
 
     let time = |f: &mut dyn FnMut() -> Result<(), RuntimeError>| median(&gpu.bench(3, 20, f).unwrap()).unwrap();
 
-    // The single-pass scan (decoupled look-back), at two tile sizes: checked, then timed
+    // The single-pass scan (decoupled look-back), at several shapes: each checked, then timed
     // with its status words and tile counter cleared inside each timed run.
     let mut one_pass_rows = Vec::new();
     // The default shape first, then neighbours (earlier sweeps are in bench/results/).
-    for (block, items, minb) in
-        [(kernels::ONE_PASS_BLOCK as u32, kernels::ONE_PASS_ITEMS, 0u32), (384, 20, 0), (384, 28, 0), (256, 24, 0), (384, 16, 0)]
-    {
+    for (block, items, minb) in [
+        (kernels::ONE_PASS_BLOCK as u32, kernels::ONE_PASS_ITEMS, 0u32),
+        (384, 28, 5),
+        (320, 28, 0),
+        (384, 20, 0),
+        (256, 36, 0),
+        (256, 28, 0),
+    ] {
         let mut m1 = Module::new(Target::SM_80);
         let kr = match block {
             256 => kernels::scan_single_pass::<256>(&mut m1, "scan_single_pass", items, minb),
+            320 => kernels::scan_single_pass::<320>(&mut m1, "scan_single_pass", items, minb),
             384 => kernels::scan_single_pass::<384>(&mut m1, "scan_single_pass", items, minb),
-            _ => kernels::scan_single_pass::<512>(&mut m1, "scan_single_pass", items, minb),
+            other => panic!("no instantiation for blocks of {other} threads"),
         }
         .unwrap();
         let module1 = gpu.load(&m1.to_ptx().unwrap()).unwrap_or_else(|e| panic!("{e}"));

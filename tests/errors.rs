@@ -207,3 +207,20 @@ fn bad_directives_and_declarations_are_errors() {
     assert!(matches!(m.kernel("raw", |k, ()| k.raw("add.u32 %r1, %r1, 1; trap")), Err(Error::InvalidArgument { .. })));
     assert!(matches!(m.kernel("st", |k, ()| k.for_range(0u32, 10u32, 0, |_, _| {})), Err(Error::InvalidArgument { .. })));
 }
+
+#[test]
+fn scan_tiles_that_cannot_be_built_are_errors() {
+    for (items, why) in [(0, "0 elements"), (30, "not a multiple of 4"), (36, "384 x 36 x 4 bytes exceeds 48 KiB")] {
+        let mut m = Module::new(Target::SM_90);
+        match ptxkit::kernels::scan_single_pass::<384>(&mut m, "scan", items, 0) {
+            Err(Error::InvalidArgument { kernel, what }) => {
+                assert_eq!(kernel, "scan");
+                assert!(what.contains(&format!("384 threads x {items} elements")), "{why}: {what}");
+            }
+            other => panic!("{why}: expected InvalidArgument, got {:?}", other.map(|k| k.name().to_string())),
+        }
+        assert!(!m.to_ptx().unwrap().contains(".entry scan"), "{why}: no kernel may be left in the module");
+    }
+    let mut m = Module::new(Target::SM_90);
+    assert!(ptxkit::kernels::scan_single_pass::<384>(&mut m, "scan", 28, 0).is_ok());
+}

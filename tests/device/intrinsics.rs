@@ -1,7 +1,7 @@
 //! The intrinsics on the GPU against CPU models: vload/vstore on misaligned views, message
 //! passing with release/acquire under contention, shuffles of multi-word values, warp scans
-//! and reductions with partial masks and a non-commutative operator, votes, and block
-//! collectives for several block sizes.
+//! and reductions with partial masks and a non-commutative operator, votes, block
+//! collectives for several block sizes, and the single-pass scan built on them.
 
 use super::*;
 use ptxkit::intrinsics::order::{Acquire, Gpu as GpuScope, NoScope, Release, Weak};
@@ -371,4 +371,48 @@ fn block_collectives_for_several_block_sizes() {
     block_case::<96>(&gpu, &mut g);
     block_case::<256>(&gpu, &mut g);
     block_case::<1024>(&gpu, &mut g);
+}
+
+/// `kernels::scan_single_pass` at one shape over sizes around its tile: small integers as
+/// f32, so every prefix is exact and the check is bit for bit; two spare blocks (which must
+/// find no tile and exit) and a poisoned guard region past `n` (which must stay poisoned).
+fn single_pass_case<const B: usize>(gpu: &Gpu, g: &mut StdRng, items: u32)
+where
+    Count<B>: WarpMultiple,
+{
+    let tile = B * items as usize;
+    let mut m = Module::new(target(gpu));
+    let kr = ptxkit::kernels::scan_single_pass::<B>(&mut m, "scan", items, 0).unwrap();
+    let module = load(gpu, &m);
+    let scan = module.kernel(&kr).unwrap();
+    const GUARD: usize = 64;
+    for n in [0, 1, 31, tile - 1, tile, tile + 1, 5 * tile + 77, g.gen_range(1..1 << 20)] {
+        let x: Vec<f32> = (0..n).map(|_| g.gen_range(0..16u32) as f32).collect();
+        // (A zero-length buffer cannot be allocated; n = 0 reads nothing.)
+        let dx = if n == 0 { gpu.zeros::<f32>(1) } else { gpu.upload(&x) }.unwrap();
+        let mut y = poisoned::<f32>(gpu, n + GUARD).unwrap();
+        let blocks = n.div_ceil(tile) + 2;
+        let mut status = gpu.zeros::<u64>(blocks).unwrap();
+        let mut counter = gpu.zeros::<u32>(1).unwrap();
+        scan.launch(&Launch::new(blocks as u32, B as u32), (&dx, &mut y, &mut status, &mut counter, n as u32)).unwrap();
+        let mut want: Vec<f32> = x
+            .iter()
+            .scan(0f32, |acc, v| {
+                *acc += v;
+                Some(*acc)
+            })
+            .collect();
+        want.extend([f32::from_bits(u32::from_ne_bytes([ptxkit::runtime::testing::POISON; 4])); GUARD]);
+        check(&format!("single-pass scan, {B} threads x {items}, n = {n}"), |i| i, &gpu.download(&y).unwrap(), &want);
+        assert_eq!(gpu.download(&counter).unwrap()[0] as usize, blocks, "every block takes one ticket");
+    }
+}
+
+#[test]
+fn single_pass_scan_at_odd_sizes() {
+    let Some(gpu) = gpu("single_pass_scan_at_odd_sizes") else { return };
+    let mut g = rng("single_pass_scan_at_odd_sizes");
+    single_pass_case::<{ ptxkit::kernels::ONE_PASS_BLOCK }>(&gpu, &mut g, ptxkit::kernels::ONE_PASS_ITEMS);
+    single_pass_case::<64>(&gpu, &mut g, 4);
+    single_pass_case::<32>(&gpu, &mut g, 20);
 }
