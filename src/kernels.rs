@@ -634,16 +634,16 @@ fn publish_and_look_back(k: &mut Kernel, status: GlobalPtr<U64>, tile: Reg<U32>,
         let prefix = ptx!(k, "mov.f32", 0.0f32);
         k.if_(!first_tile, |k| {
             let base = ptx!(k, "mov.u32", tile);
+            // Before tile 0 counts as an inclusive prefix of 0.
+            let z = ptx!(k, "mov.f32", 0.0f32);
+            let st = ptx!(k, "mov.u32", INCLUSIVE);
+            let empty = pack_status(k, st, z);
             k.loop_(|k, l| {
-                // Lane i looks at tile base - 1 - i; before tile 0 counts as an empty prefix.
+                // Lane i looks at tile base - 1 - i.
                 let exists = ptx!(k, "setp.gt.u32", base, lane);
                 let back = ptx!(k, "add.u32", lane, 1u32);
                 let j = ptx!(k, "sub.u32", base, back);
-                let w = ptx!(k, "mov.u64", 0u64);
-                let z = ptx!(k, "mov.f32", 0.0f32);
-                let st = ptx!(k, "mov.u32", INCLUSIVE);
-                let none_word = pack_status(k, st, z);
-                ptx!(k, "mov.u64" => w, none_word);
+                let w = ptx!(k, "mov.u64", empty);
                 k.if_(exists, |k| {
                     let seen = k.load(Relaxed, Gpu, status.at(j));
                     ptx!(k, "mov.u64" => w, seen);
