@@ -1,0 +1,86 @@
+//! The runtime's errors: [`RuntimeError`] for every fallible call, and [`LoadError`], which
+//! carries the JIT's logs when a module fails to load.
+
+use cudarc::driver::result::DriverError;
+use cudarc::driver::sys;
+use std::fmt;
+
+/// An error of the runtime layer.
+#[derive(Debug)]
+pub enum RuntimeError {
+    /// The CUDA driver library (`libcuda.so` / `nvcuda.dll`) could not be loaded.
+    NoDriver,
+    /// A driver call failed; `code`'s name is the driver's (`CUDA_ERROR_NO_DEVICE`).
+    Driver { call: &'static str, code: sys::CUresult },
+    /// A module failed to load; see [`LoadError`].
+    Load(LoadError),
+    /// A request refused before it reached the driver: a zero launch dimension, a buffer
+    /// or stream of another context, a copy into a shorter buffer, too much shared memory.
+    Invalid(String),
+}
+
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            RuntimeError::NoDriver => f.write_str("the CUDA driver library (libcuda) could not be loaded"),
+            RuntimeError::Driver { call, code } => {
+                write!(f, "{call} failed: {code:?}")?;
+                if let Ok(s) = DriverError(*code).error_string() {
+                    write!(f, " ({})", s.to_string_lossy())?;
+                }
+                Ok(())
+            }
+            RuntimeError::Load(e) => e.fmt(f),
+            RuntimeError::Invalid(what) => f.write_str(what),
+        }
+    }
+}
+
+impl std::error::Error for RuntimeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RuntimeError::Load(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// A failure of a cudarc call made outside this module, so that `?` works on it.
+impl From<DriverError> for RuntimeError {
+    fn from(e: DriverError) -> Self {
+        RuntimeError::Driver { call: "CUDA driver call", code: e.0 }
+    }
+}
+
+impl From<LoadError> for RuntimeError {
+    fn from(e: LoadError) -> Self {
+        RuntimeError::Load(e)
+    }
+}
+
+/// A module that failed to load: the failing call, its result code, and the JIT's error
+/// and info logs as the driver wrote them.
+#[derive(Clone, Debug)]
+pub struct LoadError {
+    pub call: &'static str,
+    pub code: sys::CUresult,
+    /// The JIT compiler's error log, verbatim (empty when the failure came before JIT).
+    pub error_log: String,
+    pub info_log: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{} failed: {:?}", self.call, self.code)?;
+        if !self.error_log.is_empty() {
+            write!(f, "\n{}", self.error_log)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+pub(super) fn drv(call: &'static str) -> impl Fn(DriverError) -> RuntimeError {
+    move |e| RuntimeError::Driver { call, code: e.0 }
+}
