@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod ir;
+mod param_bytes;
 mod print;
 pub mod target;
 
@@ -11,6 +12,7 @@ use crate::regs::{Base, Label, Ptr, Reg, SymAddr};
 use crate::types::{DataType, Pred, RegClass, S32, S64, U32, U64};
 pub use error::{check_ident, Error};
 use ir::{Guard, Opnd, RegRef, RegSpace, Stmt};
+pub use param_bytes::ParamBytes;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 pub use target::{Suffix, Target, Version};

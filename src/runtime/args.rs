@@ -3,43 +3,93 @@
 //! collects the values for the driver.
 
 use super::{CudaSlice, CudaStream, CudaView, CudaViewMut, RuntimeError};
+use crate::builder::ParamBytes;
 use crate::ops::{m, Generic};
 use crate::regs::{Ptr, Reg};
 use crate::types::{self, DataType};
-use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop};
+use cudarc::driver::{sys, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop};
 use std::ffi::c_void;
+use std::marker::PhantomData;
 
 /// Kernels take at most this many parameters (the tuple impls' limit).
-const MAX_PARAMS: usize = 12;
+pub(super) const MAX_PARAMS: usize = 12;
 
-/// The argument values of one launch, and the buffers' event records that must follow it.
+/// Where each argument of one launch lies, for `cuLaunchKernelEx`'s `kernelParams`: values
+/// of up to 8 bytes (scalars, device addresses) are copied into slots held here, larger ones
+/// (a [`HostBytes`] block, a tensor map) are borrowed for the launch. Nothing is allocated.
+pub(super) struct ArgSlots<'a> {
+    /// The copied values, one 8-byte slot per argument.
+    copies: [u64; MAX_PARAMS],
+    /// Each argument's borrowed bytes, or null where its value is in `copies`.
+    borrowed: [*const c_void; MAX_PARAMS],
+    len: usize,
+    _borrows: PhantomData<&'a [u8]>,
+}
+
+impl<'a> ArgSlots<'a> {
+    pub(super) fn new() -> ArgSlots<'a> {
+        ArgSlots { copies: [0; MAX_PARAMS], borrowed: [std::ptr::null(); MAX_PARAMS], len: 0, _borrows: PhantomData }
+    }
+
+    /// The index of the next argument, or an error when the list is full.
+    fn next(&mut self) -> Result<usize, RuntimeError> {
+        if self.len == MAX_PARAMS {
+            return Err(RuntimeError::Invalid(format!("more than {MAX_PARAMS} kernel arguments")));
+        }
+        self.len += 1;
+        Ok(self.len - 1)
+    }
+
+    /// Copies `v` into the next slot and returns its index.
+    pub(super) fn copy<H: Copy>(&mut self, v: H) -> Result<usize, RuntimeError> {
+        const {
+            assert!(std::mem::size_of::<H>() <= 8 && std::mem::align_of::<H>() <= 8, "copied kernel arguments are at most 8 bytes");
+        }
+        let i = self.next()?;
+        self.copies[i] = 0;
+        // SAFETY: `H` is plain data of at most 8 bytes and alignment at most 8, written to
+        // the start of an 8-byte slot.
+        unsafe { (&mut self.copies[i] as *mut u64).cast::<H>().write(v) };
+        Ok(i)
+    }
+
+    /// Takes `v` as the next argument, read in place by the launch, and returns its index.
+    pub(super) fn borrow<H>(&mut self, v: &'a H) -> Result<usize, RuntimeError> {
+        let i = self.next()?;
+        self.borrowed[i] = (v as *const H).cast();
+        Ok(i)
+    }
+
+    /// The `kernelParams` array: a pointer to each argument, valid while `self` stays where
+    /// it is and the borrows last.
+    pub(super) fn kernel_params(&mut self) -> [*mut c_void; MAX_PARAMS] {
+        let mut params = [std::ptr::null_mut::<c_void>(); MAX_PARAMS];
+        for (i, p) in params.iter_mut().enumerate().take(self.len) {
+            *p = match self.borrowed[i] {
+                b if b.is_null() => (&mut self.copies[i] as *mut u64).cast(),
+                b => b.cast_mut(),
+            };
+        }
+        params
+    }
+}
+
+/// The arguments of one launch, and the buffers' event records that must follow it.
 #[doc(hidden)]
 pub struct ArgList<'a> {
     stream: &'a CudaStream,
-    values: [u64; MAX_PARAMS],
-    len: usize,
-    guards: Vec<SyncOnDrop<'a>>,
+    slots: ArgSlots<'a>,
+    /// The event record of each buffer argument, by argument index.
+    guards: [Option<SyncOnDrop<'a>>; MAX_PARAMS],
 }
 
 impl<'a> ArgList<'a> {
     pub(super) fn new(stream: &'a CudaStream) -> ArgList<'a> {
-        ArgList { stream, values: [0; MAX_PARAMS], len: 0, guards: Vec::new() }
+        ArgList { stream, slots: ArgSlots::new(), guards: [const { None }; MAX_PARAMS] }
     }
-    /// The `kernelParams` array: a pointer to each value pushed, valid while `self` stays
-    /// where it is.
+    /// See [`ArgSlots::kernel_params`].
     pub(super) fn kernel_params(&mut self) -> [*mut c_void; MAX_PARAMS] {
-        let mut params = [std::ptr::null_mut::<c_void>(); MAX_PARAMS];
-        for (p, v) in params.iter_mut().zip(self.values.iter_mut()).take(self.len) {
-            *p = (v as *mut u64).cast();
-        }
-        params
-    }
-    fn value<H: Copy>(&mut self, v: H) {
-        const { assert!(std::mem::size_of::<H>() <= 8, "kernel parameter values are at most 8 bytes") };
-        let slot = &mut self.values[self.len];
-        // SAFETY: `H` is plain data of at most 8 bytes, copied into an 8-byte slot.
-        unsafe { std::ptr::copy_nonoverlapping((&v as *const H).cast::<u8>(), (slot as *mut u64).cast::<u8>(), std::mem::size_of::<H>()) };
-        self.len += 1;
+        self.slots.kernel_params()
     }
     fn same_context<H>(&self, buf: &impl DeviceSlice<H>) -> Result<(), RuntimeError> {
         if buf.stream().context() == self.stream.context() {
@@ -51,27 +101,52 @@ impl<'a> ArgList<'a> {
     fn read<H, D: DevicePtr<H>>(&mut self, buf: &'a D) -> Result<(), RuntimeError> {
         self.same_context(buf)?;
         let (ptr, guard) = buf.device_ptr(self.stream);
-        self.guards.push(guard);
-        self.value(ptr);
+        let i = self.slots.copy(ptr)?;
+        self.guards[i] = Some(guard);
         Ok(())
     }
     fn write<H, D: DevicePtrMut<H>>(&mut self, buf: &'a mut D) -> Result<(), RuntimeError> {
         self.same_context(buf)?;
         let (ptr, guard) = buf.device_ptr_mut(self.stream);
-        self.guards.push(guard);
-        self.value(ptr);
+        let i = self.slots.copy(ptr)?;
+        self.guards[i] = Some(guard);
         Ok(())
     }
 }
 
+/// `N` bytes for a [`ParamBytes<N>`] kernel parameter, aligned as the parameter is (64
+/// bytes). The launch reads them in place.
+///
+/// ```
+/// use ptxkit::runtime::HostBytes;
+/// let mut b = HostBytes([0u8; 128]);
+/// b.0[..4].copy_from_slice(&7u32.to_le_bytes());
+/// assert_eq!(std::mem::align_of_val(&b), 64);
+/// ```
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HostBytes<const N: usize>(pub [u8; N]);
+
+impl<const N: usize> From<[u8; N]> for HostBytes<N> {
+    fn from(bytes: [u8; N]) -> Self {
+        HostBytes(bytes)
+    }
+}
+
+// A tensor map is the 128 bytes, at least 64-byte aligned, that `ParamBytes<128>` declares
+// (cudarc's CUDA 13 bindings align it to 128).
+const _: () = assert!(std::mem::size_of::<sys::CUtensorMap>() == 128 && std::mem::align_of::<sys::CUtensorMap>() >= 64);
+
 /// A host value that can be passed for a kernel parameter of type `P`: `T::Host` for
 /// `Reg<T>`; `&CudaSlice<T::Host>`, `&mut CudaSlice<T::Host>`, `&CudaView<T::Host>` or
-/// `&mut CudaViewMut<T::Host>` for `GlobalPtr<T>` and `GenericPtr<T>`.
+/// `&mut CudaViewMut<T::Host>` for `GlobalPtr<T>` and `GenericPtr<T>`; `&HostBytes<N>` for
+/// [`ParamBytes<N>`], and a `&CUtensorMap` for `ParamBytes<128>`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for kernel parameter `{P}`",
     label = "wrong host value for this kernel parameter",
     note = "a `Reg<T>` parameter takes a `T::Host` value (`f32` for `Reg<F32>`, `u32` for `Reg<U32>`, `half::f16` for `Reg<F16>`)",
-    note = "a `GlobalPtr<T>` or `GenericPtr<T>` parameter takes `&CudaSlice<T::Host>` or `&mut CudaSlice<T::Host>` (or a view) of the same element type"
+    note = "a `GlobalPtr<T>` or `GenericPtr<T>` parameter takes `&CudaSlice<T::Host>` or `&mut CudaSlice<T::Host>` (or a view) of the same element type",
+    note = "a `ParamBytes<N>` parameter takes `&HostBytes<N>`; `ParamBytes<128>` also takes a `&CUtensorMap`"
 )]
 pub trait HostArg<P> {
     #[doc(hidden)]
@@ -87,8 +162,7 @@ macro_rules! scalar_args {
     ($($t:ident)*) => {$(
         impl HostArg<Reg<types::$t>> for <types::$t as DataType>::Host {
             fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a {
-                list.value(self);
-                Ok(())
+                list.slots.copy(self).map(drop)
             }
         }
     )*};
@@ -116,6 +190,25 @@ macro_rules! pointer_args {
 // Every data type but `.pred`.
 pointer_args!(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 Tf32 F32 F64 F32x2
     E4m3x2 E5m2x2 E2m1x2 E3m2x2 E2m3x2 Ue8m0x2 E4m3x4 E5m2x4 E2m1x4 E3m2x4 E2m3x4);
+
+impl<'s, const N: usize> HostArg<ParamBytes<N>> for &'s HostBytes<N> {
+    fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
+    where
+        Self: 'a,
+    {
+        list.slots.borrow(self).map(drop)
+    }
+}
+
+/// A TMA tensor map, as `cuTensorMapEncodeTiled` wrote it, for a 128-byte parameter.
+impl<'s> HostArg<ParamBytes<128>> for &'s sys::CUtensorMap {
+    fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
+    where
+        Self: 'a,
+    {
+        list.slots.borrow(self).map(drop)
+    }
+}
 
 /// A tuple of host values matching a kernel's parameter tuple `P` element by element
 /// (see [`HostArg`]).

@@ -6,9 +6,11 @@
 //!
 //! A launch is typed by the kernel's parameter tuple: [`TypedKernel<P>::launch`] takes a
 //! host tuple whose elements match `P` one by one ([`HostArg`]): a `T::Host` value for a
-//! `Reg<T>` (an `f32` for `Reg<F32>`), and a `&CudaSlice<T::Host>` or `&mut
-//! CudaSlice<T::Host>` (or a view) for a `GlobalPtr<T>` or `GenericPtr<T>`. A buffer of
-//! another element type, or a wrong number of arguments, does not compile.
+//! `Reg<T>` (an `f32` for `Reg<F32>`), a `&CudaSlice<T::Host>` or `&mut
+//! CudaSlice<T::Host>` (or a view) for a `GlobalPtr<T>` or `GenericPtr<T>`, and a
+//! [`&HostBytes<N>`](HostBytes) (or a `&CUtensorMap` for `N = 128`) for a
+//! [`ParamBytes<N>`](crate::builder::ParamBytes). A buffer of another element type, or a
+//! wrong number of arguments, does not compile.
 //!
 //! ```no_run
 //! use ptxkit::prelude::*;
@@ -55,7 +57,7 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 
-pub use args::{ArgList, HostArg, LaunchArgs};
+pub use args::{ArgList, HostArg, HostBytes, LaunchArgs};
 pub use error::{LoadError, RuntimeError};
 pub use gpu::{median, Gpu};
 pub use launch::{Dim3, Launch};

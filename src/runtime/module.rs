@@ -242,9 +242,9 @@ impl<P> TypedKernel<P> {
             numAttrs: num_attrs,
         };
         // SAFETY: `params` points at one value per kernel parameter, of the parameter's
-        // size (the `HostArg` impls fix both); the values, the attribute and the buffers
-        // (borrowed by `args`) outlive the call. `list` drops after it, recording the
-        // buffers' events behind the launch.
+        // size (the `HostArg` impls fix both), in `list` (which stays put) or borrowed by
+        // `args`; those, the attribute and the buffers outlive the call. `list` drops after
+        // it, recording the buffers' events behind the launch.
         unsafe { sys::cuLaunchKernelEx(&config, self.func, params.as_mut_ptr(), std::ptr::null_mut()) }
             .result()
             .map_err(drv("cuLaunchKernelEx"))

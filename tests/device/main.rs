@@ -9,6 +9,7 @@ mod bits;
 mod cmp_cvt;
 mod intrinsics;
 mod memory;
+mod params;
 mod reference;
 mod warp;
 

@@ -1,0 +1,102 @@
+//! Kernel parameters of raw bytes: [`ParamBytes<N>`] is a 64-byte-aligned block passed by
+//! value, the form a TMA tensor map (or any other plain struct) travels in.
+
+use super::{intern, Kernel, KernelParam};
+use crate::regs::{Base, ParamPtr, Ptr};
+use crate::types::DataType;
+
+/// A kernel parameter of `N` bytes passed by value, declared `.param .align 64 .b8
+/// name[N]`. Kernel code reads it with `ld.param` through [`ParamBytes::ptr`], at constant
+/// offsets or at a register index. The host passes a `&HostBytes<N>`, or for
+/// `ParamBytes<128>` a `&CUtensorMap` (see `ptxkit::runtime`, feature `cuda`).
+///
+/// `N` is a multiple of 4 from 4 to 4096; a kernel with any other size does not compile.
+///
+/// ```
+/// use ptxkit::builder::ParamBytes;
+/// use ptxkit::prelude::*;
+/// let mut m = Module::new(Target::SM_90);
+/// m.kernel("second_word", |k, (p, out): (ParamBytes<128>, GlobalPtr<U32>)| {
+///     let w = ptx!(k, "ld.param.u32", p.ptr::<U32>().offset(1));
+///     ptx!(k, "st.global.u32", out.offset(0), w);
+/// })?;
+/// let ptx = m.to_ptx()?;
+/// assert!(ptx.contains(".param .align 64 .b8 second_word_param_0[128]"));
+/// assert!(ptx.contains("ld.param.u32 %r1, [second_word_param_0+4];"), "{ptx}");
+/// # Ok::<(), ptxkit::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct ParamBytes<const N: usize> {
+    sym: u32,
+    owner: u32,
+}
+
+impl<const N: usize> ParamBytes<N> {
+    /// The size in bytes.
+    pub const BYTES: usize = N;
+    const VALID_SIZE: () = assert!(N % 4 == 0 && N >= 4 && N <= 4096, "ParamBytes<N> needs N a multiple of 4, from 4 to 4096");
+
+    /// The parameter's first byte as a pointer to `T` elements in the `.param` space.
+    pub fn ptr<T: DataType>(&self) -> ParamPtr<T> {
+        Ptr::from_base(Base::Sym(self.sym, self.owner))
+    }
+}
+
+impl<const N: usize> KernelParam for ParamBytes<N> {
+    fn decl(name: &str) -> String {
+        let () = Self::VALID_SIZE;
+        format!(".param .align 64 .b8 {name}[{N}]")
+    }
+    fn declare(k: &mut Kernel, name: &str) -> Self {
+        k.params.push(Self::decl(name));
+        ParamBytes { sym: intern(name), owner: k.id }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prelude::*;
+
+    type P = (ParamBytes<128>, GlobalPtr<U32>, Reg<U32>);
+
+    /// Thread `t < 32` copies word `t` of the bytes, thread 0 also the scalar after them.
+    fn copy_words(target: Target) -> (Module, KernelRef<P>) {
+        let mut m = Module::new(target);
+        let k = m
+            .kernel("copy_words", |k, (bytes, out, tail): P| {
+                let t = ptx!(k, "mov.u32", sreg::TID_X);
+                let w = ptx!(k, "ld.param.u32", bytes.ptr::<U32>().at(t));
+                ptx!(k, "st.global.u32", out.at(t), w);
+                let first = ptx!(k, "setp.eq.u32", t, 0u32);
+                k.if_(first, |k| ptx!(k, "st.global.u32", out.offset(32), tail));
+            })
+            .unwrap();
+        (m, k)
+    }
+
+    #[test]
+    fn declaration_round_trips_and_assembles() {
+        let (m, _) = copy_words(Target::SM_90);
+        let ptx = m.to_ptx().unwrap();
+        assert!(ptx.contains(".param .align 64 .b8 copy_words_param_0[128],"), "{ptx}");
+        assert!(KernelRef::<P>::from_ptx(&ptx, "copy_words").is_ok());
+        let other_size = KernelRef::<(ParamBytes<64>, GlobalPtr<U32>, Reg<U32>)>::from_ptx(&ptx, "copy_words");
+        assert!(matches!(other_size, Err(Error::InvalidArgument { .. })), "{other_size:?}");
+        let scalar_first = KernelRef::<(Reg<U32>, GlobalPtr<U32>, ParamBytes<128>)>::from_ptx(&ptx, "copy_words");
+        assert!(scalar_first.is_err());
+        match crate::ptxas::find() {
+            Some(px) => crate::ptxas::check(&px, &ptx, Target::SM_90, crate::ptxas::Mode::Assemble)
+                .unwrap_or_else(|e| panic!("ptxas rejected the module:\n{e}\n{ptx}")),
+            None if std::env::var("PTXKIT_SKIP_PTXAS").as_deref() == Ok("1") => eprintln!("skipped ptxas check: PTXKIT_SKIP_PTXAS=1"),
+            None => panic!("ptxas not found: point PTXAS at it, or set PTXKIT_SKIP_PTXAS=1 to skip the ptxas checks"),
+        }
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(<ParamBytes<4> as KernelParam>::decl("p"), ".param .align 64 .b8 p[4]");
+        assert_eq!(<ParamBytes<4096> as KernelParam>::decl("p"), ".param .align 64 .b8 p[4096]");
+        assert_eq!(ParamBytes::<128>::BYTES, 128);
+    }
+}

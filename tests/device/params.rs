@@ -1,0 +1,53 @@
+//! Parameters passed by value: a 128-byte, 64-byte-aligned block of bytes (a
+//! [`HostBytes`], or a tensor map's bytes) followed by a pointer and a scalar, which proves
+//! the parameters after the block land where the kernel reads them.
+
+use super::*;
+use ptxkit::builder::ParamBytes;
+use ptxkit::runtime::cudarc::driver::sys::CUtensorMap;
+use ptxkit::runtime::HostBytes;
+use rand::Rng;
+
+type P = (ParamBytes<128>, GlobalPtr<U32>, Reg<U32>);
+
+/// The 33 words the kernel should write: the 128 bytes as little-endian words, then `tail`.
+fn words(bytes: &[u8], tail: u32) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).chain([tail]).collect()
+}
+
+#[test]
+fn param_bytes_then_scalar() {
+    let Some(gpu) = gpu("param_bytes_then_scalar") else { return };
+    let mut g = rng("param_bytes_then_scalar");
+    let mut m = Module::new(target(&gpu));
+    // Thread t copies word t of the parameter with a register-indexed `ld.param.u32`;
+    // thread 0 also writes the scalar after the 32 words.
+    let kr = m
+        .kernel("param_bytes", |k, (bytes, out, tail): P| {
+            let t = ptx!(k, "mov.u32", sreg::TID_X);
+            let w = ptx!(k, "ld.param.u32", bytes.ptr::<U32>().at(t));
+            ptx!(k, "st.global.u32", out.at(t), w);
+            let first = ptx!(k, "setp.eq.u32", t, 0u32);
+            k.if_(first, |k| ptx!(k, "st.global.u32", out.offset(32), tail));
+        })
+        .unwrap();
+    let module = load(&gpu, &m);
+    let kern = module.kernel(&kr).unwrap();
+    let cfg = Launch::new(1, 32);
+
+    let mut host = HostBytes([0u8; 128]);
+    g.fill(&mut host.0[..]);
+    let tail: u32 = g.gen();
+    let mut out = poisoned::<u32>(&gpu, 33).unwrap();
+    kern.launch(&cfg, (&host, &mut out, tail)).unwrap();
+    let want = words(&host.0, tail);
+    check("ParamBytes<128> from HostBytes", |i| i, &gpu.download(&out).unwrap(), &want);
+
+    // A tensor map travels the same way; the kernel sees its 128 bytes as they are.
+    let map = CUtensorMap { opaque: std::array::from_fn(|_| g.gen()) };
+    let tail: u32 = g.gen();
+    let mut out = poisoned::<u32>(&gpu, 33).unwrap();
+    kern.launch(&cfg, (&map, &mut out, tail)).unwrap();
+    let bytes: Vec<u8> = map.opaque.iter().flat_map(|w| w.to_le_bytes()).collect();
+    check("ParamBytes<128> from CUtensorMap", |i| i, &gpu.download(&out).unwrap(), &words(&bytes, tail));
+}
