@@ -25,9 +25,6 @@ pub fn sum_partials(m: &mut Module) -> Result<KernelRef<SumParams>, Error> {
         let acc: [Reg<F32>; 4] = std::array::from_fn(|_| ptx!(k, "mov.f32", 0.0f32));
         let j = ptx!(k, "mov.u32", i);
         // Two vectors per iteration while both are in range.
-        let two = ptx!(k, "add.u32", i, stride);
-        ptx!(k, "mov.u32" => j, i);
-        let _ = two;
         k.while_(
             |k| {
                 let j2 = ptx!(k, "add.u32", j, stride);
