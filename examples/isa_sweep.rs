@@ -9,7 +9,8 @@
 //! order. Rows whose form assembles nowhere are reported: they are table bugs.
 
 use ptxkit::builder::{Target, Version};
-use ptxkit::ops::{self, isa, sample, FormDesc};
+use ptxkit::ops::{self, isa, FormDesc};
+use ptxkit::ptxas::sample;
 use ptxkit::ptxas::{self, Mode};
 
 use std::collections::HashMap;
@@ -75,12 +76,12 @@ fn main() {
     }
 
     // Target sets, at the newest version.
-    let mut mask: HashMap<&'static str, u32> = HashMap::new();
+    let mut mask: HashMap<&'static str, u64> = HashMap::new();
     for &t in Target::ALL {
         let ok = sample::assemblable(&px, Mode::ParseOnly, &uniq, t, Version::MAX);
         eprintln!("{t}: {} of {} forms", ok.len(), uniq.len());
         for f in ok {
-            *mask.entry(f.chain).or_default() |= 1 << t.index();
+            *mask.entry(f.chain).or_default() |= 1u64 << t.index();
         }
     }
 
@@ -110,11 +111,11 @@ fn main() {
     }
     out.push_str("# form or directive\toldest .version\ttargets\n");
     for d in [".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".reqnctapercluster", ".explicitcluster", ".maxclusterrank"] {
-        let mut m = 0u32;
+        let mut m = 0u64;
         let mut first: Option<Version> = None;
         for &t in Target::ALL {
             if ptxas::check(&px, &directive_module(t, Version::MAX, d), t, Mode::ParseOnly).is_ok() {
-                m |= 1 << t.index();
+                m |= 1u64 << t.index();
                 if first.is_none() {
                     first = versions
                         .iter()

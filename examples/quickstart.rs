@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("wrote {path} ({} lines, target {})", text.lines().count(), m.target());
 
     match ptxkit::ptxas::find() {
-        Some(px) => match ptxkit::ptxas::check(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble) {
+        Some(px) => match ptxkit::ptxas::check_clean(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble) {
             Ok(()) => println!("ptxas ({}) assembled it for {}", px.display(), m.target()),
             Err(log) => {
                 eprintln!("ptxas rejected the module:\n{log}");

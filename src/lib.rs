@@ -3,6 +3,7 @@
 extern crate self as ptxkit;
 
 pub mod builder;
+pub mod core;
 pub mod intrinsics;
 pub mod kernels;
 pub mod ops;
@@ -19,8 +20,8 @@ pub use regs::{Label, NotPred, Ptr, Reg, SReg};
 /// Everything a kernel author needs in scope.
 pub mod prelude {
     pub use crate::builder::{Error, FuncRef, Kernel, KernelRef, LoopLabels, Module, Target, Var, Version};
-    pub use crate::ops::Generic;
+    pub use crate::ops::{Acc, Generic};
     pub use crate::ptx;
-    pub use crate::regs::{sreg, ConstPtr, GenericPtr, GlobalPtr, Label, LocalPtr, NotPred, ParamPtr, Ptr, Reg, SReg, SharedPtr};
+    pub use crate::regs::{sreg, Const, ConstPtr, GenericPtr, GlobalPtr, Label, LocalPtr, NotPred, ParamPtr, Ptr, Reg, SReg, SharedPtr};
     pub use crate::types::*;
 }

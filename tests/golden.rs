@@ -8,18 +8,18 @@ use ptxkit::prelude::*;
 use std::path::Path;
 
 fn check(name: &str, m: &Module) {
-    let text = m.to_ptx().unwrap_or_else(|e| panic!("{name}: {e}"));
+    check_allowing(name, m, &[]);
+}
+
+/// As [`check`], with ptxas warnings containing one of `allowed` accepted.
+fn check_allowing(name: &str, m: &Module, allowed: &[&str]) {
+    let text = common::assemble_allowing(name, m, allowed);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.ptx"));
     if std::env::var("PTXKIT_BLESS").as_deref() == Ok("1") {
         std::fs::write(&path, &text).expect("bless");
     } else {
         let want = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{} missing: run with PTXKIT_BLESS=1", path.display()));
         assert_eq!(text, want, "{name}: printed PTX differs from {} (PTXKIT_BLESS=1 to accept)", path.display());
-    }
-    if let Some(px) = common::ptxas(name) {
-        if let Err(e) = ptxkit::ptxas::check(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble) {
-            panic!("{name}: ptxas rejected the module:\n{e}\n{text}");
-        }
     }
 }
 
@@ -101,7 +101,8 @@ fn device_function() {
         ptx!(k, "st.global.f32", out.at(t), v);
     })
     .unwrap();
-    check("device_function", &m);
+    // A `.func` with several `.reg` results has no call ABI; ptxas says so.
+    check_allowing("device_function", &m, &["with multiple return values found, disabling ABI"]);
 }
 
 #[test]

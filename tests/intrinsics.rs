@@ -8,14 +8,7 @@ use ptxkit::intrinsics::vector::{pattern, Align, Index};
 use ptxkit::intrinsics::warp::{LaneMask, Shfl};
 use ptxkit::prelude::*;
 
-fn assemble(name: &str, m: &Module) -> String {
-    let text = m.to_ptx().unwrap_or_else(|e| panic!("{name}: {e}"));
-    if let Some(px) = common::ptxas(name) {
-        ptxkit::ptxas::check(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble)
-            .unwrap_or_else(|e| panic!("{name}: ptxas:\n{e}\n{text}"));
-    }
-    text
-}
+use common::assemble;
 
 #[test]
 fn access_patterns() {
@@ -99,7 +92,7 @@ fn ordering_table_covers_every_combination_once() {
         for (c, sfx) in [(ld, ".global.u32"), (st, ".global.u32"), (fe, "")] {
             if let Some(c) = c {
                 let chain = format!("{c}{sfx}");
-                assert!(ptxkit::ops::find_form(&chain, "plain").is_some(), "table row {o} {s}: no form `{chain}`");
+                assert!(ptxkit::ops::all_forms().any(|f| f.chain == chain && f.variant == "plain"), "table row {o} {s}: no form `{chain}`");
             }
         }
         let scoped = *s != "NoScope";

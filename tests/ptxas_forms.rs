@@ -5,7 +5,8 @@
 mod common;
 
 use ptxkit::builder::{Suffix, Target, Version};
-use ptxkit::ops::{self, isa, sample, FormDesc};
+use ptxkit::ops::{self, isa, FormDesc};
+use ptxkit::ptxas::sample;
 use ptxkit::ptxas::Mode;
 use std::collections::BTreeMap;
 
@@ -58,8 +59,8 @@ fn recorded_minimums_are_minimal() {
     for f in ops::all_forms() {
         let r = req(f);
         let t = oldest_target(&r);
-        if t.suffix == Suffix::None {
-            if let Some(prev) = Target::ALL.iter().rev().find(|u| u.suffix == Suffix::None && u.sm < t.sm) {
+        if t.suffix() == Suffix::None {
+            if let Some(prev) = Target::ALL.iter().rev().find(|u| u.suffix() == Suffix::None && u.sm() < t.sm()) {
                 older_target.entry(*prev).or_default().push(f);
             }
         }

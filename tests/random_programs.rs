@@ -20,20 +20,29 @@ fn pick<T: Copy>(r: &mut StdRng, v: &[T]) -> T {
     v[r.gen_range(0..v.len())]
 }
 
-fn stmt(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &FuncRef<(Reg<U32>, Reg<F32>), Reg<F32>>) {
+type F = FuncRef<(Reg<U32>, Reg<F32>), Reg<F32>>;
+
+/// One random statement; some run in a guarded scope (`@p` or `@!p` on everything they
+/// emit, nested scopes and instructions with their own guards included).
+fn stmt(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
+    if r.gen_bool(0.15) {
+        let g = pick(r, &p.p);
+        if r.gen_bool(0.5) {
+            k.guarded(g, |k| stmt_body(k, r, p, depth, f));
+        } else {
+            k.guarded(!g, |k| stmt_body(k, r, p, depth, f));
+        }
+    } else {
+        stmt_body(k, r, p, depth, f);
+    }
+}
+
+fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
     let (a, b, c) = (pick(r, &p.u), pick(r, &p.u), pick(r, &p.u));
     let (fa, fb, fc) = (pick(r, &p.f), pick(r, &p.f), pick(r, &p.f));
     let imm: u32 = r.gen();
     let fimm: f32 = r.gen_range(-1e6f32..1e6);
-    if r.gen_bool(0.15) {
-        let g = pick(r, &p.p);
-        if r.gen_bool(0.5) {
-            ptxkit::ops::guard_next(k, g, false);
-        } else {
-            ptxkit::ops::guard_next(k, !g, false);
-        }
-    }
-    match r.gen_range(0..34) {
+    match r.gen_range(0..38) {
         0 => p.u.push(ptx!(k, "add.u32", a, b)),
         1 => p.u.push(ptx!(k, "sub.u32", a, imm)),
         2 => p.u.push(ptx!(k, "mul.lo.u32", a, b)),
@@ -85,6 +94,16 @@ fn stmt(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &FuncRef<(
             let v = k.call(f, (a, fa));
             p.f.push(v);
         }
+        33 => {
+            let g = pick(r, &p.p);
+            p.u.push(ptx!(k, @g, "ld.global.u32", p.x.at(a)));
+        }
+        34 => {
+            let g = pick(r, &p.p);
+            ptx!(k, @!g, "st.global.f32", p.y.at(b), fa);
+        }
+        35 => p.u.push(k.ld(p.x.at(c))),
+        36 => k.st(p.y.at(a), fb),
         _ => {
             let acc = pick(r, &p.f);
             ptx!(k, "add.f32" => acc, acc, fb);
@@ -125,7 +144,7 @@ fn random_programs_assemble() {
     let text = m.to_ptx().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     println!("{programs} random kernels, {total} instructions");
     if let Some(px) = common::ptxas("random_programs_assemble") {
-        if let Err(log) = ptxkit::ptxas::check(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble) {
+        if let Err(log) = ptxkit::ptxas::check_clean(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble) {
             let path = std::env::temp_dir().join(format!("ptxkit-random-{seed}.ptx"));
             std::fs::write(&path, &text).ok();
             panic!("seed {seed}: ptxas rejected a random program (module saved to {}):\n{log}", path.display());

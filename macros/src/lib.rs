@@ -1,57 +1,67 @@
-//! Procedural macros of ptxkit: `ptx!` maps a PTX chain string onto zero-sized types,
-//! `forms!` turns a family table (one row per line, PTX-ISA-like notation) into trait impls,
-//! and the `define_*` macros declare the token types from the shared vocabulary.
+//! Procedural macros of ptxkit. The family tables (`macros/tables/*.forms`, one row per
+//! line in PTX-ISA notation) are data that every macro here reads:
+//!
+//! - `forms!(family)` expands a family into one `impl Form` per form;
+//! - `ptx!(k, "chain", ...)` checks the chain against the tables when it expands, names the
+//!   nearest legal chain when there is none, and calls the form;
+//! - `define_tokens!` declares the modifier, key, variant and legal-value types the tables
+//!   use, and `families!` lists the families.
 
 use proc_macro::TokenStream;
-use proc_macro2::{Delimiter, Span, TokenStream as TS, TokenTree};
+use proc_macro2::{Span, TokenStream as TS, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 
 mod forms;
+mod notation;
+mod suggest;
+mod tables;
 mod vocab;
 
 fn err(span: Span, msg: &str) -> TokenStream {
     quote_spanned!(span=> ::core::compile_error!{ #msg }).into()
 }
 
-/// Declares one zero-sized type per opcode (`opcodes`) or modifier (`modifiers`).
-#[proc_macro]
-pub fn define_tokens(input: TokenStream) -> TokenStream {
-    let which = input.to_string();
-    let (list, what): (&[&str], &str) = match which.trim() {
-        "opcodes" => (vocab::OPCODES, "opcode"),
-        "modifiers" => (vocab::MODIFIERS, "modifier"),
-        _ => return err(Span::call_site(), "define_tokens!(opcodes | modifiers)"),
-    };
-    let items = list.iter().map(|tok| {
-        let id = format_ident!("{}", vocab::rust_ident(tok));
-        let doc = format!("PTX {what} `{tok}`.");
-        quote! {
-            #[doc = #doc]
-            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-            pub struct #id;
-            impl crate::ops::Token for #id { const TOKEN: &'static str = #tok; }
-        }
-    });
-    quote!(#(#items)*).into()
+fn ident_arg(input: TokenStream) -> String {
+    input.to_string().trim().to_string()
 }
 
-/// The data-type tokens of the vocabulary, as `&[&str]` (checked against `ptxkit::types`).
+/// Declares the token types the tables use: `modifiers` (`ops::m`), `keys` (`ops::op`),
+/// `variants` (`ops::v`) or `legal` (`ops::legal`).
+#[proc_macro]
+pub fn define_tokens(input: TokenStream) -> TokenStream {
+    match forms::define_tokens(&ident_arg(input)) {
+        Ok(ts) => ts.into(),
+        Err(e) => err(Span::call_site(), &e),
+    }
+}
+
+/// `forms!(family)`: the family's impls, from `macros/tables/<family>.forms`.
+#[proc_macro]
+pub fn forms(input: TokenStream) -> TokenStream {
+    match forms::expand(&ident_arg(input)) {
+        Ok(ts) => ts.into(),
+        Err(e) => err(Span::call_site(), &e),
+    }
+}
+
+/// `families!()`: `&[(name, family::FORMS), ...]` over every table, in table order.
+#[proc_macro]
+pub fn families(_: TokenStream) -> TokenStream {
+    match forms::families() {
+        Ok(ts) => ts.into(),
+        Err(e) => err(Span::call_site(), &e),
+    }
+}
+
+/// The data-type tokens the macros know, as `&[&str]` (checked against `ptxkit::types`).
 #[proc_macro]
 pub fn dtype_tokens(_: TokenStream) -> TokenStream {
     let l = vocab::DTYPES;
     quote!(&[#(#l),*]).into()
 }
 
-/// Opcode and modifier tokens of the vocabulary, as `(&[&str], &[&str])`.
-#[proc_macro]
-pub fn vocabulary(_: TokenStream) -> TokenStream {
-    let o = vocab::OPCODES;
-    let m = vocab::MODIFIERS;
-    quote!((&[#(#o),*] as &[&str], &[#(#m),*] as &[&str])).into()
-}
-
 /// Splits a chain into its parts; errors name the offending part.
-pub(crate) fn split_chain(chain: &str) -> Result<Vec<&str>, String> {
+fn split_chain(chain: &str) -> Result<Vec<&str>, String> {
     if chain.is_empty() {
         return Err("ptx!: empty instruction string".into());
     }
@@ -61,29 +71,58 @@ pub(crate) fn split_chain(chain: &str) -> Result<Vec<&str>, String> {
             return Err(format!("ptx!: empty part at position {i} in `{chain}`"));
         }
     }
-    if !vocab::is_opcode(parts[0]) {
-        return Err(format!("ptx!: unknown opcode `{}` in `{chain}`", parts[0]));
-    }
-    for p in &parts[1..] {
-        if !vocab::is_modifier(p) && !vocab::is_dtype(p) {
-            return Err(format!("ptx!: unknown modifier `.{p}` in `{chain}`"));
-        }
-    }
     Ok(parts)
 }
 
-/// The Rust types `(opcode, (modifiers...))` for a checked chain.
-pub(crate) fn chain_types(parts: &[&str]) -> (TS, TS) {
-    let op = format_ident!("{}", vocab::rust_ident(parts[0]));
-    let mods = parts[1..].iter().map(|p| {
-        let id = format_ident!("{}", vocab::rust_ident(p));
-        if vocab::is_dtype(p) {
-            quote!(::ptxkit::types::#id)
-        } else {
-            quote!(::ptxkit::ops::m::#id)
+fn string_lit(t: Option<TokenTree>, what: &str) -> Result<(String, Span), (Span, String)> {
+    match t {
+        // A literal passed through a `macro_rules!` fragment arrives in an invisible group.
+        Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::None => {
+            let mut inner = g.stream().into_iter();
+            match (inner.next(), inner.next()) {
+                (Some(t), None) => string_lit(Some(t), what),
+                _ => Err((g.span(), format!("{what} must be a string literal"))),
+            }
         }
-    });
-    (quote!(::ptxkit::ops::op::#op), quote!((#(#mods,)*)))
+        Some(TokenTree::Literal(l)) => {
+            let s = l.to_string();
+            if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+                Ok((s[1..s.len() - 1].to_string(), l.span()))
+            } else {
+                Err((l.span(), format!("{what} must be a string literal")))
+            }
+        }
+        Some(t) => Err((t.span(), format!("{what} must be a string literal"))),
+        None => Err((Span::call_site(), format!("{what} is missing"))),
+    }
+}
+
+/// `mods!("ld.acquire.gpu")`: the modifier types of a chain's parts after its opcode,
+/// `(m::Acquire, m::Gpu)`, for code that composes chains from typed pieces (the ordering
+/// table of the intrinsics).
+#[proc_macro]
+pub fn mods(input: TokenStream) -> TokenStream {
+    let (text, span) = match string_lit(TS::from(input).into_iter().next(), "mods!: the argument") {
+        Ok(x) => x,
+        Err((s, m)) => return err(s, &m),
+    };
+    let t = match tables::tables() {
+        Ok(t) => t,
+        Err(e) => return err(span, e),
+    };
+    let parts: Vec<&str> = text.split('.').collect();
+    if !t.by_opcode.contains_key(parts[0]) {
+        return err(span, &format!("mods!: `{}` is not an opcode of any table", parts[0]));
+    }
+    let mut out = vec![];
+    for p in &parts[1..] {
+        if !t.is_token(p) {
+            return err(span, &format!("mods!: `.{p}` is not a token of any table"));
+        }
+        let id = format_ident!("{}", vocab::rust_ident(p));
+        out.push(if vocab::is_dtype(p) { quote!(::ptxkit::types::#id) } else { quote!(::ptxkit::ops::m::#id) });
+    }
+    quote!((#(#out,)*)).into()
 }
 
 fn split_commas(ts: TS) -> Vec<TS> {
@@ -91,10 +130,10 @@ fn split_commas(ts: TS) -> Vec<TS> {
     for tt in ts {
         match &tt {
             TokenTree::Punct(p) if p.as_char() == ',' => out.push(TS::new()),
-            _ => out.last_mut().unwrap().extend([tt]),
+            _ => out.last_mut().expect("one group at least").extend([tt]),
         }
     }
-    if out.last().map_or(false, |t| t.is_empty()) {
+    if out.last().is_some_and(|t| t.is_empty()) {
         out.pop();
     }
     out
@@ -102,16 +141,24 @@ fn split_commas(ts: TS) -> Vec<TS> {
 
 /// `ptx!(k, [@p | @!p,] "chain" [as variant] [=> dst], operands...)`
 ///
-/// Maps the chain onto `Op<Opcode, (Modifiers...)>` and calls it. The result type, the
-/// operand register classes and the side effects come from the form's trait impl; an
-/// unknown opcode or modifier, or an empty part, is a compile error naming it.
+/// Checks the chain against the family tables when it expands: an unknown opcode or
+/// modifier, a chain in another modifier order or with a misspelt part is a compile error
+/// naming the nearest legal chain. Then it calls `Op<Key, (Modifiers...), Variant>`, whose
+/// impl fixes the result type and the operand kinds. `@p` guards the instruction; `=> dst`
+/// writes an existing destination (and is required for a tied accumulator).
 #[proc_macro]
 pub fn ptx(input: TokenStream) -> TokenStream {
-    let args = split_commas(input.into());
-    let mut it = args.into_iter();
-    let Some(k) = it.next() else { return err(Span::call_site(), "ptx!(k, \"opcode.mods\", operands...)") };
+    match ptx_impl(input.into()) {
+        Ok(ts) => ts.into(),
+        Err((span, msg)) => err(span, &msg),
+    }
+}
+
+fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
+    let mut it = split_commas(input).into_iter();
+    let k = it.next().ok_or((Span::call_site(), "ptx!(k, \"opcode.mods\", operands...)".to_string()))?;
     let mut next = it.next();
-    let mut guard = quote!();
+    let mut guard = None;
     if let Some(g) = &next {
         let mut toks = g.clone().into_iter().peekable();
         if matches!(toks.peek(), Some(TokenTree::Punct(p)) if p.as_char() == '@') {
@@ -120,75 +167,59 @@ pub fn ptx(input: TokenStream) -> TokenStream {
             if neg {
                 toks.next();
             }
-            let pred: TS = toks.collect();
-            guard = quote!(::ptxkit::ops::guard_next(__k, #pred, #neg););
+            guard = Some((toks.collect::<TS>(), neg));
             next = it.next();
         }
     }
-    let Some(head) = next else { return err(Span::call_site(), "ptx!: missing instruction string") };
-    let mut head = head.into_iter();
-    let (chain, span) = match head.next() {
-        Some(TokenTree::Literal(l)) => {
-            let s = l.to_string();
-            if !(s.starts_with('"') && s.ends_with('"')) {
-                return err(l.span(), "ptx!: the instruction must be a string literal");
-            }
-            (s[1..s.len() - 1].to_string(), l.span())
-        }
-        Some(t) => return err(t.span(), "ptx!: the instruction must be a string literal"),
-        None => return err(Span::call_site(), "ptx!: missing instruction string"),
-    };
-    let mut variant = quote!(::ptxkit::ops::v::Plain);
+    let mut head = next.ok_or((Span::call_site(), "ptx!: missing instruction string".to_string()))?.into_iter();
+    let (chain, span) = string_lit(head.next(), "ptx!: the instruction")?;
+    let mut variant = "plain".to_string();
     let mut dst: Option<TS> = None;
     let rest: Vec<TokenTree> = head.collect();
     let mut i = 0;
     while i < rest.len() {
         match &rest[i] {
-            TokenTree::Ident(id) if id.to_string() == "as" => {
+            TokenTree::Ident(id) if id == "as" => {
                 let Some(TokenTree::Ident(v)) = rest.get(i + 1) else {
-                    return err(id.span(), "ptx!: `as` needs a variant name");
+                    return Err((id.span(), "ptx!: `as` needs a variant name".into()));
                 };
-                let v = format_ident!("{}", vocab::rust_ident(&v.to_string()));
-                variant = quote!(::ptxkit::ops::v::#v);
+                variant = v.to_string();
                 i += 2;
             }
             TokenTree::Punct(p) if p.as_char() == '=' => {
                 if !matches!(rest.get(i + 1), Some(TokenTree::Punct(q)) if q.as_char() == '>') {
-                    return err(p.span(), "ptx!: expected `=>` before the destination");
+                    return Err((p.span(), "ptx!: expected `=>` before the destination".into()));
                 }
                 dst = Some(rest[i + 2..].iter().cloned().collect());
                 i = rest.len();
             }
-            t => return err(t.span(), "ptx!: expected `as variant` or `=> destination` after the instruction"),
+            t => return Err((t.span(), "ptx!: expected `as variant` or `=> destination` after the instruction".into())),
         }
     }
-    let parts = match split_chain(&chain) {
-        Ok(p) => p,
-        Err(e) => return err(span, &e),
-    };
-    let (op, mods) = chain_types(&parts);
+    let parts = split_chain(&chain).map_err(|e| (span, e))?;
+    let t = tables::tables().map_err(|e| (span, e.to_string()))?;
+    if !t.index.contains_key(&(chain.clone(), variant.clone())) {
+        return Err((span, suggest::explain(t, &chain, &parts, &variant)));
+    }
+    let (key, mods) = forms::chain_types(&parts);
+    let var = forms::variant_type(&variant);
     let operands: Vec<TS> = it.collect();
     let names: Vec<_> = (0..operands.len()).map(|i| format_ident!("__a{}", i)).collect();
-    let ty = quote!(::ptxkit::ops::Op<#op, #mods, #variant>);
-    let call = match dst {
-        None => quote!(<#ty as ::ptxkit::ops::Call<_>>::call(__k, (#(#names,)*))),
-        Some(d) => quote!(<#ty as ::ptxkit::ops::Call<_>>::call_into(__k, #d, (#(#names,)*))),
+    let ty = quote!(::ptxkit::ops::Op<#key, #mods, #var>);
+    let (pred_let, g) = match guard {
+        None => (quote!(), quote!(::core::option::Option::None)),
+        Some((p, neg)) => (quote!(let __p = #p;), quote!(::ptxkit::ops::guard_of(__k, __p, #neg))),
     };
-    let _ = Delimiter::None;
-    quote!({
+    let (dst_let, call) = match dst {
+        None => (quote!(), quote!(<#ty as ::ptxkit::ops::Call<_>>::call_if(__k, __g, (#(#names,)*)))),
+        Some(d) => (quote!(let __d = #d;), quote!(<#ty as ::ptxkit::ops::Call<_>>::call_into_if(__k, __g, __d, (#(#names,)*)))),
+    };
+    Ok(quote!({
         #(let #names = #operands;)*
+        #pred_let
+        #dst_let
         let __k: &mut ::ptxkit::Kernel = &mut *#k;
-        #guard
+        let __g = #g;
         #call
-    })
-    .into()
-}
-
-/// A family table: rows of `"pattern" "signature";` (see `ptxkit::ops` for the notation).
-#[proc_macro]
-pub fn forms(input: TokenStream) -> TokenStream {
-    match forms::expand(input.into()) {
-        Ok(ts) => ts.into(),
-        Err((span, msg)) => err(span, &msg),
-    }
+    }))
 }

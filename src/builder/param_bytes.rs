@@ -1,8 +1,10 @@
 //! Kernel parameters of raw bytes: [`ParamBytes<N>`] is a 64-byte-aligned block passed by
 //! value, the form a TMA tensor map (or any other plain struct) travels in.
 
-use super::{intern, Kernel, KernelParam};
-use crate::regs::{Base, ParamPtr, Ptr};
+use super::KernelParam;
+use crate::core::names::intern;
+use crate::core::Kernel;
+use crate::regs::{ParamPtr, Ptr};
 use crate::types::DataType;
 
 /// A kernel parameter of `N` bytes passed by value, declared `.param .align 64 .b8
@@ -38,7 +40,7 @@ impl<const N: usize> ParamBytes<N> {
 
     /// The parameter's first byte as a pointer to `T` elements in the `.param` space.
     pub fn ptr<T: DataType>(&self) -> ParamPtr<T> {
-        Ptr::from_base(Base::Sym(self.sym, self.owner))
+        Ptr::from_sym(self.sym, self.owner)
     }
 }
 
@@ -86,7 +88,7 @@ mod tests {
         let scalar_first = KernelRef::<(Reg<U32>, GlobalPtr<U32>, ParamBytes<128>)>::from_ptx(&ptx, "copy_words");
         assert!(scalar_first.is_err());
         match crate::ptxas::find() {
-            Some(px) => crate::ptxas::check(&px, &ptx, Target::SM_90, crate::ptxas::Mode::Assemble)
+            Some(px) => crate::ptxas::check_clean(&px, &ptx, Target::SM_90, crate::ptxas::Mode::Assemble)
                 .unwrap_or_else(|e| panic!("ptxas rejected the module:\n{e}\n{ptx}")),
             None if std::env::var("PTXKIT_SKIP_PTXAS").as_deref() == Ok("1") => eprintln!("skipped ptxas check: PTXKIT_SKIP_PTXAS=1"),
             None => panic!("ptxas not found: point PTXAS at it, or set PTXKIT_SKIP_PTXAS=1 to skip the ptxas checks"),

@@ -39,7 +39,7 @@ impl Kernel {
     }
 
     fn scratch(&mut self, words: u32) -> SharedPtr<B32> {
-        let name = format!("__ptxkit_scratch_{}", self.len());
+        let name = self.fresh_name("__ptxkit_scratch");
         self.shared_array::<B32>(&name, words.max(1), 4)
     }
 

@@ -8,7 +8,6 @@ pub mod vector;
 pub mod warp;
 
 use crate::builder::Kernel;
-use crate::ops::{op, v, Call, Op};
 use crate::ptx;
 use crate::regs::{sreg, Reg};
 use crate::types::{DataType, Pred, RegClass, B16, B32, B64, U16, U32};
@@ -34,9 +33,16 @@ pub fn words<V: Value>(k: &mut Kernel, v: V) -> Vec<Reg<B32>> {
     out
 }
 
-/// A value rebuilt from words.
+/// A value rebuilt from words. Too few words is an error of the kernel (reported when it
+/// is built); the missing words are fresh registers.
 pub fn from_words<V: Value>(k: &mut Kernel, words: &[Reg<B32>]) -> V {
-    assert_eq!(words.len(), V::words_len(), "word count");
+    let need = V::words_len();
+    if words.len() < need {
+        k.invalid(format!("{} words given for a value of {need}", words.len()));
+        let mut w = words.to_vec();
+        w.extend((words.len()..need).map(|_| k.reg::<B32>()));
+        return V::from_words(k, &mut w.iter());
+    }
     V::from_words(k, &mut words.iter())
 }
 
@@ -68,20 +74,20 @@ impl<T: DataType> Value for Reg<T> {
             RegClass::B16 => out.push(ptx!(k, "cvt.u32.u16", self.retype::<U16>()).retype()),
             RegClass::B32 => out.push(self.retype()),
             RegClass::B64 => {
-                let [lo, hi] = <Op<op::Mov, (B64,), v::Unpack> as Call<_>>::call(k, (self.retype::<B64>(),));
+                let [lo, hi] = ptx!(k, "mov.b64" as unpack, self.retype::<B64>());
                 out.extend([lo, hi]);
             }
             RegClass::B128 => {
-                let [lo, hi] = <Op<op::Mov, (crate::types::B128,), v::Unpack> as Call<_>>::call(k, (self.retype::<crate::types::B128>(),));
+                let [lo, hi] = ptx!(k, "mov.b128" as unpack, self.retype::<crate::types::B128>());
                 for h in [lo, hi] {
-                    let [a, b] = <Op<op::Mov, (B64,), v::Unpack> as Call<_>>::call(k, (h,));
+                    let [a, b] = ptx!(k, "mov.b64" as unpack, h);
                     out.extend([a, b]);
                 }
             }
         }
     }
     fn from_words(k: &mut Kernel, words: &mut std::slice::Iter<'_, Reg<B32>>) -> Self {
-        let mut next = || *words.next().expect("enough words");
+        let mut next = || *words.next().expect("from_words passes at least words_len() words");
         match T::CLASS {
             RegClass::Pred => {
                 let w = next();
@@ -94,13 +100,13 @@ impl<T: DataType> Value for Reg<T> {
             RegClass::B32 => next().retype(),
             RegClass::B64 => {
                 let (lo, hi) = (next(), next());
-                <Op<op::Mov, (B64,), v::Pack> as Call<_>>::call(k, ([lo, hi],)).retype()
+                ptx!(k, "mov.b64" as pack, [lo, hi]).retype()
             }
             RegClass::B128 => {
                 let (a, b, c, d) = (next(), next(), next(), next());
-                let lo = <Op<op::Mov, (B64,), v::Pack> as Call<_>>::call(k, ([a, b],));
-                let hi = <Op<op::Mov, (B64,), v::Pack> as Call<_>>::call(k, ([c, d],));
-                <Op<op::Mov, (crate::types::B128,), v::Pack> as Call<_>>::call(k, ([lo, hi],)).retype()
+                let lo = ptx!(k, "mov.b64" as pack, [a, b]);
+                let hi = ptx!(k, "mov.b64" as pack, [c, d]);
+                ptx!(k, "mov.b128" as pack, [lo, hi]).retype()
             }
         }
     }

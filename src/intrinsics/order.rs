@@ -24,9 +24,9 @@
 //! ```
 
 use crate::builder::Kernel;
+use crate::ops::access::{Load, Mem, Store};
 use crate::ops::{m, Generic, Operand, StateSpace};
 use crate::regs::{Address, Reg};
-use crate::types::DataType;
 
 macro_rules! zst {
     ($($(#[$d:meta])* $n:ident;)*) => {$($(#[$d])* #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)] pub struct $n;)*};
@@ -64,8 +64,8 @@ zst! {
     note = "loads are Weak or Volatile with NoScope, or Relaxed or Acquire with Cta, Cluster, Gpu or Sys"
 )]
 pub trait LoadOrder<S> {
-    /// The chain before the state space (`ld.acquire.gpu`).
-    const LOAD: &'static str;
+    /// The modifiers before the state space (`(m::Acquire, m::Gpu)` for `ld.acquire.gpu`).
+    type Prefix;
 }
 
 /// A store with ordering `Self` at scope `S`.
@@ -74,7 +74,8 @@ pub trait LoadOrder<S> {
     note = "stores are Weak or Volatile with NoScope, or Relaxed or Release with Cta, Cluster, Gpu or Sys"
 )]
 pub trait StoreOrder<S> {
-    const STORE: &'static str;
+    /// The modifiers before the state space.
+    type Prefix;
 }
 
 /// A fence with ordering `Self` at scope `S`.
@@ -83,7 +84,8 @@ pub trait StoreOrder<S> {
     note = "fences are Acquire, Release, AcqRel (fence.acq_rel) or SeqCst (fence.sc) with Cta, Cluster, Gpu or Sys"
 )]
 pub trait FenceOrder<S> {
-    const FENCE: &'static str;
+    #[doc(hidden)]
+    fn emit(k: &mut Kernel);
 }
 
 /// State spaces ordered accesses apply to: global, shared, and generic addresses.
@@ -96,17 +98,24 @@ impl OrderedSpace for m::SharedCta {}
 impl OrderedSpace for m::SharedCluster {}
 
 macro_rules! col {
-    ($tr:ident $c:ident $o:ident $s:ident -) => {};
-    ($tr:ident $c:ident $o:ident $s:ident $v:literal) => {
+    ($tr:ident $o:ident $s:ident -) => {};
+    (FenceOrder $o:ident $s:ident $v:literal) => {
+        impl FenceOrder<$s> for $o {
+            fn emit(k: &mut Kernel) {
+                crate::ptx!(k, $v);
+            }
+        }
+    };
+    ($tr:ident $o:ident $s:ident $v:literal) => {
         impl $tr<$s> for $o {
-            const $c: &'static str = $v;
+            type Prefix = ptxkit_macros::mods!($v);
         }
     };
 }
 
 macro_rules! table {
     ($($o:ident $s:ident $ld:tt $st:tt $fe:tt;)*) => {
-        $( col!(LoadOrder LOAD $o $s $ld); col!(StoreOrder STORE $o $s $st); col!(FenceOrder FENCE $o $s $fe); )*
+        $( col!(LoadOrder $o $s $ld); col!(StoreOrder $o $s $st); col!(FenceOrder $o $s $fe); )*
         /// Every (ordering, scope) row: its load, store and fence, where PTX has them.
         pub const TABLE: &[(&str, &str, Option<&str>, Option<&str>, Option<&str>)] =
             &[$((stringify!($o), stringify!($s), table!(@opt $ld), table!(@opt $st), table!(@opt $fe))),*];
@@ -145,27 +154,25 @@ impl Kernel {
     /// A load with an ordering and scope from the table (`ld.acquire.gpu.global.u32`).
     pub fn load<O: LoadOrder<S>, S, A: Address>(&mut self, _: O, _: S, addr: A) -> Reg<A::Elem>
     where
+        A::Elem: Load<O::Prefix, A::Space>,
         A::Space: OrderedSpace,
     {
         let d: Reg<A::Elem> = self.reg();
-        let a = addr.lower(self);
-        let dst = crate::builder::ir::Opnd::Reg(d.checked(self));
-        self.emit_access(O::LOAD, <A::Space as StateSpace>::SPACE, <A::Elem as DataType>::ID, vec![dst, a]);
+        <A::Elem as Load<O::Prefix, A::Space>>::emit_ld(self, None, d.retype(), addr);
         d
     }
 
     /// A store with an ordering and scope from the table (`st.release.gpu.global.u32`).
-    pub fn store<O: StoreOrder<S>, S, A: Address>(&mut self, _: O, _: S, addr: A, v: impl Operand<A::Elem>)
+    pub fn store<O: StoreOrder<S>, S, A: Address>(&mut self, _: O, _: S, addr: A, v: impl Operand<Mem<A::Elem>>)
     where
+        A::Elem: Store<O::Prefix, A::Space>,
         A::Space: OrderedSpace,
     {
-        let a = addr.lower(self);
-        let v = v.lower(self);
-        self.emit_access(O::STORE, <A::Space as StateSpace>::SPACE, <A::Elem as DataType>::ID, vec![a, v]);
+        <A::Elem as Store<O::Prefix, A::Space>>::emit_st(self, None, addr, v);
     }
 
     /// A fence with an ordering and scope from the table (`fence.acq_rel.gpu`).
     pub fn fence<O: FenceOrder<S>, S>(&mut self, _: O, _: S) {
-        self.emit_chain(O::FENCE, vec![]);
+        O::emit(self);
     }
 }

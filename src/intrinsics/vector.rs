@@ -30,12 +30,13 @@
 //! ```
 
 use super::{Count, PowerOfTwo};
-use crate::builder::ir::{AddrBase, Opnd};
 use crate::builder::{Error, Kernel};
+use crate::core::ir::RegRef;
+use crate::ops::access::{Load, MemType, Store, W2, W4};
 use crate::ops::StateSpace;
 use crate::ptx;
 use crate::regs::{elem_bytes, Ptr, Reg};
-use crate::types::{DataType, Pred, B32, U32, U64};
+use crate::types::{self, Pred, B32, U32, U64};
 
 /// How `idx` picks the elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,22 +55,112 @@ pub enum Align {
     Unknown,
 }
 
-/// Element types vectorised accesses move: the PTX type their chains use.
-pub trait VecElem: DataType {
-    const VEC: &'static str;
+/// Element types vectorised accesses move: 1- to 8-byte types `ld`/`st` have.
+pub trait VecElem: MemType {
+    /// Elements in the widest access: 16 bytes, and at most four elements (`.v4`).
+    const MAX_CHUNK: u32;
 }
-macro_rules! vec_elem { ($($t:ident $n:literal)*) => {$(impl VecElem for crate::types::$t { const VEC: &'static str = $n; })*}; }
-vec_elem!(B8 "b8" U8 "u8" S8 "s8" B16 "b16" U16 "u16" S16 "s16" F16 "b16" Bf16 "b16" B32 "b32" U32 "u32" S32 "s32" F32 "f32"
-    B64 "b64" U64 "u64" S64 "s64" F64 "f64");
 
-/// Widest elements per access: 16 bytes, and at most four elements (`.v4`).
-fn max_chunk<T: DataType>() -> u32 {
-    (16 / elem_bytes::<T>()).min(4)
+/// Loads of 1, 2 or 4 elements of `Self` (`ld{.space}{.v2|.v4}.type`) in space `S`.
+#[diagnostic::on_unimplemented(message = "no vector loads of `{Self}` in state space `{S}`")]
+pub trait VecLoad<S>: VecElem {
+    #[doc(hidden)]
+    fn load_chunk(k: &mut Kernel, at: Ptr<S, Self>, regs: &[Reg<Self>]);
+}
+
+/// Stores of 1, 2 or 4 elements of `Self` (`st{.space}{.v2|.v4}.type`) in space `S`.
+#[diagnostic::on_unimplemented(message = "no vector stores of `{Self}` in state space `{S}`")]
+pub trait VecStore<S>: VecElem {
+    #[doc(hidden)]
+    fn store_chunk(k: &mut Kernel, at: Ptr<S, Self>, regs: &[Reg<Self>]);
+}
+
+fn bad_chunk(k: &mut Kernel, n: usize) {
+    k.invalid(format!("a vector access of {n} elements"));
+}
+
+macro_rules! vec_elems {
+    // Up to 4-byte elements: scalar, .v2 and .v4 accesses.
+    (narrow: $($t:ident)*) => {$(
+        impl VecElem for types::$t {
+            const MAX_CHUNK: u32 = { let n = 16 / elem_bytes_const(<types::$t as crate::types::DataType>::BITS); if n < 4 { n } else { 4 } };
+        }
+        impl<S: StateSpace> VecLoad<S> for types::$t
+        where
+            types::$t: Load<(), S> + Load<(), S, W2> + Load<(), S, W4>,
+        {
+            fn load_chunk(k: &mut Kernel, at: Ptr<S, Self>, r: &[Reg<Self>]) {
+                match *r {
+                    [a] => <Self as Load<(), S>>::emit_ld(k, None, a.retype(), at),
+                    [a, b] => <Self as Load<(), S, W2>>::emit_ld(k, None, [a.retype(), b.retype()], at),
+                    [a, b, c, d] => <Self as Load<(), S, W4>>::emit_ld(k, None, [a.retype(), b.retype(), c.retype(), d.retype()], at),
+                    _ => bad_chunk(k, r.len()),
+                }
+            }
+        }
+        impl<S: StateSpace> VecStore<S> for types::$t
+        where
+            types::$t: Store<(), S> + Store<(), S, W2> + Store<(), S, W4>,
+        {
+            fn store_chunk(k: &mut Kernel, at: Ptr<S, Self>, r: &[Reg<Self>]) {
+                match *r {
+                    [a] => <Self as Store<(), S>>::emit_st(k, None, at, a),
+                    [a, b] => <Self as Store<(), S, W2>>::emit_st(k, None, at, [a, b]),
+                    [a, b, c, d] => <Self as Store<(), S, W4>>::emit_st(k, None, at, [a, b, c, d]),
+                    _ => bad_chunk(k, r.len()),
+                }
+            }
+        }
+    )*};
+    // 8-byte elements: scalar and .v2 accesses (16 bytes).
+    (wide: $($t:ident)*) => {$(
+        impl VecElem for types::$t { const MAX_CHUNK: u32 = 2; }
+        impl<S: StateSpace> VecLoad<S> for types::$t
+        where
+            types::$t: Load<(), S> + Load<(), S, W2>,
+        {
+            fn load_chunk(k: &mut Kernel, at: Ptr<S, Self>, r: &[Reg<Self>]) {
+                match *r {
+                    [a] => <Self as Load<(), S>>::emit_ld(k, None, a.retype(), at),
+                    [a, b] => <Self as Load<(), S, W2>>::emit_ld(k, None, [a.retype(), b.retype()], at),
+                    _ => bad_chunk(k, r.len()),
+                }
+            }
+        }
+        impl<S: StateSpace> VecStore<S> for types::$t
+        where
+            types::$t: Store<(), S> + Store<(), S, W2>,
+        {
+            fn store_chunk(k: &mut Kernel, at: Ptr<S, Self>, r: &[Reg<Self>]) {
+                match *r {
+                    [a] => <Self as Store<(), S>>::emit_st(k, None, at, a),
+                    [a, b] => <Self as Store<(), S, W2>>::emit_st(k, None, at, [a, b]),
+                    _ => bad_chunk(k, r.len()),
+                }
+            }
+        }
+    )*};
+}
+
+const fn elem_bytes_const(bits: u32) -> u32 {
+    if bits < 8 {
+        1
+    } else {
+        bits / 8
+    }
+}
+
+vec_elems!(narrow: B8 U8 S8 B16 U16 S16 F16 Bf16 B32 U32 S32 F32);
+vec_elems!(wide: B64 U64 S64 F64);
+
+/// Widest elements per access.
+fn max_chunk<T: VecElem>() -> u32 {
+    T::MAX_CHUNK
 }
 
 /// `(position, elements)` of each access for a block whose first element sits `mis`
 /// elements past a boundary of the alignment modulus.
-pub fn pattern<T: DataType>(n: u32, mis: u32) -> Vec<(u32, u32)> {
+pub fn pattern<T: VecElem>(n: u32, mis: u32) -> Vec<(u32, u32)> {
     let modulus = n.min(max_chunk::<T>());
     let mut out = Vec::new();
     let mut pos = 0;
@@ -87,17 +178,23 @@ pub fn pattern<T: DataType>(n: u32, mis: u32) -> Vec<(u32, u32)> {
 
 impl Kernel {
     /// Loads `N` elements from `p`; see the module docs for `ix` and `align`.
-    pub fn vload<const N: usize, T: VecElem, S: StateSpace>(&mut self, p: Ptr<S, T>, idx: Reg<U32>, ix: Index, align: Align) -> [Reg<T>; N]
+    pub fn vload<const N: usize, T: VecLoad<S>, S: StateSpace>(
+        &mut self,
+        p: Ptr<S, T>,
+        idx: Reg<U32>,
+        ix: Index,
+        align: Align,
+    ) -> [Reg<T>; N]
     where
         Count<N>: PowerOfTwo,
     {
         let out: [Reg<T>; N] = std::array::from_fn(|_| self.reg());
-        self.vaccess::<N, T, S>(true, p, idx, ix, align, &out);
+        self.vaccess::<N, T, S>(&mut T::load_chunk, p, idx, ix, align, &out);
         out
     }
 
     /// Stores `N` elements to `p`; see the module docs for `ix` and `align`.
-    pub fn vstore<const N: usize, T: VecElem, S: StateSpace>(
+    pub fn vstore<const N: usize, T: VecStore<S>, S: StateSpace>(
         &mut self,
         p: Ptr<S, T>,
         idx: Reg<U32>,
@@ -107,12 +204,12 @@ impl Kernel {
     ) where
         Count<N>: PowerOfTwo,
     {
-        self.vaccess::<N, T, S>(false, p, idx, ix, align, &vals);
+        self.vaccess::<N, T, S>(&mut T::store_chunk, p, idx, ix, align, &vals);
     }
 
     fn vaccess<const N: usize, T: VecElem, S: StateSpace>(
         &mut self,
-        load: bool,
+        chunk: &mut dyn FnMut(&mut Kernel, Ptr<S, T>, &[Reg<T>]),
         p: Ptr<S, T>,
         idx: Reg<U32>,
         ix: Index,
@@ -124,7 +221,7 @@ impl Kernel {
             Index::Rebased => ptx!(self, "mul.lo.u32", idx, n),
             Index::Direct => idx,
         };
-        let addr = self.index_address::<S, T, U32>(&Ptr::from_base(p.base), first);
+        let addr = self.index_address::<S, T, U32>(&p.byte_offset(-p.off), first);
         let off = p.off;
         let modulus = n.min(max_chunk::<T>());
         let known = match (ix, align) {
@@ -143,7 +240,7 @@ impl Kernel {
             _ => None,
         };
         match known {
-            Some(mis) if off % (modulus as i64 * elem_bytes::<T>() as i64) == 0 => self.vpattern::<T, S>(load, addr, off, mis, regs),
+            Some(mis) if off % (modulus as i64 * elem_bytes::<T>() as i64) == 0 => self.vpattern::<T, S>(chunk, addr, off, mis, regs),
             Some(_) | None => {
                 // Misalignment in elements, from the address itself.
                 let wide = S::SPACE.addr_bits() == 64;
@@ -165,7 +262,7 @@ impl Kernel {
                         let here: Reg<Pred> = ptx!(self, "setp.eq.b32", mis, m);
                         self.bra_if(!here, next);
                     }
-                    self.vpattern::<T, S>(load, addr, off, m, regs);
+                    self.vpattern::<T, S>(chunk, addr, off, m, regs);
                     if m + 1 < modulus {
                         self.bra(end);
                     }
@@ -176,36 +273,26 @@ impl Kernel {
         }
     }
 
-    fn vpattern<T: VecElem, S: StateSpace>(&mut self, load: bool, addr: crate::builder::ir::RegRef, off: i64, mis: u32, regs: &[Reg<T>]) {
+    fn vpattern<T: VecElem, S: StateSpace>(
+        &mut self,
+        chunk: &mut dyn FnMut(&mut Kernel, Ptr<S, T>, &[Reg<T>]),
+        addr: RegRef,
+        off: i64,
+        mis: u32,
+        regs: &[Reg<T>],
+    ) {
         let e = elem_bytes::<T>() as i64;
+        let base: Ptr<S, T> = Ptr::from_ref(addr, self.id);
         for (pos, c) in pattern::<T>(regs.len() as u32, mis) {
             let at = off + pos as i64 * e;
-            let Ok(at) = i32::try_from(at) else {
+            if i32::try_from(at).is_err() {
                 self.error(Error::InvalidArgument {
                     kernel: self.name().to_string(),
                     what: format!("vector access offset {at} out of range"),
                 });
                 return;
-            };
-            let a = Opnd::Addr(AddrBase::Reg(addr), at);
-            let rs: Vec<Opnd> = regs[pos as usize..(pos + c) as usize].iter().map(|r| Opnd::Reg(r.checked(self))).collect();
-            let vec = if c == 1 { String::new() } else { format!(".v{c}") };
-            let chain = format!("{}{}{vec}.{}", if load { "ld" } else { "st" }, S::SPACE.chain_part(), T::VEC);
-            let data = if c == 1 { rs[0].clone() } else { Opnd::Vec(Box::new(rs)) };
-            let mut ops = if load { vec![data, a] } else { vec![a, data] };
-            match crate::ops::find_form(&chain, "plain") {
-                Some(form) => {
-                    let guard = self.take_guard();
-                    self.push_ins(form, guard, &mut ops);
-                }
-                None => {
-                    self.error(Error::InvalidArgument {
-                        kernel: self.name().to_string(),
-                        what: format!("no `{chain}` form for this state space"),
-                    });
-                    return;
-                }
             }
+            chunk(self, base.byte_offset(at), &regs[pos as usize..(pos + c) as usize]);
         }
     }
 }

@@ -82,7 +82,7 @@ impl From<Reg<B32>> for LaneMask {
 }
 
 impl Operand<B32> for LaneMask {
-    fn lower(self, k: &mut Kernel) -> crate::builder::ir::Opnd {
+    fn lower(self, k: &mut Kernel) -> crate::core::ir::Opnd {
         match self.0 {
             Mask::Const(c) => Operand::<B32>::lower(c, k),
             Mask::Reg(r) => Operand::<B32>::lower(r, k),

@@ -283,10 +283,7 @@ where
 
 /// A tile status word: `v`'s bits low, `state` high.
 fn pack_status(k: &mut Kernel, state: Reg<U32>, v: Reg<F32>) -> Reg<U64> {
-    let w = <crate::ops::Op<crate::ops::op::Mov, (B64,), crate::ops::v::Pack> as crate::ops::Call<_>>::call(
-        k,
-        ([v.bitcast::<B32>(), state.bitcast::<B32>()],),
-    );
+    let w = ptx!(k, "mov.b64" as pack, [v.bitcast::<B32>(), state.bitcast::<B32>()]);
     w.bitcast()
 }
 
@@ -323,10 +320,7 @@ fn publish_and_look_back(k: &mut Kernel, status: GlobalPtr<U64>, tile: Reg<U32>,
                     let seen = k.load(Relaxed, Gpu, status.at(j));
                     ptx!(k, "mov.u64" => w, seen);
                 });
-                let [lo, hi] = <crate::ops::Op<crate::ops::op::Mov, (B64,), crate::ops::v::Unpack> as crate::ops::Call<_>>::call(
-                    k,
-                    (w.bitcast::<B64>(),),
-                );
+                let [lo, hi] = ptx!(k, "mov.b64" as unpack, w.bitcast::<B64>());
                 let is_incl = ptx!(k, "setp.eq.b32", hi, INCLUSIVE);
                 let is_none = ptx!(k, "setp.eq.b32", hi, 0u32);
                 let incl = k.ballot(is_incl, LaneMask::FULL);

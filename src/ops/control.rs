@@ -1,11 +1,7 @@
 //! Control: branches, return, exit, trap, breakpoint. Calls of `.func`s are made with
 //! [`Kernel::call`](crate::Kernel::call), which checks the argument and result types.
+//!
+//! The forms come from the table `macros/tables/control.forms`; [`FORMS`] lists them and
+//! shows the table.
 
-ptxkit_macros::forms! {
-//  form                                              dst = operands
-    "bra{.uni}"                                       "- = label";
-    "ret{.uni}"                                       "- =";
-    "exit"                                            "- =";
-    "trap"                                            "- =";
-    "brkpt"                                           "- =";
-}
+ptxkit_macros::forms!(control);

@@ -102,7 +102,7 @@ impl Gpu {
     /// knows it. Architecture-specific instructions need the `a` variant (`Target::SM_90A`).
     pub fn target(&self) -> Option<Target> {
         let sm = (self.cc.0 * 10 + self.cc.1) as u16;
-        Target::ALL.iter().copied().find(|t| t.sm == sm && t.suffix == Suffix::None)
+        Target::ALL.iter().copied().find(|t| t.sm() == sm && t.suffix() == Suffix::None)
     }
     /// The number of multiprocessors.
     pub fn multiprocessors(&self) -> u32 {

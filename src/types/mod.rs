@@ -1,4 +1,4 @@
-//! PTX fundamental data types as zero-sized types.
+//! PTX fundamental data types as zero-sized types, and registers typed by them.
 //!
 //! Each type knows its PTX name, its width, the register class that holds it (8-bit values
 //! live in 16-bit registers; packed FP8/FP6/FP4 pairs in 16-bit, quads in 32-bit), the host
@@ -6,45 +6,12 @@
 //! ([`Accepts`]): a `.bN` instruction type takes any N-bit register, `.uN`/`.sN` take
 //! `.uN`, `.sN` and `.bN`, `.fN` takes `.fN` and `.bN`.
 
+mod reg;
+
+pub use crate::core::dtype::{DType, Family, RegClass};
+pub use reg::{IntoGuard, NotPred, Reg};
+
 use core::fmt::Debug;
-
-/// Register classes. Every register is declared by width (`.b16`, `.b32`, ...), and keeps
-/// its data type at the Rust level, so the declaration never fights the instruction type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RegClass {
-    Pred = 0,
-    B16 = 1,
-    B32 = 2,
-    B64 = 3,
-    B128 = 4,
-}
-
-impl RegClass {
-    pub const ALL: [RegClass; 5] = [RegClass::Pred, RegClass::B16, RegClass::B32, RegClass::B64, RegClass::B128];
-    /// The `.reg` declaration type.
-    pub fn decl(self) -> &'static str {
-        ["pred", "b16", "b32", "b64", "b128"][self as usize]
-    }
-    /// The register-name prefix (`%r7`).
-    pub fn prefix(self) -> &'static str {
-        ["%p", "%rs", "%r", "%rd", "%rq"][self as usize]
-    }
-    pub fn bits(self) -> u32 {
-        [1, 16, 32, 64, 128][self as usize]
-    }
-}
-
-/// What family of values a type belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
-    Pred,
-    Bits,
-    Unsigned,
-    Signed,
-    Float,
-    /// Packed or reduced-precision floats carried in integer registers.
-    Packed,
-}
 
 /// A PTX data type.
 pub trait DataType: Copy + Debug + Default + 'static {
@@ -67,88 +34,20 @@ pub trait DataType: Copy + Debug + Default + 'static {
 )]
 pub trait Accepts<T: DataType> {}
 
-macro_rules! dtypes {
-    ($( $id:ident $name:literal $bits:literal $class:ident $fam:ident $host:ty [$($acc:ident)*]; )*) => {
-        $(
-            #[doc = concat!("PTX type `.", $name, "`.")]
-            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-            pub struct $id;
-            impl DataType for $id {
-                const NAME: &'static str = $name;
-                const BITS: u32 = $bits;
-                const CLASS: RegClass = RegClass::$class;
-                const FAMILY: Family = Family::$fam;
-                const ID: DType = DType::$id;
-                type Host = $host;
-            }
-            impl crate::ops::Token for $id { const TOKEN: &'static str = $name; }
-            $( impl Accepts<$acc> for $id {} )*
-        )*
-        /// A data type known at run time.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum DType { $($id),* }
-        impl DType {
-            pub const ALL: &'static [DType] = &[$(DType::$id),*];
-            pub fn name(self) -> &'static str { match self { $(DType::$id => $name),* } }
-            pub fn bits(self) -> u32 { match self { $(DType::$id => $bits),* } }
-            pub fn class(self) -> RegClass { match self { $(DType::$id => RegClass::$class),* } }
-            pub fn family(self) -> Family { match self { $(DType::$id => Family::$fam),* } }
-            /// Whether an instruction of type `self` accepts a register of type `t`.
-            pub fn accepts(self, t: DType) -> bool {
-                match self { $(DType::$id => matches!(t, $(DType::$acc)|*)),* }
-            }
+macro_rules! dtype_zsts {
+    ($( $id:ident $name:literal $bits:literal $class:ident $fam:ident $host:ty [$($acc:ident)*]; )*) => {$(
+        #[doc = concat!("PTX type `.", $name, "`.")]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $id;
+        impl DataType for $id {
+            const NAME: &'static str = $name;
+            const BITS: u32 = $bits;
+            const CLASS: RegClass = RegClass::$class;
+            const FAMILY: Family = Family::$fam;
+            const ID: DType = DType::$id;
+            type Host = $host;
         }
-    };
+        $( impl Accepts<$acc> for $id {} )*
+    )*};
 }
-
-dtypes! {
-//  type     ptx        bits class fam       host                 accepts
-    Pred     "pred"     1    Pred  Pred      bool                 [Pred];
-    B8       "b8"       8    B16   Bits      u8                   [B8 U8 S8 E2m1x2];
-    B16      "b16"      16   B16   Bits      u16                  [B16 U16 S16 F16 Bf16 E4m3x2 E5m2x2 E3m2x2 E2m3x2 Ue8m0x2 E2m1x4];
-    B32      "b32"      32   B32   Bits      u32                  [B32 U32 S32 F32 F16x2 Bf16x2 Tf32 E4m3x4 E5m2x4 E3m2x4 E2m3x4];
-    B64      "b64"      64   B64   Bits      u64                  [B64 U64 S64 F64 F32x2];
-    B128     "b128"     128  B128  Bits      u128                 [B128];
-    U8       "u8"       8    B16   Unsigned  u8                   [U8 S8 B8];
-    U16      "u16"      16   B16   Unsigned  u16                  [U16 S16 B16];
-    U32      "u32"      32   B32   Unsigned  u32                  [U32 S32 B32];
-    U64      "u64"      64   B64   Unsigned  u64                  [U64 S64 B64];
-    S8       "s8"       8    B16   Signed    i8                   [S8 U8 B8];
-    S16      "s16"      16   B16   Signed    i16                  [S16 U16 B16];
-    S32      "s32"      32   B32   Signed    i32                  [S32 U32 B32];
-    S64      "s64"      64   B64   Signed    i64                  [S64 U64 B64];
-    F16      "f16"      16   B16   Float     half::f16            [F16 B16];
-    F16x2    "f16x2"    32   B32   Packed    [half::f16; 2]       [F16x2 B32];
-    Bf16     "bf16"     16   B16   Packed    half::bf16           [Bf16 B16];
-    Bf16x2   "bf16x2"   32   B32   Packed    [half::bf16; 2]      [Bf16x2 B32];
-    Tf32     "tf32"     32   B32   Packed    f32                  [Tf32 B32];
-    F32      "f32"      32   B32   Float     f32                  [F32 B32];
-    F64      "f64"      64   B64   Float     f64                  [F64 B64];
-    F32x2    "f32x2"    64   B64   Packed    [f32; 2]             [F32x2 B64];
-    E4m3x2   "e4m3x2"   16   B16   Packed    u16                  [E4m3x2 B16];
-    E5m2x2   "e5m2x2"   16   B16   Packed    u16                  [E5m2x2 B16];
-    E2m1x2   "e2m1x2"   8    B16   Packed    u8                   [E2m1x2 B8];
-    E3m2x2   "e3m2x2"   16   B16   Packed    u16                  [E3m2x2 B16];
-    E2m3x2   "e2m3x2"   16   B16   Packed    u16                  [E2m3x2 B16];
-    Ue8m0x2  "ue8m0x2"  16   B16   Packed    u16                  [Ue8m0x2 B16];
-    E4m3x4   "e4m3x4"   32   B32   Packed    u32                  [E4m3x4 B32];
-    E5m2x4   "e5m2x4"   32   B32   Packed    u32                  [E5m2x4 B32];
-    E2m1x4   "e2m1x4"   16   B16   Packed    u16                  [E2m1x4 B16];
-    E3m2x4   "e3m2x4"   32   B32   Packed    u32                  [E3m2x4 B32];
-    E2m3x4   "e2m3x4"   32   B32   Packed    u32                  [E2m3x4 B32];
-}
-
-impl DType {
-    /// Whether an integer value fits this type's immediate range. Bit types take either
-    /// signedness's range, as PTX does.
-    pub fn int_fits(self, v: i128) -> bool {
-        let b = self.bits();
-        match self.family() {
-            Family::Pred => v == 0 || v == 1,
-            Family::Unsigned => v >= 0 && v < (1i128 << b),
-            Family::Signed => v >= -(1i128 << (b - 1)) && v < (1i128 << (b - 1)),
-            Family::Bits => v >= -(1i128 << (b - 1)) && v < (1i128 << b),
-            Family::Float | Family::Packed => false,
-        }
-    }
-}
+crate::core::dtype::dtype_table!(dtype_zsts);

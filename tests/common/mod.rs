@@ -18,3 +18,21 @@ pub fn ptxas(test: &str) -> Option<PathBuf> {
         ),
     }
 }
+
+/// The module's text, assembled by ptxas (when there is one) with no warning allowed.
+pub fn assemble(name: &str, m: &ptxkit::Module) -> String {
+    assemble_allowing(name, m, &[])
+}
+
+/// The module's text, assembled by ptxas (when there is one); a warning fails unless it
+/// contains one of `allowed`.
+pub fn assemble_allowing(name: &str, m: &ptxkit::Module, allowed: &[&str]) -> String {
+    let text = m.to_ptx().unwrap_or_else(|e| panic!("{name}: {e}"));
+    if let Some(px) = ptxas(name) {
+        let warnings = ptxkit::ptxas::check(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble)
+            .unwrap_or_else(|e| panic!("{name}: ptxas:\n{e}\n{text}"));
+        let unexpected: Vec<&String> = warnings.iter().filter(|w| !allowed.iter().any(|a| w.contains(a))).collect();
+        assert!(unexpected.is_empty(), "{name}: ptxas warned:\n{unexpected:?}\n{text}");
+    }
+    text
+}

@@ -13,10 +13,11 @@ mod params;
 mod reference;
 mod warp;
 
+use ptxkit::ops::access::{Load, Store};
+use ptxkit::ops::m;
 use ptxkit::prelude::*;
 use ptxkit::runtime::testing::{gpu_or_skip, poisoned};
 use ptxkit::runtime::{CudaSlice, DeviceRepr, Gpu, Launch, LaunchArgs};
-use ptxkit::types::Accepts;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use std::fmt::Debug;
@@ -90,9 +91,9 @@ type P3<A, B, R> = (GlobalPtr<A>, GlobalPtr<B>, GlobalPtr<R>, Reg<U32>);
 /// `out[i] = f(a[i], b[i])` on the GPU.
 pub fn map2<A, B, R>(gpu: &Gpu, a: &[A::Host], b: &[B::Host], f: impl FnOnce(&mut Kernel, Reg<A>, Reg<B>) -> Reg<R>) -> Vec<R::Host>
 where
-    A: DataType + Accepts<A>,
-    B: DataType + Accepts<B>,
-    R: DataType + Accepts<R>,
+    A: Load<(), m::Global>,
+    B: Load<(), m::Global>,
+    R: Store<(), m::Global>,
     A::Host: DeviceRepr,
     B::Host: DeviceRepr,
     R::Host: DeviceRepr,
@@ -121,8 +122,8 @@ where
 /// `out[i] = f(a[i])` on the GPU.
 pub fn map1<A, R>(gpu: &Gpu, a: &[A::Host], f: impl FnOnce(&mut Kernel, Reg<A>) -> Reg<R>) -> Vec<R::Host>
 where
-    A: DataType + Accepts<A>,
-    R: DataType + Accepts<R>,
+    A: Load<(), m::Global>,
+    R: Store<(), m::Global>,
     A::Host: DeviceRepr,
     R::Host: DeviceRepr,
     for<'x> (&'x CudaSlice<A::Host>, &'x CudaSlice<A::Host>, &'x mut CudaSlice<R::Host>, u32): LaunchArgs<P3<A, A, R>>,
@@ -139,8 +140,8 @@ pub fn map3<A, R>(
     f: impl FnOnce(&mut Kernel, Reg<A>, Reg<A>, Reg<A>) -> Reg<R>,
 ) -> Vec<R::Host>
 where
-    A: DataType + Accepts<A>,
-    R: DataType + Accepts<R>,
+    A: Load<(), m::Global>,
+    R: Store<(), m::Global>,
     A::Host: DeviceRepr,
     R::Host: DeviceRepr,
     for<'x> (&'x CudaSlice<A::Host>, &'x CudaSlice<A::Host>, &'x CudaSlice<A::Host>, &'x mut CudaSlice<R::Host>, u32):

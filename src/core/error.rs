@@ -15,6 +15,8 @@ pub enum Error {
     UndefinedLabel { kernel: String, label: String },
     /// An immediate outside the range of the instruction type.
     ImmediateOutOfRange { kernel: String, value: String, ty: &'static str },
+    /// An immediate outside the set of values an operand allows (`imm(s32: -1|1)`).
+    ImmediateNotAllowed { kernel: String, value: i64, allowed: &'static [i64] },
     /// A register, label or variable from another kernel or module.
     ForeignValue { kernel: String, what: String },
     /// An instruction the target lacks.
@@ -36,6 +38,10 @@ impl fmt::Display for Error {
             DuplicateLabel { kernel, label } => write!(f, "kernel `{kernel}`: label `{label}` is placed twice"),
             UndefinedLabel { kernel, label } => write!(f, "kernel `{kernel}`: label `{label}` is used but never placed"),
             ImmediateOutOfRange { kernel, value, ty } => write!(f, "kernel `{kernel}`: immediate {value} is out of range for .{ty}"),
+            ImmediateNotAllowed { kernel, value, allowed } => {
+                let list: Vec<String> = allowed.iter().map(|v| v.to_string()).collect();
+                write!(f, "kernel `{kernel}`: immediate {value} is not allowed here; the operand takes {}", list.join(", "))
+            }
             ForeignValue { kernel, what } => write!(f, "kernel `{kernel}`: {what} belongs to another kernel or module"),
             Unsupported { kernel, instruction, needs, target } => {
                 write!(f, "kernel `{kernel}`: `{instruction}` needs {needs}, but the module targets {target}")

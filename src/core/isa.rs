@@ -6,7 +6,7 @@
 //! `chain  version  targets`. `targets` is `sm_80+` (that target and every newer one,
 //! suffixed ones included) or a comma list.
 
-use crate::builder::target::{Target, Version};
+use super::target::{Suffix, Target, Version};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -15,12 +15,12 @@ use std::sync::OnceLock;
 pub struct Req {
     pub version: Version,
     /// Bit `i` is `Target::ALL[i]`.
-    pub targets: u32,
+    pub targets: u64,
 }
 
 impl Req {
     pub fn allows(&self, t: Target) -> bool {
-        self.targets & (1 << t.index()) != 0
+        self.targets & (1u64 << t.index()) != 0
     }
     /// `sm_80+` or `sm_90a` or a comma list.
     pub fn targets_spec(&self) -> String {
@@ -29,24 +29,24 @@ impl Req {
 }
 
 /// All targets at or above `t` in the plain order (suffixed ones included).
-pub fn upward(t: Target) -> u32 {
-    Target::ALL.iter().enumerate().filter(|(_, u)| u.sm >= t.sm).fold(0, |m, (i, _)| m | 1 << i)
+pub fn upward(t: Target) -> u64 {
+    Target::ALL.iter().enumerate().filter(|(_, u)| u.sm() >= t.sm()).fold(0, |m, (i, _)| m | 1u64 << i)
 }
 
-pub fn format_targets(mask: u32) -> String {
+pub fn format_targets(mask: u64) -> String {
     for t in Target::ALL {
-        if t.suffix == crate::builder::target::Suffix::None && upward(*t) == mask {
+        if t.suffix() == Suffix::None && upward(*t) == mask {
             return format!("{t}+");
         }
     }
-    Target::ALL.iter().filter(|t| mask & (1 << t.index()) != 0).map(|t| t.to_string()).collect::<Vec<_>>().join(",")
+    Target::ALL.iter().filter(|t| mask & (1u64 << t.index()) != 0).map(|t| t.to_string()).collect::<Vec<_>>().join(",")
 }
 
-pub fn parse_targets(s: &str) -> Option<u32> {
+pub fn parse_targets(s: &str) -> Option<u64> {
     if let Some(t) = s.strip_suffix('+') {
         return Some(upward(Target::parse(t)?));
     }
-    s.split(',').try_fold(0u32, |m, t| Some(m | 1 << Target::parse(t)?.index()))
+    s.split(',').try_fold(0u64, |m, t| Some(m | 1u64 << Target::parse(t)?.index()))
 }
 
 struct Table {

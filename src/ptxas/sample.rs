@@ -2,41 +2,64 @@
 //! the ptxas tests assemble. The operands are fresh registers of the kinds the form names,
 //! so each line is exactly what a typed call of that form emits.
 
-use super::{DstKind, FormDesc, Kind};
-use crate::builder::ir::Opnd;
 use crate::builder::{Error, Kernel, Module, Target, Version};
-use crate::types::DType;
+use crate::core::ir::{AddrBase, Opnd};
+use crate::core::{DType, DstKind, FormDesc, Kind, Label, RegClass};
 
 fn val(k: &mut Kernel, t: DType) -> Opnd {
     Opnd::Reg(k.alloc(t.class()))
 }
 
-/// Emits one instruction of `form` into `k` with fresh operands; `end` is a label placed
-/// at the end of the body, for branches.
-pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: crate::regs::Label) {
-    let mut ops = Vec::new();
-    match form.dst {
+fn vec(k: &mut Kernel, t: DType, n: u16) -> Opnd {
+    let regs: Vec<Opnd> = (0..n).map(|_| val(k, t)).collect();
+    let (start, len) = k.push_run(&regs);
+    Opnd::Vec { start, len }
+}
+
+fn dst(k: &mut Kernel, d: DstKind, ops: &mut Vec<Opnd>) {
+    match d {
         DstKind::None => {}
+        DstKind::Sink => ops.push(Opnd::Sink),
         DstKind::Val(t) => ops.push(val(k, t)),
         DstKind::Pair(a, b) => ops.push(Opnd::Pair(k.alloc(a.class()), k.alloc(b.class()))),
-        DstKind::Vec(t, n) => ops.push(Opnd::Vec(Box::new((0..n).map(|_| val(k, t)).collect()))),
+        DstKind::Vec(t, n) | DstKind::Tied(t, n) => ops.push(vec(k, t, n)),
+        DstKind::Multi(ds) => {
+            for d in ds {
+                dst(k, *d, ops);
+            }
+        }
     }
+}
+
+/// Emits one instruction of `form` into `k` with fresh operands (registers of the kinds the
+/// form names; for an immediate from a legal set, its first value); `end` is a label placed
+/// at the end of the body, for branches.
+pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: Label) {
+    let mut ops = Vec::new();
+    dst(k, form.dst, &mut ops);
     for s in form.src {
-        ops.push(match *s {
+        let o = match *s {
             Kind::Val(t) => val(k, t),
             Kind::Imm(_) => Opnd::UInt(1),
-            Kind::Vec(t, n) => Opnd::Vec(Box::new((0..n).map(|_| val(k, t)).collect())),
+            Kind::ImmIn(_, legal) => Opnd::Int(legal.first().copied().unwrap_or(0)),
+            Kind::Vec(t, n) => vec(k, t, n),
             Kind::Label => {
                 k.use_label(end);
                 Opnd::Label(end.id)
             }
             Kind::Addr(space, _) => {
-                let class = if space.addr_bits() == 32 { crate::types::RegClass::B32 } else { crate::types::RegClass::B64 };
-                Opnd::Addr(crate::builder::ir::AddrBase::Reg(k.alloc(class)), 0)
+                let class = if space.addr_bits() == 32 { RegClass::B32 } else { RegClass::B64 };
+                Opnd::Addr(AddrBase::Reg(k.alloc(class)), 0)
             }
-        });
+            Kind::TensorAddr(r) => {
+                let map = k.alloc(RegClass::B64);
+                let coords: Vec<Opnd> = (0..r).map(|_| Opnd::Reg(k.alloc(RegClass::B32))).collect();
+                let (start, len) = k.push_run(&coords);
+                Opnd::TensorAddr { map, start, len: len as u8 }
+            }
+        };
+        ops.push(o);
     }
-    let mut ops = ops;
     k.push_ins(form, None, &mut ops);
 }
 

@@ -1,12 +1,16 @@
 //! The PTX printer and the module-level checks (version inference, target support).
 
+use super::desc::FormDesc;
 use super::ir::{AddrBase, Opnd, RegRef, RegSpace, Stmt};
-use super::{Error, Item, Kernel, Module, Version, DYN_SMEM};
-use crate::ops::{isa, FormDesc};
+use super::isa;
+use super::kernel::{BodyKind, Directive, Kernel};
+use super::module::{Item, Module, DYN_SMEM};
+use super::names::sym_name;
+use super::{Error, Version};
 use std::collections::HashSet;
 use std::fmt::Write;
 
-fn reg(out: &mut String, r: RegRef) {
+pub(crate) fn reg(out: &mut String, r: RegRef) {
     match r.space() {
         RegSpace::Body => out.push_str(r.class().prefix()),
         RegSpace::FuncParam => {
@@ -93,7 +97,7 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
             out.push('[');
             match b {
                 AddrBase::Reg(r) => reg(out, *r),
-                AddrBase::Sym(s) => out.push_str(super::sym_name(*s)),
+                AddrBase::Sym(s) => out.push_str(sym_name(*s)),
             }
             if *off > 0 {
                 out.push('+');
@@ -104,16 +108,14 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
             }
             out.push(']');
         }
-        Opnd::Sym(s) => out.push_str(super::sym_name(*s)),
-        Opnd::Vec(v) => {
-            out.push('{');
-            for (i, x) in v.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                opnd(out, k, x);
-            }
-            out.push('}');
+        Opnd::Sym(s) => out.push_str(sym_name(*s)),
+        Opnd::Vec { start, len } => braced(out, k, k.run(*start, *len as usize)),
+        Opnd::TensorAddr { map, start, len } => {
+            out.push('[');
+            reg(out, *map);
+            out.push_str(", ");
+            braced(out, k, k.run(*start, *len as usize));
+            out.push(']');
         }
         Opnd::Pair(a, b) => {
             reg(out, *a);
@@ -129,6 +131,12 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
         },
         Opnd::Sink => out.push('_'),
     }
+}
+
+fn braced(out: &mut String, k: &Kernel, v: &[Opnd]) {
+    out.push('{');
+    list(out, k, v);
+    out.push('}');
 }
 
 fn guard(out: &mut String, g: &super::ir::Guard) {
@@ -153,7 +161,7 @@ fn list(out: &mut String, k: &Kernel, ops: &[Opnd]) {
 
 /// Prints one body.
 fn body(out: &mut String, k: &Kernel) {
-    let entry = k.kind == super::BodyKind::Entry;
+    let entry = k.kind == BodyKind::Entry;
     if entry {
         let _ = write!(out, ".visible .entry {}(", k.name);
         for (i, p) in k.params.iter().enumerate() {
@@ -162,7 +170,7 @@ fn body(out: &mut String, k: &Kernel) {
         }
         out.push_str(if k.params.is_empty() { ")\n" } else { "\n)\n" });
         for d in &k.directives {
-            use super::Directive::*;
+            use Directive::*;
             let _ = match d {
                 MaxNTid(x, y, z) | ReqNTid(x, y, z) | ReqNCtaPerCluster(x, y, z) => writeln!(out, "{} {x}, {y}, {z}", d.keyword()),
                 MinNCtaPerSm(n) | MaxNReg(n) | MaxClusterRank(n) => writeln!(out, "{} {n}", d.keyword()),
@@ -322,8 +330,9 @@ pub(super) fn module(m: &Module) -> Result<String, Error> {
         env!("CARGO_PKG_VERSION"),
         m.target
     );
-    if m.items.iter().any(|i| matches!(i, Item::Body(k) if k.dyn_smem)) {
-        let _ = writeln!(out, ".extern .shared .align 16 .b8 {DYN_SMEM}[];\n");
+    let dyn_align = m.items.iter().filter_map(|i| if let Item::Body(k) = i { k.dyn_smem } else { None }).max();
+    if let Some(a) = dyn_align {
+        let _ = writeln!(out, ".extern .shared .align {a} .b8 {DYN_SMEM}[];\n");
     }
     for item in &m.items {
         match item {

@@ -1,8 +1,8 @@
 //! The untyped instruction list under the typed facade. Typed calls lower at once to
 //! [`Stmt::Ins`]: a form descriptor, an optional guard and a run of plain operands.
 
-use crate::ops::FormDesc;
-use crate::types::RegClass;
+use super::desc::FormDesc;
+use super::dtype::RegClass;
 use std::sync::Arc;
 
 // The IR is the builder's hot path: keep its pieces small.
@@ -46,8 +46,9 @@ pub enum AddrBase {
     Sym(u32),
 }
 
-/// A plain operand.
-#[derive(Clone, Debug, PartialEq)]
+/// A plain operand. Braced vectors are runs of operands in the body's operand arena, so
+/// an operand is 16 bytes and `Copy`, and a vector of any length costs no allocation.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Opnd {
     Reg(RegRef),
     /// `!p`
@@ -63,8 +64,18 @@ pub enum Opnd {
     /// An interned name printed verbatim: a symbol used as a value (`mov.u64 %rd1, table;`)
     /// or a special register (`%tid.x`).
     Sym(u32),
-    /// `{a, b, ...}`
-    Vec(Box<Vec<Opnd>>),
+    /// `{a, b, ...}`: `len` operands from `start` in the operand arena.
+    Vec {
+        start: u32,
+        len: u16,
+    },
+    /// `[map, {c0, c1, ...}]`: a tensor map's address and its coordinates, a run in the
+    /// operand arena.
+    TensorAddr {
+        map: RegRef,
+        start: u32,
+        len: u8,
+    },
     /// `d|p`
     Pair(RegRef, RegRef),
     Label(u32),
@@ -97,6 +108,7 @@ pub enum Stmt {
     Call(Box<CallStmt>),
     Label(u32),
     Comment(Box<str>),
-    /// Unchecked text from the escape hatch, printed verbatim with a `;`.
+    /// Unchecked text from the escape hatch, printed verbatim with a `;` (a guard in scope
+    /// is already written into it).
     Raw(Box<str>),
 }

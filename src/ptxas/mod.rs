@@ -4,7 +4,9 @@
 //! `/usr/local/cuda/bin/ptxas`, and the `nvidia-cuda-nvcc` Python package
 //! (`python3 -m pip install nvidia-cuda-nvcc==13.0.88`).
 
-use crate::builder::Target;
+pub mod sample;
+
+use crate::core::Target;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -38,8 +40,10 @@ pub enum Mode {
     ParseOnly,
 }
 
-/// Assembles `ptx` for `target`. `Err` carries ptxas's messages verbatim.
-pub fn check(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<(), String> {
+/// Assembles `ptx` for `target`. `Ok` carries ptxas's warnings (empty when it had none),
+/// `Err` its messages, verbatim: a warning such as wgmma serialisation (C7510) is not lost
+/// on success, and [`check_clean`] treats it as a failure.
+pub fn check(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<Vec<String>, String> {
     let dir = std::env::temp_dir();
     let n = std::process::id() as u64 * 1_000_003 + COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let file = dir.join(format!("ptxkit-{n}.ptx"));
@@ -52,12 +56,23 @@ pub fn check(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<(), 
         Command::new(ptxas).arg("-arch").arg(&arch).arg(&file).arg("-o").arg(if cfg!(windows) { "NUL" } else { "/dev/null" }).output();
     let _ = std::fs::remove_file(&file);
     let out = out.map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+    let mut msg = String::from_utf8_lossy(&out.stderr).into_owned();
+    msg.push_str(&String::from_utf8_lossy(&out.stdout));
+    let msg = msg.replace(&*file.to_string_lossy(), "input.ptx");
     if out.status.success() {
+        Ok(msg.lines().filter(|l| l.contains("warning")).map(str::to_string).collect())
+    } else {
+        Err(msg)
+    }
+}
+
+/// Like [`check`], but a warning is a failure too.
+pub fn check_clean(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<(), String> {
+    let warnings = check(ptxas, ptx, target, mode)?;
+    if warnings.is_empty() {
         Ok(())
     } else {
-        let mut msg = String::from_utf8_lossy(&out.stderr).into_owned();
-        msg.push_str(&String::from_utf8_lossy(&out.stdout));
-        Err(msg.replace(&*file.to_string_lossy(), "input.ptx"))
+        Err(format!("ptxas accepted the text with warnings:\n{}", warnings.join("\n")))
     }
 }
 

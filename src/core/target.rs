@@ -36,11 +36,12 @@ pub enum Suffix {
     F,
 }
 
-/// A `.target`.
+/// A `.target`: one of the constants (every target the supported ptxas release knows), or
+/// [`Target::parse`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Target {
-    pub sm: u16,
-    pub suffix: Suffix,
+    sm: u16,
+    suffix: Suffix,
 }
 
 macro_rules! targets {
@@ -53,6 +54,9 @@ macro_rules! targets {
     };
 }
 
+// Target sets are 64-bit masks over `ALL`.
+const _: () = assert!(Target::ALL.len() <= 64);
+
 targets! {
     SM_75 75 None; SM_80 80 None; SM_86 86 None; SM_87 87 None; SM_88 88 None; SM_89 89 None;
     SM_90 90 None; SM_90A 90 A;
@@ -64,12 +68,20 @@ targets! {
 }
 
 impl Target {
+    /// The architecture number (`90` for `sm_90a`).
+    pub const fn sm(self) -> u16 {
+        self.sm
+    }
+    pub const fn suffix(self) -> Suffix {
+        self.suffix
+    }
     pub fn parse(s: &str) -> Option<Target> {
         Target::ALL.iter().copied().find(|t| t.to_string() == s)
     }
-    /// Position in [`Target::ALL`] (a bit index for target sets).
+    /// Position in [`Target::ALL`] (a bit index for target sets). Every `Target` is one of
+    /// `ALL` (the fields are private), so the fallback is never taken.
     pub fn index(self) -> usize {
-        Target::ALL.iter().position(|t| *t == self).expect("every Target constant is in ALL")
+        Target::ALL.iter().position(|t| *t == self).unwrap_or(0)
     }
 }
 

@@ -1,0 +1,503 @@
+//! The row notation: a pattern that expands to chains, and a signature read once per chain.
+//!
+//! Pattern: the opcode, then parts. A part is literal text and choices: `.rn`,
+//! `.<rnd>` (a member of a named set), `.<T:int>` (a member bound to `T`), `.<a|b>`
+//! (an inline list), `.m64n<N:8..256/8>k16` (a number bound inside a token; `a..b/s` is
+//! inclusive, step `s`), `.x<N:1|2|4>`, `.<A>` (the value bound to `A` earlier in the row).
+//! `{...|...}` is an optional group of alternatives, `(...|...)` a required one.
+//!
+//! Signature: `dsts = srcs`. A dst is `-` (none), `_` (the sink), a type, `X|Y` (a grouped
+//! pair), a braced vector `{T*EXPR}` (`EXPR` is integer arithmetic over bound numbers:
+//! `{f32*N/2}`), `V(T)` (a vector whose length `V` is bound to `v2`/`v4`), and `+` before a
+//! vector for a tied accumulator (read and written in place). Several dsts are separated by
+//! commas. A src is a type, a vector, `[T]` (an address of `T` in the chain's state space;
+//! `[]` any element), `[T@space]` or `[@space]` (an address in a named or bound space;
+//! `[tmem]` a tensor-memory address), `[tmap, {s32*R}]` (a tensor map and its coordinates),
+//! `imm(T)` (an immediate only), `imm(T: 0|1)` / `imm(u32: 24..256/8)` (an immediate from a
+//! set of legal values), or `label`. Types are data-type tokens or variables bound in the
+//! pattern.
+
+use crate::vocab;
+
+#[derive(Clone, Debug)]
+enum Piece {
+    Lit(String),
+    Choice(Option<String>, Vec<String>),
+    Ref(String),
+}
+
+#[derive(Clone, Debug)]
+enum Elem {
+    Part(Vec<Piece>),
+    Group(bool, Vec<Vec<Elem>>),
+}
+
+/// One chain a pattern expands to, with the values its variables took.
+#[derive(Clone, Debug)]
+pub struct Expansion {
+    pub parts: Vec<String>,
+    pub binds: Vec<(String, String)>,
+}
+
+impl Expansion {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.binds.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+fn is_word(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b':'
+}
+
+/// The values of a set written inline: `a|b`, `8,16,48..256/16`, `1..5`.
+fn inline_values(set: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for item in set.split(['|', ',']) {
+        let item = item.trim();
+        if let Some((a, rest)) = item.split_once("..") {
+            let (b, step) = rest.split_once('/').unwrap_or((rest, "1"));
+            let num = |t: &str| t.trim().parse::<i64>().map_err(|_| format!("bad number `{t}` in range `{item}`"));
+            let (a, b, step) = (num(a)?, num(b)?, num(step)?);
+            if step <= 0 || b < a {
+                return Err(format!("empty range `{item}`"));
+            }
+            let mut v = a;
+            while v <= b {
+                out.push(v.to_string());
+                v += step;
+            }
+        } else if item.is_empty() {
+            return Err(format!("empty member in `<{set}>`"));
+        } else {
+            out.push(item.to_string());
+        }
+    }
+    Ok(out)
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+    fn choice(&mut self) -> Result<Piece, String> {
+        self.i += 1; // `<`
+        let st = self.i;
+        while self.peek().is_some_and(|c| c != b'>') {
+            self.i += 1;
+        }
+        if self.peek() != Some(b'>') {
+            return Err("unclosed `<`".into());
+        }
+        let body = String::from_utf8_lossy(&self.s[st..self.i]).into_owned();
+        self.i += 1;
+        let (var, set) = match body.split_once(':') {
+            Some((v, s)) if !v.is_empty() && !s.starts_with(':') && v.chars().all(|c| c.is_ascii_alphanumeric()) => {
+                (Some(v.to_string()), s.to_string())
+            }
+            _ => (None, body.clone()),
+        };
+        if let Some(members) = vocab::set(&set) {
+            return Ok(Piece::Choice(var, members.iter().map(|s| s.to_string()).collect()));
+        }
+        if set.contains(['|', ',']) || set.contains("..") {
+            return Ok(Piece::Choice(var, inline_values(&set)?));
+        }
+        if var.is_none() && set.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return Ok(Piece::Ref(set));
+        }
+        Err(format!("unknown set `{set}`"))
+    }
+    fn part(&mut self) -> Result<Vec<Piece>, String> {
+        let mut pieces = Vec::new();
+        loop {
+            match self.peek() {
+                Some(b'<') => pieces.push(self.choice()?),
+                Some(c) if is_word(c) => {
+                    let st = self.i;
+                    while self.peek().is_some_and(is_word) {
+                        self.i += 1;
+                    }
+                    pieces.push(Piece::Lit(String::from_utf8_lossy(&self.s[st..self.i]).into_owned()));
+                }
+                _ => break,
+            }
+        }
+        if pieces.is_empty() {
+            return Err("empty part".into());
+        }
+        Ok(pieces)
+    }
+    fn seq(&mut self) -> Result<Vec<Elem>, String> {
+        let mut out = vec![];
+        loop {
+            match self.peek() {
+                None | Some(b'|') | Some(b'}') | Some(b')') => return Ok(out),
+                Some(b'.') => {
+                    self.i += 1;
+                    out.push(Elem::Part(self.part()?));
+                }
+                Some(c @ (b'{' | b'(')) => {
+                    self.i += 1;
+                    let close = if c == b'{' { b'}' } else { b')' };
+                    let mut alts = vec![self.seq()?];
+                    while self.peek() == Some(b'|') {
+                        self.i += 1;
+                        alts.push(self.seq()?);
+                    }
+                    if self.peek() != Some(close) {
+                        return Err("unclosed group".into());
+                    }
+                    self.i += 1;
+                    out.push(Elem::Group(c == b'{', alts));
+                }
+                Some(c) => return Err(format!("unexpected `{}`", c as char)),
+            }
+        }
+    }
+}
+
+fn expand_part(pieces: &[Piece], base: &Expansion) -> Result<Vec<Expansion>, String> {
+    let mut acc: Vec<(String, Vec<(String, String)>)> = vec![(String::new(), base.binds.clone())];
+    for p in pieces {
+        let mut next = Vec::new();
+        for (text, binds) in &acc {
+            match p {
+                Piece::Lit(w) => next.push((format!("{text}{w}"), binds.clone())),
+                Piece::Ref(name) => {
+                    let cur = Expansion { parts: vec![], binds: binds.clone() };
+                    let v = cur.get(name).ok_or(format!("`<{name}>` refers to no variable bound before it"))?;
+                    next.push((format!("{text}{v}"), binds.clone()));
+                }
+                Piece::Choice(var, members) => {
+                    for m in members {
+                        let mut b = binds.clone();
+                        if let Some(v) = var {
+                            b.push((v.clone(), m.clone()));
+                        }
+                        next.push((format!("{text}{m}"), b));
+                    }
+                }
+            }
+        }
+        acc = next;
+    }
+    Ok(acc
+        .into_iter()
+        .map(|(t, binds)| {
+            let mut parts = base.parts.clone();
+            parts.push(t);
+            Expansion { parts, binds }
+        })
+        .collect())
+}
+
+fn expand_seq(seq: &[Elem], start: Vec<Expansion>) -> Result<Vec<Expansion>, String> {
+    let mut acc = start;
+    for e in seq {
+        let mut next = Vec::new();
+        for x in &acc {
+            match e {
+                Elem::Part(pieces) => next.extend(expand_part(pieces, x)?),
+                Elem::Group(optional, alts) => {
+                    if *optional {
+                        next.push(x.clone());
+                    }
+                    for a in alts {
+                        next.extend(expand_seq(a, vec![x.clone()])?);
+                    }
+                }
+            }
+        }
+        acc = next;
+    }
+    Ok(acc)
+}
+
+/// Every chain of a pattern, with its bindings.
+pub fn expand_pattern(pat: &str) -> Result<Vec<Expansion>, String> {
+    let mut p = Parser { s: pat.as_bytes(), i: 0 };
+    let st = p.i;
+    while p.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_') {
+        p.i += 1;
+    }
+    let opcode = pat[st..p.i].to_string();
+    if opcode.is_empty() {
+        return Err("the pattern must start with an opcode".into());
+    }
+    let seq = p.seq()?;
+    if p.i != pat.len() {
+        return Err(format!("unexpected `{}`", &pat[p.i..]));
+    }
+    expand_seq(&seq, vec![Expansion { parts: vec![opcode], binds: vec![] }])
+}
+
+/// A destination.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dst {
+    None,
+    Sink,
+    Val(String),
+    Pair(String, String),
+    Vec(String, u32),
+    /// A vector read and written in place.
+    Tied(String, u32),
+    Multi(Vec<Dst>),
+}
+
+/// A source operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Src {
+    Val(String),
+    /// State space (`None`: generic) and element type (`None`: any).
+    Addr(Option<String>, Option<String>),
+    Vec(String, u32),
+    Imm(String),
+    /// Type, legal values, and the set's name.
+    ImmIn(String, Vec<i64>, String),
+    Label,
+    TensorAddr(u32),
+}
+
+/// Splits on commas outside brackets, braces and parentheses.
+fn split_top(s: &str) -> Vec<&str> {
+    let (mut depth, mut st, mut out) = (0i32, 0, vec![]);
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' | '{' | '(' => depth += 1,
+            ']' | '}' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[st..i].trim());
+                st = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[st..].trim());
+    out.retain(|x| !x.is_empty());
+    out
+}
+
+/// Integer arithmetic over bound numbers: `+ - * /` and parentheses.
+struct Expr<'a> {
+    s: &'a [u8],
+    i: usize,
+    x: &'a Expansion,
+}
+
+impl Expr<'_> {
+    fn ws(&mut self) {
+        while self.s.get(self.i) == Some(&b' ') {
+            self.i += 1;
+        }
+    }
+    fn atom(&mut self) -> Result<i64, String> {
+        self.ws();
+        match self.s.get(self.i) {
+            Some(b'(') => {
+                self.i += 1;
+                let v = self.sum()?;
+                self.ws();
+                if self.s.get(self.i) != Some(&b')') {
+                    return Err("unclosed `(` in a length".into());
+                }
+                self.i += 1;
+                Ok(v)
+            }
+            Some(c) if c.is_ascii_alphanumeric() => {
+                let st = self.i;
+                while self.s.get(self.i).is_some_and(|c| c.is_ascii_alphanumeric()) {
+                    self.i += 1;
+                }
+                let w = std::str::from_utf8(&self.s[st..self.i]).unwrap_or_default();
+                let v = if w.starts_with(|c: char| c.is_ascii_digit()) { w } else { self.x.get(w).ok_or(format!("`{w}` is not bound"))? };
+                v.parse().map_err(|_| format!("`{w}` = `{v}` is not a number"))
+            }
+            _ => Err("a length expression is malformed".into()),
+        }
+    }
+    fn product(&mut self) -> Result<i64, String> {
+        let mut v = self.atom()?;
+        loop {
+            self.ws();
+            match self.s.get(self.i) {
+                Some(b'*') => {
+                    self.i += 1;
+                    v *= self.atom()?;
+                }
+                Some(b'/') => {
+                    self.i += 1;
+                    let d = self.atom()?;
+                    if d == 0 || v % d != 0 {
+                        return Err(format!("{v}/{d} is not a whole number"));
+                    }
+                    v /= d;
+                }
+                _ => return Ok(v),
+            }
+        }
+    }
+    fn sum(&mut self) -> Result<i64, String> {
+        let mut v = self.product()?;
+        loop {
+            self.ws();
+            match self.s.get(self.i) {
+                Some(b'+') => {
+                    self.i += 1;
+                    v += self.product()?;
+                }
+                Some(b'-') => {
+                    self.i += 1;
+                    v -= self.product()?;
+                }
+                _ => return Ok(v),
+            }
+        }
+    }
+}
+
+fn eval(e: &str, x: &Expansion) -> Result<u32, String> {
+    let mut p = Expr { s: e.as_bytes(), i: 0, x };
+    let v = p.sum()?;
+    p.ws();
+    if p.i != e.len() {
+        return Err(format!("unexpected `{}` in a length", &e[p.i..]));
+    }
+    u32::try_from(v).ok().filter(|v| (1..=1024).contains(v)).ok_or(format!("vector length {v} is out of range"))
+}
+
+/// Reads a signature for one expansion of its row.
+pub struct Sig<'a> {
+    pub x: &'a Expansion,
+}
+
+impl Sig<'_> {
+    fn dtype(&self, name: &str) -> Result<String, String> {
+        let v = self.x.get(name).unwrap_or(name);
+        if vocab::is_dtype(v) {
+            Ok(v.to_string())
+        } else {
+            Err(format!("`{name}` is neither a data type nor a variable bound to one"))
+        }
+    }
+    /// `{T*EXPR}` or `V(T)`.
+    fn vector(&self, s: &str) -> Result<Option<(String, u32)>, String> {
+        if let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+            let (t, n) = inner.split_once('*').ok_or(format!("`{s}`: a vector is written {{type*length}}"))?;
+            return Ok(Some((self.dtype(t.trim())?, eval(n.trim(), self.x)?)));
+        }
+        let Some((v, rest)) = s.split_once('(') else { return Ok(None) };
+        let t = rest.strip_suffix(')').ok_or("unclosed `(`")?;
+        let n = match self.x.get(v).unwrap_or(v) {
+            "v2" => 2,
+            "v4" => 4,
+            "v8" => 8,
+            o => return Err(format!("`{o}` is not a vector width")),
+        };
+        Ok(Some((self.dtype(t)?, n)))
+    }
+    fn space(&self, s: &str) -> Result<String, String> {
+        let v = self.x.get(s).unwrap_or(s);
+        if vocab::SPACES.contains(&v) {
+            Ok(v.to_string())
+        } else {
+            Err(format!("`{s}` is not a state space"))
+        }
+    }
+    fn chain_space(&self) -> Option<String> {
+        self.x.parts[1..].iter().find(|p| vocab::SPACES.contains(&p.as_str()) && *p != "tmem").cloned()
+    }
+
+    pub fn dst(&self, s: &str) -> Result<Dst, String> {
+        let items = split_top(s);
+        if items.len() > 1 {
+            return Ok(Dst::Multi(items.iter().map(|d| self.one_dst(d)).collect::<Result<_, _>>()?));
+        }
+        self.one_dst(s.trim())
+    }
+    fn one_dst(&self, s: &str) -> Result<Dst, String> {
+        match s {
+            "-" => return Ok(Dst::None),
+            "_" => return Ok(Dst::Sink),
+            _ => {}
+        }
+        if let Some(v) = s.strip_prefix('+') {
+            let (t, n) = self.vector(v)?.ok_or(format!("`{s}`: only a vector can be a tied accumulator"))?;
+            return Ok(Dst::Tied(t, n));
+        }
+        if let Some((a, b)) = s.split_once('|') {
+            return Ok(Dst::Pair(self.dtype(a)?, self.dtype(b)?));
+        }
+        if let Some((t, n)) = self.vector(s)? {
+            return Ok(Dst::Vec(t, n));
+        }
+        Ok(Dst::Val(self.dtype(s)?))
+    }
+
+    pub fn srcs(&self, s: &str) -> Result<Vec<Src>, String> {
+        split_top(s).iter().map(|x| self.src(x)).collect()
+    }
+    fn src(&self, s: &str) -> Result<Src, String> {
+        if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            let inner = inner.trim();
+            if let Some(rest) = inner.strip_prefix("tmap") {
+                let v = rest.trim_start().strip_prefix(',').ok_or(format!("`{s}`: write [tmap, {{s32*R}}]"))?;
+                let (t, n) = self.vector(v.trim())?.ok_or(format!("`{s}`: the coordinates are a vector"))?;
+                if t != "s32" {
+                    return Err(format!("`{s}`: coordinates are s32"));
+                }
+                return Ok(Src::TensorAddr(n));
+            }
+            if inner == "tmem" {
+                return Ok(Src::Addr(Some("tmem".into()), None));
+            }
+            let (elem, space) = match inner.split_once('@') {
+                Some((e, sp)) => (e.trim(), Some(self.space(sp.trim())?)),
+                None => (inner, self.chain_space()),
+            };
+            let elem = if elem.is_empty() { None } else { Some(self.dtype(elem)?) };
+            return Ok(Src::Addr(space, elem));
+        }
+        if s == "label" {
+            return Ok(Src::Label);
+        }
+        if let Some(inner) = s.strip_prefix("imm(").and_then(|r| r.strip_suffix(')')) {
+            return match inner.split_once(':') {
+                None => Ok(Src::Imm(self.dtype(inner.trim())?)),
+                Some((t, set)) => {
+                    let set = set.trim();
+                    let vals: Vec<i64> = inline_values(set)?
+                        .iter()
+                        .map(|v| v.parse().map_err(|_| format!("`{v}` is not an integer")))
+                        .collect::<Result<_, _>>()?;
+                    let name = legal_name(set);
+                    Ok(Src::ImmIn(self.dtype(t.trim())?, vals, name))
+                }
+            };
+        }
+        if let Some((t, n)) = self.vector(s)? {
+            return Ok(Src::Vec(t, n));
+        }
+        Ok(Src::Val(self.dtype(s)?))
+    }
+}
+
+/// The Rust name of a legal-value set: `-1|1` -> `Lm1or1`, `24..256/8` -> `L24to256by8`.
+pub fn legal_name(set: &str) -> String {
+    let mut n = String::from("L");
+    for c in set.replace("..", "~").chars() {
+        match c {
+            '-' => n.push('m'),
+            '|' | ',' => n.push_str("or"),
+            '~' => n.push_str("to"),
+            '/' => n.push_str("by"),
+            ' ' => {}
+            c => n.push(c),
+        }
+    }
+    n
+}

@@ -1,0 +1,204 @@
+//! The family tables as data: parsed once per compilation, read by `forms!` (to generate
+//! the impls), by `ptx!` (to check a chain and suggest the nearest legal one) and by
+//! `define_tokens!` (the modifier, key and legal-value types the tables use).
+
+use crate::notation::{self, Dst, Src};
+use crate::vocab::{self, rust_ident};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::OnceLock;
+
+/// One typed form.
+pub struct Form {
+    pub chain: String,
+    pub parts: Vec<String>,
+    pub variant: String,
+    pub dst: Dst,
+    pub srcs: Vec<Src>,
+}
+
+impl Form {
+    /// The Rust type the form's impl is keyed by: opcode and last part, `ld.global.u32` ->
+    /// `LdU32` (impls on one type are compared pairwise for coherence, so keying keeps that
+    /// cost near linear in the number of forms).
+    pub fn key(&self) -> String {
+        key_of(&self.parts)
+    }
+}
+
+pub fn key_of(parts: &[impl AsRef<str>]) -> String {
+    let op = rust_ident(parts[0].as_ref());
+    match parts.last() {
+        Some(l) if parts.len() > 1 => format!("{op}{}", rust_ident(l.as_ref())),
+        _ => op,
+    }
+}
+
+pub struct Family {
+    pub name: &'static str,
+    pub source: &'static str,
+    /// Indices into `Tables::forms`.
+    pub forms: Vec<usize>,
+}
+
+pub struct Tables {
+    pub families: Vec<Family>,
+    pub forms: Vec<Form>,
+    pub index: HashMap<(String, String), usize>,
+    pub by_opcode: BTreeMap<String, Vec<usize>>,
+    /// Modifier tokens (parts after the opcode that are not data types).
+    pub modifiers: BTreeSet<String>,
+    /// Key type name -> (opcode, last part).
+    pub keys: BTreeMap<String, (String, String)>,
+    /// Legal-value set name -> (text, values).
+    pub legal: BTreeMap<String, (String, Vec<i64>)>,
+}
+
+impl Tables {
+    pub fn family(&self, name: &str) -> Option<&Family> {
+        self.families.iter().find(|f| f.name == name)
+    }
+    pub fn is_token(&self, part: &str) -> bool {
+        vocab::is_dtype(part) || self.modifiers.contains(part)
+    }
+}
+
+struct Row<'a> {
+    line: usize,
+    pat: &'a str,
+    sig: &'a str,
+    variant: Option<&'a str>,
+}
+
+/// `"pattern"  "signature"  [as variant];` rows, with `//` comments and blank lines.
+fn rows(src: &str) -> Result<Vec<Row<'_>>, (usize, String)> {
+    let mut out = vec![];
+    for (n, raw) in src.lines().enumerate() {
+        let line = n + 1;
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with("//") {
+            continue;
+        }
+        let err = |m: &str| Err((line, m.to_string()));
+        let Some(l) = l.strip_suffix(';') else { return err("a row ends with `;`") };
+        let mut quoted = vec![];
+        let mut rest = l.trim();
+        while let Some(r) = rest.strip_prefix('"') {
+            let Some(end) = r.find('"') else { return err("unclosed string") };
+            quoted.push(&r[..end]);
+            rest = r[end + 1..].trim();
+        }
+        let [pat, sig] = quoted[..] else { return err("a row is \"pattern\" \"signature\"") };
+        let variant = match rest.strip_prefix("as ") {
+            Some(v) => Some(v.trim()),
+            None if rest.is_empty() => None,
+            None => return err("expected `as variant` or `;` after the signature"),
+        };
+        out.push(Row { line, pat, sig, variant });
+    }
+    Ok(out)
+}
+
+fn load() -> Result<Tables, String> {
+    let mut t = Tables {
+        families: vec![],
+        forms: vec![],
+        index: HashMap::new(),
+        by_opcode: BTreeMap::new(),
+        modifiers: BTreeSet::new(),
+        keys: BTreeMap::new(),
+        legal: BTreeMap::new(),
+    };
+    let mut idents: HashMap<String, String> = HashMap::new();
+    for (name, source) in vocab::FAMILIES {
+        let at = |line: usize, m: String| format!("macros/tables/{name}.forms:{line}: {m}");
+        let mut fam = Family { name, source, forms: vec![] };
+        for row in rows(source).map_err(|(l, m)| at(l, m))? {
+            let e = |m: String| at(row.line, format!("row `{}`: {m}", row.pat));
+            let variant = row.variant.unwrap_or("plain").to_string();
+            if !vocab::VARIANTS.iter().any(|(v, _)| *v == variant) {
+                return Err(e(format!("variant `{variant}` is not declared in macros/src/vocab.rs")));
+            }
+            let (dst_s, src_s) = row.sig.split_once('=').ok_or_else(|| e("the signature needs `=`".into()))?;
+            for x in notation::expand_pattern(row.pat).map_err(e)? {
+                let sig = notation::Sig { x: &x };
+                let dst = sig.dst(dst_s.trim()).map_err(e)?;
+                let srcs = sig.srcs(src_s).map_err(e)?;
+                if srcs.len() > 12 {
+                    return Err(e("a form takes at most 12 operands".into()));
+                }
+                let chain = x.parts.join(".");
+                for p in &x.parts[1..] {
+                    if !vocab::is_dtype(p) {
+                        t.modifiers.insert(p.clone());
+                    }
+                    let id = rust_ident(p);
+                    if let Some(other) = idents.insert(id.clone(), p.clone()) {
+                        if other != *p {
+                            return Err(e(format!("tokens `{other}` and `{p}` both map to the Rust name `{id}`")));
+                        }
+                    }
+                }
+                for s in &srcs {
+                    if let Src::ImmIn(ty, vals, lname) = s {
+                        t.legal.insert(lname.clone(), (format!("{ty}: {}", legal_text(vals)), vals.clone()));
+                    }
+                }
+                let i = t.forms.len();
+                if t.index.insert((chain.clone(), variant.clone()), i).is_some() {
+                    return Err(e(format!("form `{chain}` ({variant}) appears twice")));
+                }
+                let form = Form { chain, parts: x.parts.clone(), variant: variant.clone(), dst, srcs };
+                let key = form.key();
+                let last = x.parts.last().cloned().unwrap_or_default();
+                if let Some((o, l)) = t.keys.insert(key.clone(), (x.parts[0].clone(), last.clone())) {
+                    if (o.as_str(), l.as_str()) != (x.parts[0].as_str(), last.as_str()) {
+                        return Err(e(format!("forms of `{o}...{l}` and `{}...{last}` share the key `{key}`", x.parts[0])));
+                    }
+                }
+                t.by_opcode.entry(x.parts[0].clone()).or_default().push(i);
+                fam.forms.push(i);
+                t.forms.push(form);
+            }
+        }
+        t.families.push(fam);
+    }
+    Ok(t)
+}
+
+fn legal_text(v: &[i64]) -> String {
+    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// The tables, parsed once; `Err` names the file, line and row at fault.
+pub fn tables() -> Result<&'static Tables, &'static str> {
+    static T: OnceLock<Result<Tables, String>> = OnceLock::new();
+    T.get_or_init(load).as_ref().map_err(|e| e.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_load_and_keys_bound_the_impls_per_type() {
+        let t = tables().unwrap();
+        let mut per_key: HashMap<String, usize> = HashMap::new();
+        for f in &t.forms {
+            *per_key.entry(f.key()).or_default() += 1;
+        }
+        let max = per_key.values().max().copied().unwrap_or(0);
+        println!("{} forms, {} keys, at most {max} forms per key", t.forms.len(), per_key.len());
+        assert!(t.forms.len() > 9000);
+    }
+
+    #[test]
+    fn suggestions() {
+        let t = tables().unwrap();
+        let ask = |c: &str| crate::suggest::explain(t, c, &c.split('.').collect::<Vec<_>>(), "plain");
+        for c in ["ld.global.relaxed.gpu.u32", "ld.relaxd.gpu.global.u32", "add.fast.f32", "fma.f32", "lds.global.u32", "mov.b64"] {
+            println!("{c}: {}", ask(c));
+        }
+        assert!(ask("ld.global.relaxed.gpu.u32").contains("`ld.relaxed.gpu.global.u32`"));
+        assert!(ask("ld.relaxd.gpu.global.u32").contains("did you mean `ld.relaxed.gpu.global.u32`"));
+    }
+}

@@ -1,0 +1,91 @@
+//! Memory: shared, local and dynamic shared arrays; `ld`/`st` with the space and type taken
+//! from the address; thread indices.
+
+use crate::core::module::DYN_SMEM;
+use crate::core::names::intern;
+use crate::core::{check_ident, Error, Kernel};
+use crate::ops::access::{Load, Store};
+use crate::ops::{m, Operand};
+use crate::ptx;
+use crate::regs::{elem_bytes, sreg, Address, Ptr};
+use crate::types::{DataType, Reg, U32};
+
+impl Kernel {
+    fn declare_array<T: DataType>(&mut self, space: &str, name: &str, len: u32, align: u32) -> u32 {
+        if let Err(e) = check_ident(name) {
+            self.error(e);
+            return intern(name);
+        }
+        if self.local_names.iter().any(|n| n == name) || self.labels.iter().any(|l| l.name.as_deref() == Some(name)) {
+            self.error(Error::DuplicateSymbol { name: name.to_string() });
+            return intern(name);
+        }
+        if !align.is_power_of_two() || align < elem_bytes::<T>() {
+            self.invalid(format!("alignment {align} of `{name}` must be a power of two no smaller than its element"));
+        }
+        let bytes = len as u64 * elem_bytes::<T>() as u64;
+        self.locals.push(format!(".{space} .align {align} .b8 {name}[{bytes}];"));
+        self.local_names.push(name.to_string());
+        intern(name)
+    }
+
+    /// A `.shared` array of `len` elements declared in this body, aligned to `align` bytes
+    /// (a power of two); its address is 32-bit.
+    pub fn shared_array<T: DataType>(&mut self, name: &str, len: u32, align: u32) -> Ptr<m::Shared, T> {
+        let id = self.declare_array::<T>("shared", name, len, align);
+        Ptr::from_sym(id, self.id)
+    }
+
+    /// A `.local` array of `len` elements (per-thread memory), aligned to `align` bytes.
+    pub fn local_array<T: DataType>(&mut self, name: &str, len: u32, align: u32) -> Ptr<m::Local, T> {
+        let id = self.declare_array::<T>("local", name, len, align);
+        Ptr::from_sym(id, self.id)
+    }
+
+    /// The dynamic shared memory of the launch (`.extern .shared` at module scope), aligned
+    /// to 16 bytes.
+    pub fn dynamic_shared<T: DataType>(&mut self) -> Ptr<m::Shared, T> {
+        self.dynamic_shared_aligned(16)
+    }
+
+    /// The dynamic shared memory of the launch, aligned to `align` bytes (a power of two
+    /// from 16 to 1024; 1024 for 128-byte-swizzled tiles). Kernels of one module share the
+    /// declaration, which takes the largest alignment any of them asks for.
+    pub fn dynamic_shared_aligned<T: DataType>(&mut self, align: u32) -> Ptr<m::Shared, T> {
+        if !align.is_power_of_two() || !(16..=1024).contains(&align) || align < elem_bytes::<T>() {
+            self.invalid(format!("dynamic shared memory alignment {align} must be a power of two from 16 to 1024"));
+        } else {
+            self.dyn_smem = Some(self.dyn_smem.unwrap_or(16).max(align));
+        }
+        Ptr::from_sym(intern(DYN_SMEM), self.module)
+    }
+
+    /// `ld{.space}.type d, [addr]`, with the space and type taken from the address
+    /// (8-bit types load into their 16-bit register; f16/bf16 and packed types as `.bN`).
+    /// Generic code bounds the element type by [`Load`]: `T: Load<(), m::Global>`.
+    pub fn ld<A: Address>(&mut self, addr: A) -> Reg<A::Elem>
+    where
+        A::Elem: Load<(), A::Space>,
+    {
+        let d: Reg<A::Elem> = self.reg();
+        <A::Elem as Load<(), A::Space>>::emit_ld(self, None, d.retype(), addr);
+        d
+    }
+
+    /// `st{.space}.type [addr], v`, with the space and type taken from the address.
+    /// Generic code bounds the element type by [`Store`]: `T: Store<(), m::Global>`.
+    pub fn st<A: Address>(&mut self, addr: A, v: impl Operand<<A::Elem as crate::ops::access::MemType>::Mem>)
+    where
+        A::Elem: Store<(), A::Space>,
+    {
+        <A::Elem as Store<(), A::Space>>::emit_st(self, None, addr, v);
+    }
+
+    /// `%ctaid.x * %ntid.x + %tid.x`
+    pub fn global_thread_index_x(&mut self) -> Reg<U32> {
+        let tid = ptx!(self, "mov.u32", sreg::TID_X);
+        let ntid = ptx!(self, "mov.u32", sreg::NTID_X);
+        let ctaid = ptx!(self, "mov.u32", sreg::CTAID_X);
+        ptx!(self, "mad.lo.u32", ctaid, ntid, tid)
+    }
+}

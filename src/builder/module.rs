@@ -1,0 +1,207 @@
+//! The typed module API: kernels and device functions built from Rust closures, typed
+//! handles to them, calls, and module variables.
+
+use super::params::{FuncValues, KernelParams};
+use crate::core::ir::{CallStmt, Opnd, RegRef, RegSpace, Stmt};
+use crate::core::kernel::BodyKind;
+use crate::core::module::Item;
+use crate::core::names::intern;
+use crate::core::{check_ident, Error, Kernel, Module, RegClass};
+use crate::ops::{m, StateSpace};
+use crate::regs::Ptr;
+use crate::types::DataType;
+use std::sync::Arc;
+
+/// A built kernel; `P` is its parameter tuple (the launch checks host arguments against it).
+#[derive(Clone, Debug)]
+pub struct KernelRef<P> {
+    name: Arc<str>,
+    _p: std::marker::PhantomData<fn(P)>,
+}
+impl<P> KernelRef<P> {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl<P: KernelParams> KernelRef<P> {
+    /// The kernel `name` of PTX text made elsewhere (a build script's output, say), typed by
+    /// `P`: fails unless the text declares `.entry name` with exactly the parameters `P`
+    /// declares, so a launch through it is as checked as one through [`Module::kernel`].
+    pub fn from_ptx(ptx: &str, name: &str) -> Result<KernelRef<P>, Error> {
+        check_ident(name)?;
+        let head = format!(".entry {name}(");
+        let bad = |what: String| Error::InvalidArgument { kernel: name.to_string(), what };
+        let at = ptx.find(&head).ok_or_else(|| bad(format!("the PTX text has no `.entry {name}`")))?;
+        let rest = &ptx[at + head.len()..];
+        let close = rest.find(')').ok_or_else(|| bad("unterminated parameter list".into()))?;
+        let found: Vec<String> =
+            rest[..close].split(',').map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|p| !p.is_empty()).collect();
+        let want = P::decls(name);
+        if found != want {
+            return Err(bad(format!("parameters are ({}) in the text but ({}) in the Rust type", found.join(", "), want.join(", "))));
+        }
+        Ok(KernelRef { name: name.into(), _p: std::marker::PhantomData })
+    }
+}
+
+/// A built device function taking `P` and returning `R`.
+#[derive(Clone, Debug)]
+pub struct FuncRef<P, R> {
+    name: Arc<str>,
+    module: u32,
+    _p: std::marker::PhantomData<fn(P) -> R>,
+}
+
+impl Kernel {
+    /// `call (rets), f, (args);` — a call of a device function of the same module.
+    pub fn call<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P) -> R {
+        if f.module != self.module {
+            let e = Error::ForeignValue { kernel: self.name.to_string(), what: format!("function `{}`", f.name) };
+            self.error(e);
+        }
+        let guard = crate::ops::in_scope(self, None);
+        let args = args.regs(self);
+        let refs: Vec<RegRef> = R::classes().into_iter().map(|c| self.alloc(c)).collect();
+        let out = R::from_refs(&refs, self.id);
+        let rets = refs.iter().map(|r| Opnd::Reg(*r)).collect();
+        self.push_stmt(Stmt::Call(Box::new(CallStmt { guard, func: f.name.clone(), rets, args })));
+        out
+    }
+}
+
+/// A module-scope variable (`.global` or `.const`) of `T` elements.
+#[derive(Clone, Debug)]
+pub struct Var<S, T> {
+    name: Arc<str>,
+    module: u32,
+    _t: std::marker::PhantomData<(S, T)>,
+}
+impl<S: StateSpace, T: DataType> Var<S, T> {
+    /// A pointer to the variable's first element.
+    pub fn ptr(&self) -> Ptr<S, T> {
+        Ptr::from_sym(intern(&self.name), self.module)
+    }
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Initial values of module variables, written exactly (floats in hex).
+pub trait InitValue: Copy {
+    #[doc(hidden)]
+    fn ptx(self) -> String;
+}
+macro_rules! init_ints { ($($t:ty)*) => {$(impl InitValue for $t { fn ptx(self) -> String { self.to_string() } })*}; }
+init_ints!(u8 u16 u32 u64 i8 i16 i32 i64);
+impl InitValue for f32 {
+    fn ptx(self) -> String {
+        format!("0f{:08X}", self.to_bits())
+    }
+}
+impl InitValue for f64 {
+    fn ptx(self) -> String {
+        format!("0d{:016X}", self.to_bits())
+    }
+}
+
+impl Module {
+    /// Builds a kernel (`.visible .entry`). `body` receives the kernel and its parameters,
+    /// declared and loaded from the parameter tuple's types.
+    pub fn kernel<P: KernelParams>(&mut self, name: &str, body: impl FnOnce(&mut Kernel, P)) -> Result<KernelRef<P>, Error> {
+        self.claim(name)?;
+        let mut k = Kernel::new(name, self.id, BodyKind::Entry);
+        let params = P::declare_all(&mut k);
+        body(&mut k, params);
+        k.ret();
+        k.finish()?;
+        let name: Arc<str> = name.into();
+        self.items.push(Item::Body(k));
+        Ok(KernelRef { name, _p: std::marker::PhantomData })
+    }
+
+    /// Builds a device function (`.func`) with `.reg` parameters and results.
+    pub fn func<P: FuncValues, R: FuncValues>(
+        &mut self,
+        name: &str,
+        body: impl FnOnce(&mut Kernel, P) -> R,
+    ) -> Result<FuncRef<P, R>, Error> {
+        self.claim(name)?;
+        let mut k = Kernel::new(name, self.id, BodyKind::Func);
+        let prefs: Vec<RegRef> = P::classes().into_iter().enumerate().map(|(i, c)| RegRef::new(c, RegSpace::FuncParam, i as u32)).collect();
+        let rrefs: Vec<RegRef> = R::classes().into_iter().enumerate().map(|(i, c)| RegRef::new(c, RegSpace::FuncRet, i as u32)).collect();
+        k.func_params = prefs.clone();
+        k.func_rets = rrefs.clone();
+        let params = P::from_refs(&prefs, k.id);
+        let result = body(&mut k, params);
+        result.mov_into(&mut k, &rrefs);
+        k.ret();
+        k.finish()?;
+        let name: Arc<str> = name.into();
+        self.items.push(Item::Body(k));
+        Ok(FuncRef { name, module: self.id, _p: std::marker::PhantomData })
+    }
+
+    fn var<S: StateSpace, T: DataType, H: InitValue>(
+        &mut self,
+        space: &str,
+        name: &str,
+        len: u32,
+        init: Option<&[H]>,
+    ) -> Result<Var<S, T>, Error> {
+        if T::CLASS == RegClass::Pred {
+            return Err(Error::InvalidArgument { kernel: name.to_string(), what: "variables cannot hold .pred".into() });
+        }
+        if let Some(v) = init {
+            if v.len() != len as usize {
+                return Err(Error::InvalidArgument {
+                    kernel: name.to_string(),
+                    what: format!("{} initial values for {len} elements", v.len()),
+                });
+            }
+        }
+        if len == 0 {
+            return Err(Error::InvalidArgument { kernel: name.to_string(), what: "a variable needs at least one element".into() });
+        }
+        self.claim(name)?;
+        let align = crate::regs::elem_bytes::<T>();
+        let ty = match T::FAMILY {
+            crate::types::Family::Float | crate::types::Family::Unsigned | crate::types::Family::Signed | crate::types::Family::Bits
+                if T::NAME != "f16" =>
+            {
+                T::NAME.to_string()
+            }
+            _ => format!("b{}", T::BITS),
+        };
+        let mut s = format!(".{space} .align {align} .{ty} {name}[{len}]");
+        if let Some(v) = init {
+            s.push_str(" = {");
+            s.push_str(&v.iter().map(|x| x.ptx()).collect::<Vec<_>>().join(", "));
+            s.push('}');
+        }
+        s.push(';');
+        self.items.push(Item::Var(s));
+        Ok(Var { name: name.into(), module: self.id, _t: std::marker::PhantomData })
+    }
+
+    /// A `.global` array of `len` elements, zero-initialised.
+    pub fn global<T: DataType>(&mut self, name: &str, len: u32) -> Result<Var<m::Global, T>, Error> {
+        self.var::<m::Global, T, u8>("global", name, len, None)
+    }
+
+    /// A `.global` array with initial values.
+    pub fn global_init<T: DataType>(&mut self, name: &str, init: &[T::Host]) -> Result<Var<m::Global, T>, Error>
+    where
+        T::Host: InitValue,
+    {
+        self.var::<m::Global, T, T::Host>("global", name, init.len() as u32, Some(init))
+    }
+
+    /// A `.const` array with initial values.
+    pub fn constant<T: DataType>(&mut self, name: &str, init: &[T::Host]) -> Result<Var<m::Const, T>, Error>
+    where
+        T::Host: InitValue,
+    {
+        self.var::<m::Const, T, T::Host>("const", name, init.len() as u32, Some(init))
+    }
+}

@@ -1,0 +1,90 @@
+//! Run-time descriptions of forms: what the IR, the printer, the version inference and the
+//! ptxas checks know of an instruction. The typed layer (`crate::ops`) generates one
+//! [`FormDesc`] per form from the family tables.
+
+use super::dtype::DType;
+use super::isa::{self, Req};
+
+/// Run-time description of a form.
+#[derive(Debug, PartialEq)]
+pub struct FormDesc {
+    /// `fma.rn.f32`
+    pub chain: &'static str,
+    /// `plain` or a wrapper variant name.
+    pub variant: &'static str,
+    pub dst: DstKind,
+    pub src: &'static [Kind],
+    /// Whether the instruction acts beyond its destination (memory, barriers, warp
+    /// collectives, control flow).
+    pub effects: bool,
+}
+
+impl FormDesc {
+    /// The opcode (first part of the chain).
+    pub fn opcode(&self) -> &'static str {
+        self.chain.split('.').next().unwrap_or(self.chain)
+    }
+    /// The ISA requirement recorded for this form.
+    pub fn req(&self) -> Option<Req> {
+        isa::form_req(self.chain)
+    }
+}
+
+/// State spaces of address operands; `Tmem` is tensor memory (32-bit addresses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    Generic,
+    Global,
+    Shared,
+    SharedCta,
+    SharedCluster,
+    Local,
+    Const,
+    Param,
+    Tmem,
+}
+
+impl Space {
+    /// Width of an address in this space: shared-window and tensor-memory addresses are
+    /// 32-bit.
+    pub fn addr_bits(self) -> u32 {
+        match self {
+            Space::Shared | Space::SharedCta | Space::SharedCluster | Space::Tmem => 32,
+            _ => 64,
+        }
+    }
+}
+
+/// Operand kinds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    Val(DType),
+    /// An address in a space, of an element type (`None`: any).
+    Addr(Space, Option<DType>),
+    /// A braced vector.
+    Vec(DType, u16),
+    /// An immediate only.
+    Imm(DType),
+    /// An immediate from a set of legal values.
+    ImmIn(DType, &'static [i64]),
+    Label,
+    /// `[tensor-map, {c0, ..}]` with this many coordinates.
+    TensorAddr(u8),
+}
+
+/// Destination kinds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DstKind {
+    None,
+    /// `_`: the result is dropped.
+    Sink,
+    Val(DType),
+    /// `d|p`
+    Pair(DType, DType),
+    /// `{d0, d1, ..}`
+    Vec(DType, u16),
+    /// A braced vector the instruction reads and writes in place (an accumulator).
+    Tied(DType, u16),
+    /// Several destinations in a row.
+    Multi(&'static [DstKind]),
+}

@@ -1,0 +1,315 @@
+//! The body of a kernel or device function under construction: the untyped instruction
+//! list, the operand arena, registers, labels, declarations and the errors met so far.
+//! Typed calls (`crate::ops`) and the builder's helpers (`crate::builder`) add to it.
+
+use super::desc::FormDesc;
+use super::dtype::RegClass;
+use super::error::{check_ident, Error};
+use super::ir::{Guard, Opnd, RegRef, RegSpace, Stmt};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+static NEXT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// A process-wide unique id for a kernel, function or module (values carry their owner's).
+pub(crate) fn fresh_id() -> u32 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A kernel directive.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Directive {
+    MaxNTid(u32, u32, u32),
+    ReqNTid(u32, u32, u32),
+    MinNCtaPerSm(u32),
+    MaxNReg(u32),
+    ReqNCtaPerCluster(u32, u32, u32),
+    ExplicitCluster,
+    MaxClusterRank(u32),
+}
+
+impl Directive {
+    /// The directive keyword, also its key in the ISA table.
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            Directive::MaxNTid(..) => ".maxntid",
+            Directive::ReqNTid(..) => ".reqntid",
+            Directive::MinNCtaPerSm(_) => ".minnctapersm",
+            Directive::MaxNReg(_) => ".maxnreg",
+            Directive::ReqNCtaPerCluster(..) => ".reqnctapercluster",
+            Directive::ExplicitCluster => ".explicitcluster",
+            Directive::MaxClusterRank(_) => ".maxclusterrank",
+        }
+    }
+}
+
+/// A branch target inside one kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub(crate) id: u32,
+    pub(crate) owner: u32,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct LabelInfo {
+    pub(crate) name: Option<String>,
+    pub(crate) placed: bool,
+    pub(crate) used: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BodyKind {
+    Entry,
+    Func,
+}
+
+/// The body of a kernel (`.entry`) or device function (`.func`) under construction.
+///
+/// Instructions are added with [`ptx!`](crate::ptx) or the helper methods; errors (an
+/// out-of-range immediate, a register from another kernel, a bad label) are collected and
+/// returned by `Module::kernel` / `Module::func`.
+pub struct Kernel {
+    pub(crate) id: u32,
+    pub(crate) module: u32,
+    pub(crate) name: Arc<str>,
+    pub(crate) kind: BodyKind,
+    pub(crate) nregs: [u32; 5],
+    pub(crate) stmts: Vec<Stmt>,
+    pub(crate) opnds: Vec<Opnd>,
+    scratch: Vec<Opnd>,
+    pub(crate) labels: Vec<LabelInfo>,
+    pub(crate) params: Vec<String>,
+    pub(crate) func_params: Vec<RegRef>,
+    pub(crate) func_rets: Vec<RegRef>,
+    pub(crate) locals: Vec<String>,
+    pub(crate) local_names: Vec<String>,
+    pub(crate) directives: Vec<Directive>,
+    errors: Vec<Error>,
+    /// The guard of a `Kernel::guarded` scope: every instruction emitted in it carries it.
+    scope: Guard,
+    /// The alignment the body asks of the launch's dynamic shared memory, if it uses it.
+    pub(crate) dyn_smem: Option<u32>,
+    /// Names made up so far by [`Kernel::fresh_name`].
+    fresh: u32,
+}
+
+impl Kernel {
+    pub(crate) fn new(name: &str, module: u32, kind: BodyKind) -> Kernel {
+        Kernel {
+            id: fresh_id(),
+            module,
+            name: name.into(),
+            kind,
+            nregs: [0; 5],
+            stmts: Vec::with_capacity(64),
+            opnds: Vec::with_capacity(192),
+            scratch: Vec::new(),
+            labels: Vec::new(),
+            params: Vec::new(),
+            func_params: Vec::new(),
+            func_rets: Vec::new(),
+            locals: Vec::new(),
+            local_names: Vec::new(),
+            directives: Vec::new(),
+            errors: Vec::new(),
+            scope: None,
+            dyn_smem: None,
+            fresh: 0,
+        }
+    }
+
+    /// The kernel or function name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Number of instructions so far (labels and comments not counted).
+    pub fn len(&self) -> usize {
+        self.stmts.iter().filter(|s| matches!(s, Stmt::Ins { .. } | Stmt::Call(_) | Stmt::Raw(_))).count()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A fresh register of a class.
+    pub(crate) fn alloc(&mut self, class: RegClass) -> RegRef {
+        self.nregs[class as usize] += 1;
+        let n = self.nregs[class as usize];
+        if n == RegRef::MAX_IDX + 1 {
+            let e = Error::InvalidArgument {
+                kernel: self.name.to_string(),
+                what: format!("more than {} registers of one class", RegRef::MAX_IDX),
+            };
+            self.error(e);
+        }
+        RegRef::new(class, RegSpace::Body, n)
+    }
+
+    pub(crate) fn take_scratch(&mut self) -> Vec<Opnd> {
+        std::mem::take(&mut self.scratch)
+    }
+    pub(crate) fn put_scratch(&mut self, mut v: Vec<Opnd>) {
+        v.clear();
+        if self.scratch.capacity() < v.capacity() {
+            self.scratch = v;
+        }
+    }
+
+    /// A symbol name no other `fresh_name` of this body returns: `{prefix}_{n}`.
+    pub(crate) fn fresh_name(&mut self, prefix: &str) -> String {
+        self.fresh += 1;
+        format!("{prefix}_{}", self.fresh - 1)
+    }
+
+    /// Appends operands to the arena as one run (a braced vector's elements).
+    pub(crate) fn push_run(&mut self, ops: &[Opnd]) -> (u32, u16) {
+        let start = self.opnds.len() as u32;
+        self.opnds.extend_from_slice(ops);
+        (start, ops.len() as u16)
+    }
+
+    /// The operands of a run in the arena.
+    pub(crate) fn run(&self, start: u32, len: usize) -> &[Opnd] {
+        &self.opnds[start as usize..start as usize + len]
+    }
+
+    /// Appends one instruction of a form; the operands are drained from `ops`.
+    pub(crate) fn push_ins(&mut self, form: &'static FormDesc, guard: Guard, ops: &mut Vec<Opnd>) {
+        let start = self.opnds.len() as u32;
+        self.opnds.append(ops);
+        let len = self.opnds.len() as u32 - start;
+        self.stmts.push(Stmt::Ins { form, guard, ops: (start, len as u16) });
+    }
+
+    pub(crate) fn push_stmt(&mut self, s: Stmt) {
+        self.stmts.push(s);
+    }
+
+    /// The guard of the enclosing `guarded` scope, if any.
+    pub(crate) fn scope_guard(&self) -> Guard {
+        self.scope
+    }
+    pub(crate) fn set_scope_guard(&mut self, g: Guard) -> Guard {
+        std::mem::replace(&mut self.scope, g)
+    }
+
+    pub(crate) fn error(&mut self, e: Error) {
+        self.errors.push(e);
+    }
+    pub(crate) fn invalid(&mut self, what: String) {
+        let e = Error::InvalidArgument { kernel: self.name.to_string(), what };
+        self.error(e);
+    }
+    pub(crate) fn check_owner(&mut self, owner: u32, what: impl FnOnce() -> String) {
+        if owner != self.id {
+            let e = Error::ForeignValue { kernel: self.name.to_string(), what: what() };
+            self.error(e);
+        }
+    }
+    pub(crate) fn check_module(&mut self, owner: u32, sym: &str) {
+        if owner != self.module && owner != self.id {
+            let e = Error::ForeignValue { kernel: self.name.to_string(), what: format!("symbol `{sym}`") };
+            self.error(e);
+        }
+    }
+    pub(crate) fn imm_error(&mut self, value: String, ty: &'static str) {
+        let e = Error::ImmediateOutOfRange { kernel: self.name.to_string(), value, ty };
+        self.error(e);
+    }
+
+    /// Raw PTX text, printed verbatim (with a trailing `;`). The escape hatch: nothing in it
+    /// is checked, and its ISA needs are not inferred. Inside a `guarded` scope the scope's
+    /// guard is written in front of it; raw text with a guard of its own is refused there.
+    pub fn raw(&mut self, text: &str) {
+        if text.contains(['\n', ';']) {
+            self.invalid(format!("raw text `{text}` must be one instruction without `;` or newlines"));
+            return;
+        }
+        let text = match self.scope {
+            None => text.to_string(),
+            Some(_) if text.trim_start().starts_with('@') => {
+                self.invalid(format!("raw text `{text}` has a guard of its own inside a guarded scope"));
+                return;
+            }
+            Some((r, neg)) => {
+                let mut g = String::from(if neg { "@!" } else { "@" });
+                super::print::reg(&mut g, r);
+                format!("{g} {text}")
+            }
+        };
+        self.stmts.push(Stmt::Raw(text.into()));
+    }
+
+    /// A `//` comment line.
+    pub fn comment(&mut self, text: &str) {
+        for line in text.lines() {
+            self.stmts.push(Stmt::Comment(line.into()));
+        }
+    }
+
+    // ---- labels ------------------------------------------------------------------------------
+
+    /// A new label, placed later with [`Kernel::place`].
+    pub fn label(&mut self) -> Label {
+        self.labels.push(LabelInfo { name: None, placed: false, used: false });
+        Label { id: self.labels.len() as u32 - 1, owner: self.id }
+    }
+
+    /// A new label with a chosen name (a PTX identifier, unique in this body).
+    pub fn named_label(&mut self, name: &str) -> Label {
+        if let Err(e) = check_ident(name) {
+            self.error(e);
+        } else if self.labels.iter().any(|l| l.name.as_deref() == Some(name)) || self.local_names.iter().any(|n| n == name) {
+            let e = Error::DuplicateLabel { kernel: self.name.to_string(), label: name.to_string() };
+            self.error(e);
+        }
+        let l = self.label();
+        self.labels[l.id as usize].name = Some(name.to_string());
+        l
+    }
+
+    /// Places a label at the current position.
+    pub fn place(&mut self, l: Label) {
+        if l.owner != self.id {
+            self.check_owner(l.owner, || "a label".into());
+            return;
+        }
+        let info = &mut self.labels[l.id as usize];
+        if info.placed {
+            let e = Error::DuplicateLabel { kernel: self.name.to_string(), label: self.label_name(l.id) };
+            self.error(e);
+            return;
+        }
+        info.placed = true;
+        self.stmts.push(Stmt::Label(l.id));
+    }
+
+    /// Records a branch to `l` (it must be placed before the body ends).
+    pub(crate) fn use_label(&mut self, l: Label) {
+        if l.owner != self.id {
+            self.check_owner(l.owner, || "a label".into());
+        } else {
+            self.labels[l.id as usize].used = true;
+        }
+    }
+
+    pub(crate) fn label_name(&self, id: u32) -> String {
+        match &self.labels[id as usize].name {
+            Some(n) => n.clone(),
+            None => format!("$L__{id}"),
+        }
+    }
+
+    /// Ends the body: every label branched to is placed, and no error was met.
+    pub(crate) fn finish(&mut self) -> Result<(), Error> {
+        for (i, l) in self.labels.iter().enumerate() {
+            if l.used && !l.placed {
+                return Err(Error::UndefinedLabel { kernel: self.name.to_string(), label: self.label_name(i as u32) });
+            }
+        }
+        match self.errors.first() {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The untyped core under the typed facade: data types and register classes known at run
+//! time, form descriptors, the instruction list (IR), kernels and modules under
+//! construction, targets and versions, the ISA requirements measured by ptxas, errors, and
+//! the printer. Everything above (`types`, `ops`, `regs`, `builder`, `intrinsics`) lowers
+//! to what is here; nothing here depends on them.
+
+pub mod desc;
+pub mod dtype;
+pub mod error;
+pub mod ir;
+pub mod isa;
+pub mod kernel;
+pub mod module;
+pub mod names;
+pub(crate) mod print;
+pub mod target;
+
+pub use desc::{DstKind, FormDesc, Kind, Space};
+pub use dtype::{DType, Family, RegClass};
+pub use error::{check_ident, Error};
+pub use kernel::{Directive, Kernel, Label};
+pub use module::Module;
+pub use target::{Suffix, Target, Version};

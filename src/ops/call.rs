@@ -1,0 +1,263 @@
+//! Emitting a form: operands lowered to the IR, destinations allocated or given, guards.
+
+use super::{Form, LabelOp, Op};
+use crate::core::ir::{Guard, Opnd};
+use crate::core::{DstKind, Kernel, Label};
+use crate::types::{Accepts, DataType, IntoGuard, NotPred, Pred, Reg};
+
+/// A value usable as an operand of kind `K`.
+#[diagnostic::on_unimplemented(message = "`{Self}` is not a valid `{K}` operand", label = "PTX expects a `{K}` operand here")]
+pub trait Operand<K> {
+    fn lower(self, k: &mut Kernel) -> Opnd;
+}
+
+impl<I: Accepts<T>, T: DataType> Operand<I> for Reg<T> {
+    #[inline]
+    fn lower(self, k: &mut Kernel) -> Opnd {
+        Opnd::Reg(self.checked(k))
+    }
+}
+impl Operand<Pred> for NotPred {
+    fn lower(self, k: &mut Kernel) -> Opnd {
+        Opnd::NotPred(self.0.checked(k))
+    }
+}
+impl Operand<Pred> for bool {
+    fn lower(self, _: &mut Kernel) -> Opnd {
+        Opnd::Int(self as i64)
+    }
+}
+impl Operand<LabelOp> for Label {
+    fn lower(self, k: &mut Kernel) -> Opnd {
+        k.use_label(self);
+        Opnd::Label(self.id)
+    }
+}
+
+/// Braced vectors: `[a, b, c, d]` for a `.v4` operand, a run in the operand arena.
+impl<K, X: Operand<K>, const N: usize> Operand<super::Vector<K, N>> for [X; N] {
+    fn lower(self, k: &mut Kernel) -> Opnd {
+        let mut ops = [Opnd::Sink; N];
+        for (o, x) in ops.iter_mut().zip(self) {
+            *o = x.lower(k);
+        }
+        let (start, len) = k.push_run(&ops);
+        Opnd::Vec { start, len }
+    }
+}
+
+/// A destination: lowered to its operands (a register, a braced run, ...).
+pub trait Dst: Sized {
+    fn lower_dst(&self, k: &mut Kernel, out: &mut Vec<Opnd>);
+}
+
+/// A destination a call can allocate (every destination but a tied accumulator).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a tied accumulator: this PTX form reads its destination",
+    label = "pass the accumulator with `=> acc`",
+    note = "write `ptx!(k, \"...\" => acc, operands...)`, with `acc` from `k.zeroed_acc()` or `Acc::from(regs)`"
+)]
+pub trait Alloc: Dst {
+    fn alloc(k: &mut Kernel) -> Self;
+}
+
+impl Dst for () {
+    fn lower_dst(&self, _: &mut Kernel, _: &mut Vec<Opnd>) {}
+}
+impl Alloc for () {
+    fn alloc(_: &mut Kernel) -> Self {}
+}
+impl<T: DataType> Dst for Reg<T> {
+    #[inline]
+    fn lower_dst(&self, k: &mut Kernel, out: &mut Vec<Opnd>) {
+        out.push(Opnd::Reg(self.checked(k)));
+    }
+}
+impl<T: DataType> Alloc for Reg<T> {
+    #[inline]
+    fn alloc(k: &mut Kernel) -> Self {
+        k.reg()
+    }
+}
+impl<A: Dst, B: Dst> Dst for (A, B) {
+    fn lower_dst(&self, k: &mut Kernel, out: &mut Vec<Opnd>) {
+        self.0.lower_dst(k, out);
+        self.1.lower_dst(k, out);
+    }
+}
+impl<A: Alloc, B: Alloc> Alloc for (A, B) {
+    fn alloc(k: &mut Kernel) -> Self {
+        (A::alloc(k), B::alloc(k))
+    }
+}
+impl<T: DataType, const N: usize> Dst for [Reg<T>; N] {
+    fn lower_dst(&self, k: &mut Kernel, out: &mut Vec<Opnd>) {
+        out.push(run(k, self));
+    }
+}
+impl<T: DataType, const N: usize> Alloc for [Reg<T>; N] {
+    fn alloc(k: &mut Kernel) -> Self {
+        core::array::from_fn(|_| k.reg())
+    }
+}
+
+/// The registers as a braced run in the operand arena.
+fn run<T: DataType>(k: &mut Kernel, regs: &[Reg<T>]) -> Opnd {
+    let start = k.opnds.len() as u32;
+    for r in regs {
+        let o = Opnd::Reg(r.checked(k));
+        k.opnds.push(o);
+    }
+    Opnd::Vec { start, len: regs.len() as u16 }
+}
+
+/// A tied accumulator: `N` registers of `T` that a form (wgmma) reads and writes in place.
+/// A call cannot allocate one, so it must be passed with `=> acc`; chaining k-steps into the
+/// same accumulator needs no copies.
+#[derive(Clone, Copy, Debug)]
+pub struct Acc<T: DataType, const N: usize>(pub [Reg<T>; N]);
+
+impl<T: DataType, const N: usize> From<[Reg<T>; N]> for Acc<T, N> {
+    fn from(r: [Reg<T>; N]) -> Self {
+        Acc(r)
+    }
+}
+impl<T: DataType, const N: usize> core::ops::Deref for Acc<T, N> {
+    type Target = [Reg<T>; N];
+    fn deref(&self) -> &[Reg<T>; N] {
+        &self.0
+    }
+}
+impl<T: DataType, const N: usize> Dst for Acc<T, N> {
+    fn lower_dst(&self, k: &mut Kernel, out: &mut Vec<Opnd>) {
+        out.push(run(k, &self.0));
+    }
+}
+
+/// A tuple of operands matching a tuple of kinds.
+#[diagnostic::on_unimplemented(
+    message = "operands `{Self}` do not fit this PTX form, which takes `{K}`",
+    label = "wrong number or kinds of operands"
+)]
+pub trait Lower<K> {
+    fn lower_into(self, k: &mut Kernel, out: &mut Vec<Opnd>);
+}
+
+macro_rules! lower_tuples {
+    ($(($($a:ident $k:ident),*);)*) => {$(
+        #[allow(non_snake_case, unused_variables)]
+        impl<$($a: Operand<$k>, $k,)*> Lower<($($k,)*)> for ($($a,)*) {
+            fn lower_into(self, k: &mut Kernel, out: &mut Vec<Opnd>) {
+                let ($($a,)*) = self;
+                $( out.push($a.lower(k)); )*
+            }
+        }
+    )*};
+}
+lower_tuples! {
+    ();
+    (A KA);
+    (A KA, B KB);
+    (A KA, B KB, C KC);
+    (A KA, B KB, C KC, D KD);
+    (A KA, B KB, C KC, D KD, E KE);
+    (A KA, B KB, C KC, D KD, E KE, F KF);
+    (A KA, B KB, C KC, D KD, E KE, F KF, G KG);
+    (A KA, B KB, C KC, D KD, E KE, F KF, G KG, H KH);
+    (A KA, B KB, C KC, D KD, E KE, F KF, G KG, H KH, I KI);
+    (A KA, B KB, C KC, D KD, E KE, F KF, G KG, H KH, I KI, J KJ);
+    (A KA, B KB, C KC, D KD, E KE, F KF, G KG, H KH, I KI, J KJ, L KL);
+    (A KA, B KB, C KC, D KD, E KE, F KF, G KG, H KH, I KI, J KJ, L KL, N KN);
+}
+
+/// Emitting a form. `guard` is the instruction's own `@p`; inside a `Kernel::guarded`
+/// scope the scope's guard is added to it.
+pub trait Call<Args> {
+    type Out: Dst;
+    /// Emits into the destination `dst` under `guard`.
+    fn call_into_if(k: &mut Kernel, guard: Guard, dst: Self::Out, args: Args) -> Self::Out;
+
+    /// Emits into a fresh destination.
+    fn call(k: &mut Kernel, args: Args) -> Self::Out
+    where
+        Self::Out: Alloc,
+    {
+        Self::call_if(k, None, args)
+    }
+    /// Emits into a fresh destination under `guard`.
+    fn call_if(k: &mut Kernel, guard: Guard, args: Args) -> Self::Out
+    where
+        Self::Out: Alloc,
+    {
+        let d = <Self::Out as Alloc>::alloc(k);
+        Self::call_into_if(k, guard, d, args)
+    }
+    /// Writes into an existing destination instead of allocating one.
+    fn call_into(k: &mut Kernel, dst: Self::Out, args: Args) -> Self::Out {
+        Self::call_into_if(k, None, dst, args)
+    }
+}
+
+impl<O, M, V, Args> Call<Args> for Op<O, M, V>
+where
+    O: Form<M, V>,
+    Args: Lower<O::Src>,
+{
+    type Out = O::Dst;
+    #[inline]
+    fn call_into_if(k: &mut Kernel, guard: Guard, dst: O::Dst, args: Args) -> O::Dst {
+        let mut buf = k.take_scratch();
+        dst.lower_dst(k, &mut buf);
+        match O::DESC.dst {
+            DstKind::Sink => buf.push(Opnd::Sink),
+            DstKind::Pair(..) => {
+                if let [Opnd::Reg(a), Opnd::Reg(b)] = buf[..] {
+                    buf.clear();
+                    buf.push(Opnd::Pair(a, b));
+                }
+            }
+            _ => {}
+        }
+        args.lower_into(k, &mut buf);
+        let guard = in_scope(k, guard);
+        k.push_ins(O::DESC, guard, &mut buf);
+        k.put_scratch(buf);
+        dst
+    }
+}
+
+/// The guard `@p` or `@!p` (`negate` flips it) of a `ptx!(k, @p, ...)` call.
+pub fn guard_of<P: IntoGuard>(k: &mut Kernel, p: P, negate: bool) -> Guard {
+    let (r, n) = p.into_guard(k);
+    Some((r, n ^ negate))
+}
+
+/// The guard an instruction gets: its own, the enclosing scope's, or, when it has both,
+/// their conjunction in a fresh predicate (computed unguarded, so it is defined in every
+/// thread).
+pub(crate) fn in_scope(k: &mut Kernel, own: Guard) -> Guard {
+    match (k.scope_guard(), own) {
+        (None, g) | (g, None) => g,
+        (Some(s), Some(o)) => {
+            let saved = k.set_scope_guard(None);
+            let c = conjunction(k, s, o);
+            k.set_scope_guard(saved);
+            Some((c.r, false))
+        }
+    }
+}
+
+/// `a && b` of two guards, as a predicate register.
+pub(crate) fn conjunction(k: &mut Kernel, a: (crate::core::ir::RegRef, bool), b: (crate::core::ir::RegRef, bool)) -> Reg<Pred> {
+    let id = k.id;
+    let positive = |k: &mut Kernel, (r, neg): (crate::core::ir::RegRef, bool)| -> Reg<Pred> {
+        let p = Reg::<Pred>::new(r, id);
+        if neg {
+            crate::ptx!(k, "not.pred", p)
+        } else {
+            p
+        }
+    };
+    let (pa, pb) = (positive(k, a), positive(k, b));
+    crate::ptx!(k, "and.pred", pa, pb)
+}

@@ -1,0 +1,89 @@
+//! Operand kinds as types (what a form's `Src` tuple is made of) and state spaces.
+
+use super::m;
+use crate::core::Space;
+use crate::types::{Accepts, DataType, U32, U64};
+use core::marker::PhantomData;
+
+/// Generic addressing (no state space in the chain).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Generic;
+
+/// Tensor memory (`[tmem]` operands of the tcgen05 family): 32-bit addresses.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tmem;
+
+/// A state space: the type of its addresses, and its part in a memory chain.
+pub trait StateSpace: Copy + Default + 'static {
+    const SPACE: Space;
+    /// `U64`, or `U32` for the shared window and tensor memory.
+    type AddrT: DataType;
+    /// The space's modifiers in a chain: `(m::Global,)`, or `()` for generic addressing.
+    type Part;
+}
+
+macro_rules! spaces {
+    ($($t:ty => $s:ident, $a:ident, $part:ty;)*) => {$(
+        impl StateSpace for $t { const SPACE: Space = Space::$s; type AddrT = $a; type Part = $part; }
+    )*};
+}
+spaces! {
+    Generic => Generic, U64, ();
+    m::Global => Global, U64, (m::Global,);
+    m::Shared => Shared, U32, (m::Shared,);
+    m::SharedCta => SharedCta, U32, (m::SharedCta,);
+    m::SharedCluster => SharedCluster, U32, (m::SharedCluster,);
+    m::Local => Local, U64, (m::Local,);
+    m::Const => Const, U64, (m::Const,);
+    m::Param => Param, U64, (m::Param,);
+    Tmem => Tmem, U32, ();
+}
+
+/// An address of space `Self` is valid where the chain names space `S`: every space in
+/// itself; `.shared` and `.shared::cta` name the same window; a CTA's shared address is
+/// also a `.shared::cluster` address (of its own CTA). A `.shared::cluster` address may be
+/// another CTA's, so it is not accepted where `.shared::cta` is.
+#[diagnostic::on_unimplemented(
+    message = "an address in `{Self}` cannot be used where the instruction names `{S}`",
+    label = "wrong state space for this operand",
+    note = "`.shared` and `.shared::cta` addresses are interchangeable and also valid as `.shared::cluster`; other spaces need `cvta` or `mapa`"
+)]
+pub trait InWindow<S> {}
+impl<S: StateSpace> InWindow<S> for S {}
+impl InWindow<m::SharedCta> for m::Shared {}
+impl InWindow<m::Shared> for m::SharedCta {}
+impl InWindow<m::SharedCluster> for m::Shared {}
+impl InWindow<m::SharedCluster> for m::SharedCta {}
+
+/// Operand kind: an address of `T` elements in space `S`.
+pub struct Addr<S, T>(PhantomData<(S, T)>);
+
+/// Element type of an address operand that takes any element (`prefetch`, `cvta`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AnyElem;
+impl<E: DataType> Accepts<E> for AnyElem {}
+
+/// Operand kind: a braced vector of `N` values of `T`.
+pub struct Vector<T, const N: usize>(PhantomData<T>);
+
+/// Operand kind: an immediate of type `T` only.
+pub struct Imm<T>(PhantomData<T>);
+
+/// A set of legal immediate values (generated from the tables: [`super::legal`]).
+pub trait Legal: 'static {
+    const VALUES: &'static [i64];
+    /// Whether `v` is one of the values.
+    fn contains(v: i64) -> bool {
+        Self::VALUES.contains(&v)
+    }
+}
+
+/// Operand kind: an immediate of type `T` from the legal set `L`.
+pub struct ImmIn<T, L>(PhantomData<(T, L)>);
+
+/// Operand kind: a label.
+pub struct LabelOp;
+
+/// Operand kind: `[tensor-map, {c0, .., c(R-1)}]`, a tensor map's address and `R` `.s32`
+/// coordinates.
+pub struct TensorAddr<const R: usize>;

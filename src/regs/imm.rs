@@ -1,0 +1,114 @@
+//! Immediates: Rust integers and floats as operands, range-checked against the instruction
+//! type, and [`Const`] for operands whose legal values are a set (`imm(s32: -1|1)`),
+//! checked when the kernel is compiled.
+
+use crate::core::ir::Opnd;
+use crate::core::{DType, Kernel};
+use crate::ops::{Imm, ImmIn, Legal, Operand};
+use crate::types::DataType;
+
+/// Instruction types that take integer immediates.
+pub trait IntImm: DataType {}
+macro_rules! int_imm { ($($t:ident)*) => {$(impl IntImm for crate::types::$t {})*}; }
+int_imm!(B8 B16 B32 B64 U8 U16 U32 U64 S8 S16 S32 S64);
+
+fn int_opnd(k: &mut Kernel, v: i128, ty: DType) -> Opnd {
+    if !ty.int_fits(v) {
+        k.imm_error(v.to_string(), ty.name());
+    }
+    if v < 0 {
+        Opnd::Int(v as i64)
+    } else {
+        Opnd::UInt(v as u64)
+    }
+}
+
+fn legal_opnd<L: Legal>(k: &mut Kernel, v: i128, ty: DType) -> Opnd {
+    match i64::try_from(v) {
+        Ok(x) if L::contains(x) => int_opnd(k, v, ty),
+        _ => {
+            let e = crate::core::Error::ImmediateNotAllowed {
+                kernel: k.name().to_string(),
+                value: v.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+                allowed: L::VALUES,
+            };
+            k.error(e);
+            Opnd::Int(L::VALUES.first().copied().unwrap_or(0))
+        }
+    }
+}
+
+macro_rules! rust_ints {
+    ($($t:ty)*) => {$(
+        impl<I: IntImm> Operand<I> for $t {
+            #[inline]
+            fn lower(self, k: &mut Kernel) -> Opnd { int_opnd(k, self as i128, I::ID) }
+        }
+        impl<I: IntImm> Operand<Imm<I>> for $t {
+            #[inline]
+            fn lower(self, k: &mut Kernel) -> Opnd { int_opnd(k, self as i128, I::ID) }
+        }
+        impl<I: IntImm, L: Legal> Operand<ImmIn<I, L>> for $t {
+            fn lower(self, k: &mut Kernel) -> Opnd { legal_opnd::<L>(k, self as i128, I::ID) }
+        }
+    )*};
+}
+rust_ints!(u8 u16 u32 u64 i8 i16 i32 i64 usize);
+
+/// `true`/`false` where the legal values are 0 and 1 (transpose flags, selectors).
+impl<I: IntImm, L: Legal> Operand<ImmIn<I, L>> for bool {
+    fn lower(self, k: &mut Kernel) -> Opnd {
+        legal_opnd::<L>(k, self as i128, I::ID)
+    }
+}
+
+/// A constant known when the kernel's Rust code compiles: `Const::<-1>`. Where an operand
+/// takes a set of legal values, a `Const` outside the set fails the build (a constant
+/// evaluated at compile time) instead of returning an error when the kernel is built.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Const<const V: i64>;
+
+struct Check<const V: i64, L>(core::marker::PhantomData<L>);
+impl<const V: i64, L: Legal> Check<V, L> {
+    const OK: () = {
+        let mut i = 0;
+        let mut found = false;
+        while i < L::VALUES.len() {
+            if L::VALUES[i] == V {
+                found = true;
+            }
+            i += 1;
+        }
+        assert!(found, "this immediate is not one of the values the operand allows (see the legal set in the error's type)");
+    };
+}
+
+impl<const V: i64, I: IntImm, L: Legal> Operand<ImmIn<I, L>> for Const<V> {
+    fn lower(self, k: &mut Kernel) -> Opnd {
+        let () = Check::<V, L>::OK;
+        int_opnd(k, V as i128, I::ID)
+    }
+}
+impl<const V: i64, I: IntImm> Operand<I> for Const<V> {
+    fn lower(self, k: &mut Kernel) -> Opnd {
+        int_opnd(k, V as i128, I::ID)
+    }
+}
+impl<const V: i64, I: IntImm> Operand<Imm<I>> for Const<V> {
+    fn lower(self, k: &mut Kernel) -> Opnd {
+        int_opnd(k, V as i128, I::ID)
+    }
+}
+
+/// Floats are written exactly, in hex (`0f3F800000`).
+macro_rules! rust_floats {
+    ($($t:ty, $ty:ident, $v:ident;)*) => {$(
+        impl Operand<crate::types::$ty> for $t {
+            fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits()) }
+        }
+        impl Operand<Imm<crate::types::$ty>> for $t {
+            fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits()) }
+        }
+    )*};
+}
+rust_floats!(f32, F32, F32; f64, F64, F64;);
