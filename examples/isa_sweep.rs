@@ -1,7 +1,7 @@
-//! Derives `src/ops/isa.tsv` from ptxas: the oldest PTX ISA version and the set of targets
+//! Derives `src/core/isa.tsv` from ptxas: the oldest PTX ISA version and the set of targets
 //! at which every form and kernel directive assembles.
 //!
-//!     cargo run --release --example isa_sweep            # writes src/ops/isa.tsv
+//!     cargo run --release --example isa_sweep            # writes src/core/isa.tsv
 //!
 //! For each target, one module holding a sample of every form is parsed by ptxas; the lines
 //! it rejects name the forms the target lacks (a rejected batch without line numbers is
@@ -140,7 +140,7 @@ fn main() {
             }
         }
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ops/isa.tsv");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core/isa.tsv");
     std::fs::write(&path, out).expect("write isa.tsv");
     eprintln!("wrote {} ({} forms assemble nowhere)", path.display(), nowhere);
 }

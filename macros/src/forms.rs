@@ -201,6 +201,7 @@ pub fn define_tokens(which: &str) -> Result<TS, String> {
                 quote! {
                     #z
                     impl crate::ops::Legal for #id { const VALUES: &'static [i64] = &[#(#vals),*]; }
+                    #( impl crate::ops::Admits<#vals> for #id {} )*
                 }
             })
             .collect(),

@@ -78,6 +78,31 @@ pub fn explain(t: &Tables, chain: &str, parts: &[&str], variant: &str) -> String
     if let [one] = perms[..] {
         return format!("{head}: it is written `{one}` in ptxkit (the same instruction, in the order of the PTX ISA syntax)");
     }
+    // One part wrong, with many forms that differ from the chain only there (a shape, a
+    // type): name what may stand in its place.
+    for i in 1..parts.len() {
+        let alts: Vec<&str> = cands
+            .clone()
+            .filter(|f| {
+                f.parts.len() == parts.len() && (0..parts.len()).all(|j| j == i || f.parts[j] == parts[j]) && f.parts[i] != parts[i]
+            })
+            .map(|f| f.parts[i].as_str())
+            .collect();
+        if alts.len() > 1 {
+            let mut alts = alts;
+            alts.sort_unstable();
+            alts.dedup();
+            let best = alts.iter().min_by_key(|a| (lev(parts[i], a), a.len())).copied().unwrap_or(alts[0]);
+            let mut fixed: Vec<&str> = parts.to_vec();
+            fixed[i] = best;
+            return format!(
+                "{head}; did you mean `{}`? (in place of `.{}` the forms with its other parts take {})",
+                fixed.join("."),
+                parts[i],
+                summary(&alts)
+            );
+        }
+    }
     let mut scored: Vec<(f64, &str)> = cands.map(|f| (distance(parts, &f.parts), f.chain.as_str())).collect();
     scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
     let Some(&(best, _)) = scored.first() else {
@@ -90,4 +115,62 @@ pub fn explain(t: &Tables, chain: &str, parts: &[&str], variant: &str) -> String
         msg.push_str(&format!(" (next nearest: {})", quoted(&also)));
     }
     msg
+}
+
+/// Text and digit runs of a token: `m64n8k16` -> [m, 64, n, 8, k, 16].
+fn runs(t: &str) -> Vec<&str> {
+    let mut out = vec![];
+    let mut st = 0;
+    let b = t.as_bytes();
+    for i in 1..=b.len() {
+        if i == b.len() || b[i].is_ascii_digit() != b[i - 1].is_ascii_digit() {
+            out.push(&t[st..i]);
+            st = i;
+        }
+    }
+    out
+}
+
+/// Numbers as runs of a constant step: `8..256/8`, `8,16,24,32,48..256/16`.
+fn numbers(mut v: Vec<u64>) -> String {
+    v.sort_unstable();
+    let mut out: Vec<String> = vec![];
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i + 1;
+        if j < v.len() {
+            let step = v[j] - v[i];
+            while j + 1 < v.len() && v[j + 1] - v[j] == step {
+                j += 1;
+            }
+            if j - i >= 2 {
+                out.push(if step == 1 { format!("{}..{}", v[i], v[j]) } else { format!("{}..{}/{step}", v[i], v[j]) });
+                i = j + 1;
+                continue;
+            }
+        }
+        out.push(v[i].to_string());
+        i += 1;
+    }
+    out.join(",")
+}
+
+/// The alternatives for one part, compressed where they differ in one number
+/// (`.m64n{8..256/8}k16`), listed otherwise.
+fn summary(alts: &[&str]) -> String {
+    let split: Vec<Vec<&str>> = alts.iter().map(|a| runs(a)).collect();
+    let n = split[0].len();
+    if split.iter().all(|s| s.len() == n) {
+        let varying: Vec<usize> = (0..n).filter(|&k| split.iter().any(|s| s[k] != split[0][k])).collect();
+        if let [k] = varying[..] {
+            if let Ok(nums) = split.iter().map(|s| s[k].parse::<u64>()).collect::<Result<Vec<_>, _>>() {
+                let pre: String = split[0][..k].concat();
+                let post: String = split[0][k + 1..].concat();
+                return format!("`.{pre}{{{}}}{post}`", numbers(nums));
+            }
+        }
+    }
+    let shown: Vec<String> = alts.iter().take(12).map(|a| format!("`.{a}`")).collect();
+    let more = if alts.len() > 12 { format!(" and {} more", alts.len() - 12) } else { String::new() };
+    format!("one of {}{more}", shown.join(", "))
 }

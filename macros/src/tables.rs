@@ -200,5 +200,11 @@ mod tests {
         }
         assert!(ask("ld.global.relaxed.gpu.u32").contains("`ld.relaxed.gpu.global.u32`"));
         assert!(ask("ld.relaxd.gpu.global.u32").contains("did you mean `ld.relaxed.gpu.global.u32`"));
+        let shape = ask("wgmma.mma_async.sync.aligned.m64n7k16.f32.bf16.bf16");
+        println!("{shape}");
+        assert!(shape.contains("`.m64n{8..256/8}k16`"), "{shape}");
+        let int = ask("wgmma.mma_async.sync.aligned.m64n40k32.s32.s8.s8");
+        println!("{int}");
+        assert!(int.contains("`.m64n{8..32/8,48..256/16}k32`"), "{int}");
     }
 }

@@ -15,6 +15,11 @@ pub const FAMILIES: &[(&str, &str)] = &[
     ("sync", include_str!("../tables/sync.forms")),
     ("warp", include_str!("../tables/warp.forms")),
     ("control", include_str!("../tables/control.forms")),
+    ("matrix", include_str!("../tables/matrix.forms")),
+    ("wgmma", include_str!("../tables/wgmma.forms")),
+    ("mbarrier", include_str!("../tables/mbarrier.forms")),
+    ("bulk", include_str!("../tables/bulk.forms")),
+    ("tcgen05", include_str!("../tables/tcgen05.forms")),
 ];
 
 /// Data-type tokens: the types of `ptxkit::types` (a test checks the two lists agree).
@@ -23,6 +28,7 @@ pub const DTYPES: &[&str] = &[
     "pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
     "s64", "f16", "f16x2", "bf16", "bf16x2", "tf32", "f32", "f64", "f32x2", "e4m3x2", "e5m2x2",
     "e2m1x2", "e3m2x2", "e2m3x2", "ue8m0x2", "e4m3x4", "e5m2x4", "e2m1x4", "e3m2x4", "e2m3x4",
+    "gdesc",
 ];
 
 /// State spaces an address operand can name (`[T@shared::cluster]`); `tmem` is tensor memory.
@@ -78,6 +84,8 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("pack", "`mov.bN d, {a, b}`: two halves packed into one register."),
     ("unpack", "`mov.bN {a, b}, d`: one register split into halves."),
     ("counted", "A barrier with an explicit thread count."),
+    ("rs", "`wgmma` with A from registers instead of a shared-memory descriptor."),
+    ("hinted", "A wait with a suspend-time hint."),
 ];
 
 /// Opcodes whose instructions act beyond their destination registers (memory, barriers,

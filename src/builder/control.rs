@@ -137,6 +137,34 @@ impl Kernel {
     }
 }
 
+impl Kernel {
+    /// A tied accumulator of `N` fresh registers, each set to zero bits (`mov.b32 r, 0`).
+    pub fn zeroed_acc<T: DataType, const N: usize>(&mut self) -> crate::ops::Acc<T, N> {
+        crate::ops::Acc::from(core::array::from_fn(|_| {
+            let r: Reg<T> = self.reg();
+            match T::CLASS {
+                crate::types::RegClass::B16 => {
+                    ptx!(self, "mov.b16" => r.retype::<crate::types::B16>(), 0u16);
+                }
+                crate::types::RegClass::B32 => {
+                    ptx!(self, "mov.b32" => r.retype::<crate::types::B32>(), 0u32);
+                }
+                crate::types::RegClass::B64 => {
+                    ptx!(self, "mov.b64" => r.retype::<crate::types::B64>(), 0u64);
+                }
+                crate::types::RegClass::B128 => {
+                    let z = ptx!(self, "mov.b64", 0u64);
+                    ptx!(self, "mov.b128" as pack => r.retype::<crate::types::B128>(), [z, z]);
+                }
+                crate::types::RegClass::Pred => {
+                    ptx!(self, "mov.pred" => r.retype::<Pred>(), false);
+                }
+            }
+            r
+        }))
+    }
+}
+
 /// The end of a [`Kernel::for_range`]: a register or a constant; it fixes the index type.
 pub trait LoopBound: Operand<Self::T> + Copy {
     type T: LoopIndex;

@@ -65,6 +65,7 @@ moves! {
     E2m1x4   B16    MovB16      B16    LdB16    StB16;
     E3m2x4   B32    MovB32      B32    LdB32    StB32;
     E2m3x4   B32    MovB32      B32    LdB32    StB32;
+    Gdesc    B64    MovB64      B64    LdB64    StB64;
 }
 
 /// Tuple concatenation at the type level: `(A,) ++ (B, C)` is `(A, B, C)`.

@@ -78,6 +78,15 @@ pub trait Legal: 'static {
     }
 }
 
+/// The legal set `Self` admits the value `V` (one impl per value, generated with the set),
+/// so a [`Const`](crate::regs::Const) outside the set is a type error.
+#[diagnostic::on_unimplemented(
+    message = "the immediate {V} is not one of the values this operand allows",
+    label = "not in the legal set `{Self}`",
+    note = "the set's name spells its values: `L24to256by8` is 24, 32, .., 256; `Lm1or1` is -1 or 1"
+)]
+pub trait Admits<const V: i64> {}
+
 /// Operand kind: an immediate of type `T` from the legal set `L`.
 pub struct ImmIn<T, L>(PhantomData<(T, L)>);
 

@@ -38,19 +38,24 @@ mod kinds;
 
 pub mod arith;
 pub mod bits;
+pub mod bulk;
 pub mod cmp;
 pub mod control;
 pub mod cvt;
+pub mod matrix;
+pub mod mbarrier;
 pub mod mem;
 pub mod sync;
+pub mod tcgen05;
 pub mod warp;
+pub mod wgmma;
 
 pub use crate::core::ir::Guard;
 pub use crate::core::isa::{self, Req};
 pub use crate::core::{DstKind, FormDesc, Kind, Space};
 pub(crate) use call::{conjunction, in_scope};
 pub use call::{guard_of, Acc, Alloc, Call, Dst, Lower, Operand};
-pub use kinds::{Addr, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, StateSpace, TensorAddr, Tmem, Vector};
+pub use kinds::{Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, StateSpace, TensorAddr, Tmem, Vector};
 
 use core::marker::PhantomData;
 

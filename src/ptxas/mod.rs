@@ -40,9 +40,11 @@ pub enum Mode {
     ParseOnly,
 }
 
-/// Assembles `ptx` for `target`. `Ok` carries ptxas's warnings (empty when it had none),
-/// `Err` its messages, verbatim: a warning such as wgmma serialisation (C7510) is not lost
-/// on success, and [`check_clean`] treats it as a failure.
+/// Assembles `ptx` for `target`. `Ok` carries what ptxas said about text it accepted (empty
+/// when it said nothing), `Err` its messages, verbatim. ptxas runs without `-v`, so on
+/// success it speaks only to warn: warnings, and the advisories it prints unasked, such as
+/// the C75xx messages about the wgmma pipeline (a wait it injected, a pipeline it
+/// serialised). [`check_clean`] treats any of them as a failure.
 pub fn check(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<Vec<String>, String> {
     let dir = std::env::temp_dir();
     let n = std::process::id() as u64 * 1_000_003 + COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -60,7 +62,7 @@ pub fn check(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<Vec<
     msg.push_str(&String::from_utf8_lossy(&out.stdout));
     let msg = msg.replace(&*file.to_string_lossy(), "input.ptx");
     if out.status.success() {
-        Ok(msg.lines().filter(|l| l.contains("warning")).map(str::to_string).collect())
+        Ok(msg.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect())
     } else {
         Err(msg)
     }

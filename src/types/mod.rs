@@ -51,3 +51,15 @@ macro_rules! dtype_zsts {
     )*};
 }
 crate::core::dtype::dtype_table!(dtype_zsts);
+
+#[cfg(test)]
+mod tests {
+    /// The macros' list of data-type tokens (what `ptx!` and the tables treat as types) and
+    /// the types defined here are the same list.
+    #[test]
+    fn macro_data_types_are_the_types() {
+        let macro_list: &[&str] = ptxkit_macros::dtype_tokens!();
+        let here: Vec<&str> = super::DType::ALL.iter().map(|t| t.name()).collect();
+        assert_eq!(macro_list, &here[..]);
+    }
+}

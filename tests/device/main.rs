@@ -7,6 +7,7 @@
 mod arith;
 mod bits;
 mod cmp_cvt;
+mod guards;
 mod intrinsics;
 mod memory;
 mod params;

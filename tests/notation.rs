@@ -1,0 +1,160 @@
+//! The operand shapes of the Hopper and Blackwell families, end to end: typed calls of
+//! forms with numbers inside their tokens and lengths derived from them, tied accumulators,
+//! legal-value immediates, a sink destination, several destinations, per-operand state
+//! spaces with `.shared` accepted for `.shared::cta`/`.shared::cluster`, tensor-map and
+//! tensor-memory operands. Each module is printed, read, and assembled by ptxas with no
+//! warning.
+
+mod common;
+
+use common::assemble;
+use ptxkit::ops::Acc;
+use ptxkit::prelude::*;
+use ptxkit::regs::{TensorAt, TmemAddr};
+
+#[test]
+fn wgmma_tied_accumulator_and_legal_immediates() {
+    let mut m = Module::new(Target::SM_90A);
+    m.kernel("wgmma", |k, (da, db, out): (Reg<B64>, Reg<B64>, GlobalPtr<F32>)| {
+        let (da, db) = (da.bitcast::<Gdesc>(), db.bitcast::<Gdesc>());
+        let acc: Acc<F32, 64> = k.zeroed_acc();
+        ptx!(k, "wgmma.fence.sync.aligned");
+        for step in 0..4 {
+            // Chained k-steps write the same 64 registers in place.
+            let scale_d = step > 0;
+            ptx!(k, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" => acc, da, db, scale_d, 1, Const::<-1>, 0, true);
+        }
+        let a: [Reg<B32>; 4] = std::array::from_fn(|_| ptx!(k, "mov.b32", 0u32));
+        ptx!(k, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" as rs => acc, a, db, true, 1, 1, 0);
+        ptx!(k, "wgmma.commit_group.sync.aligned");
+        ptx!(k, "wgmma.wait_group.sync.aligned", 0);
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        let base = ptx!(k, "mul.lo.u32", t, 64u32);
+        for (j, r) in acc.iter().enumerate() {
+            ptx!(k, "st.global.f32", out.at(base).offset(j as i64), *r);
+        }
+    })
+    .unwrap();
+    let text = assemble("wgmma", &m);
+    assert_eq!(text.matches("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16").count(), 5);
+    let first = text.lines().find(|l| l.contains("mma_async")).unwrap();
+    // 64 accumulator registers in one braced run, then the descriptors and the immediates.
+    let braced = &first[first.find('{').unwrap()..first.find('}').unwrap()];
+    assert_eq!(braced.matches("%r").count(), 64, "{first}");
+    assert!(first.trim_end().ends_with("%rd1, %rd2, 0, 1, -1, 0, 1;"), "{first}");
+    assert!(text.contains(".target sm_90a"));
+}
+
+#[test]
+fn an_immediate_outside_its_legal_set_is_an_error() {
+    let mut m = Module::new(Target::SM_90A);
+    let r = m.kernel("bad", |k, ()| {
+        let n: u32 = 41;
+        ptx!(k, "setmaxnreg.dec.sync.aligned.u32", n);
+    });
+    match r {
+        Err(e @ Error::ImmediateNotAllowed { value: 41, .. }) => assert!(e.to_string().contains("24, 32, 40, 48")),
+        other => panic!("{other:?}"),
+    }
+    let mut m = Module::new(Target::SM_90A);
+    m.kernel("good", |k, ()| {
+        ptx!(k, "setmaxnreg.inc.sync.aligned.u32", Const::<240>);
+        ptx!(k, "setmaxnreg.dec.sync.aligned.u32", 40u32);
+    })
+    .unwrap();
+    let text = m.to_ptx().unwrap();
+    assert!(text.contains("setmaxnreg.inc.sync.aligned.u32 240;") && text.contains("setmaxnreg.dec.sync.aligned.u32 40;"));
+}
+
+#[test]
+fn mbarrier_sink_and_shared_windows() {
+    let mut m = Module::new(Target::SM_90);
+    m.kernel("mbar", |k, (remote, out): (Reg<U32>, GlobalPtr<U32>)| {
+        // A `.shared` array where the chain names `.shared::cta` and `.shared::cluster`.
+        let bar = k.shared_array::<B64>("bar", 1, 8);
+        ptx!(k, "mbarrier.init.shared::cta.b64", bar, 1u32);
+        let state = ptx!(k, "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64", bar, 1024u32);
+        // Another CTA's barrier: no state comes back, the destination is `_`.
+        let rbar: Ptr<ptxkit::ops::m::SharedCluster, B64> = Ptr::from_reg32(remote);
+        ptx!(k, "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64", rbar, 1024u32);
+        let done = ptx!(k, "mbarrier.try_wait.parity.shared::cta.b64", bar, 0u32);
+        let hinted = ptx!(k, "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64" as hinted, bar, 0u32, 1000u32);
+        let both = ptx!(k, "and.pred", done, hinted);
+        let v = ptx!(k, "selp.u32", 1u32, 0u32, both);
+        ptx!(k, "st.global.u32", out.offset(0), v);
+        ptx!(k, "st.global.b64", out.cast::<B64>().offset(1), state);
+    })
+    .unwrap();
+    let text = assemble("mbar", &m);
+    assert!(text.contains("mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%r"), "{text}");
+    assert!(text.contains("mbarrier.init.shared::cta.b64 [bar], 1;"), "{text}");
+}
+
+#[test]
+fn tensor_copies_with_per_operand_spaces() {
+    let mut m = Module::new(Target::SM_90);
+    m.kernel("tma", |k, (map, x, y): (Reg<U64>, Reg<S32>, Reg<S32>)| {
+        let tile = k.dynamic_shared_aligned::<B16>(1024);
+        let bar = k.shared_array::<B64>("full", 1, 8);
+        let at = TensorAt::new(map, [x, y]);
+        ptx!(k, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", tile, at, bar);
+        ptx!(k, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group", at, tile);
+        ptx!(k, "cp.async.bulk.commit_group");
+        ptx!(k, "cp.async.bulk.wait_group.read", 0);
+        let z = ptx!(k, "add.s32", x, 1i32);
+        ptx!(k, "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes", tile, TensorAt::new(map, [x, y, z]), bar);
+    })
+    .unwrap();
+    let text = assemble("tma", &m);
+    assert!(text.contains(".extern .shared .align 1024 .b8 ptxkit_dynamic_smem[];"), "{text}");
+    assert!(text.contains("[%rd1, {%r1, %r2}], [full];"), "{text}");
+    assert!(text.contains("[%rd1, {%r1, %r2, %r3}], [full];"), "{text}");
+}
+
+#[test]
+fn tensor_memory_and_several_destinations() {
+    let mut m = Module::new(Target::SM_103A);
+    m.kernel("tmem", |k, (out,): (GlobalPtr<F32>,)| {
+        let slot = k.shared_array::<B32>("taddr", 1, 4);
+        ptx!(k, "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32", slot, 32u32);
+        let t = TmemAddr::from_reg(ptx!(k, "ld.shared.b32", slot));
+        let v = ptx!(k, "tcgen05.ld.sync.aligned.32x32b.x16.b32", t);
+        let w = ptx!(k, "tcgen05.ld.sync.aligned.16x256b.x2.b32", t);
+        let (r, mx) = ptx!(k, "tcgen05.ld.red.sync.aligned.32x32b.x4.max.f32", t);
+        ptx!(k, "tcgen05.wait::ld.sync.aligned");
+        ptx!(k, "st.global.b32", out.cast::<B32>().offset(0), v[15]);
+        ptx!(k, "st.global.b32", out.cast::<B32>().offset(1), w[7]);
+        ptx!(k, "st.global.f32", out.offset(2), r[3]);
+        ptx!(k, "st.global.f32", out.offset(3), mx);
+        ptx!(k, "tcgen05.dealloc.cta_group::1.sync.aligned.b32", t.reg(), 32u32);
+        ptx!(k, "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned");
+    })
+    .unwrap();
+    let text = assemble("tmem", &m);
+    let red = text.lines().find(|l| l.contains("tcgen05.ld.red")).unwrap();
+    assert!(red.contains("}, %r") && red.trim_end().ends_with("[%r1];"), "{red}");
+}
+
+#[test]
+fn a_wgmma_pipeline_advisory_is_returned() {
+    // Reading the accumulator before `wgmma.wait_group` retires the multiply makes ptxas
+    // inject a wait into the pipeline; it says so (C7517), and the check hands that back.
+    let Some(px) = common::ptxas("a_wgmma_pipeline_advisory_is_returned") else { return };
+    let mut m = Module::new(Target::SM_90A);
+    m.kernel("serialised", |k, (da, db, out): (Reg<B64>, Reg<B64>, GlobalPtr<F32>)| {
+        let (da, db) = (da.bitcast::<Gdesc>(), db.bitcast::<Gdesc>());
+        let acc: Acc<F32, 4> = k.zeroed_acc();
+        ptx!(k, "wgmma.fence.sync.aligned");
+        ptx!(k, "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16" => acc, da, db, true, 1, 1, 0, 0);
+        let early = ptx!(k, "add.f32", acc[0], 1.0f32);
+        ptx!(k, "wgmma.commit_group.sync.aligned");
+        ptx!(k, "wgmma.wait_group.sync.aligned", 0);
+        ptx!(k, "st.global.f32", out.offset(0), early);
+    })
+    .unwrap();
+    let text = m.to_ptx().unwrap();
+    let warnings = ptxkit::ptxas::check(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble).unwrap();
+    println!("{warnings:?}");
+    assert!(warnings.iter().any(|w| w.contains("C75")), "expected a C75xx warning, got {warnings:?}");
+    assert!(ptxkit::ptxas::check_clean(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble).is_err());
+}

@@ -1,0 +1,8 @@
+use ptxkit::prelude::*;
+
+fn main() {
+    let mut m = Module::new(Target::SM_80);
+    let _ = m.kernel("k", |k, (x,): (GlobalPtr<U32>,)| {
+        let _ = ptx!(k, "ld.relaxd.gpu.global.u32", x.offset(0));
+    });
+}
