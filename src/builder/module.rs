@@ -2,7 +2,7 @@
 //! handles to them, calls, and module variables.
 
 use super::params::{FuncValues, KernelParams};
-use crate::core::ir::{CallStmt, Opnd, RegRef, RegSpace, Stmt};
+use crate::core::ir::{CallStmt, Opnd, RegRef, RegSpace};
 use crate::core::kernel::BodyKind;
 use crate::core::module::Item;
 use crate::core::names::intern;
@@ -65,7 +65,7 @@ impl Kernel {
         let refs: Vec<RegRef> = R::classes().into_iter().map(|c| self.alloc(c)).collect();
         let out = R::from_refs(&refs, self.id);
         let rets = refs.iter().map(|r| Opnd::Reg(*r)).collect();
-        self.push_stmt(Stmt::Call(Box::new(CallStmt { guard, func: f.name.clone(), rets, args })));
+        self.push_call(CallStmt { guard, func: f.name.clone(), rets, args });
         out
     }
 }

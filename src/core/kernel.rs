@@ -91,6 +91,8 @@ pub struct Kernel {
     pub(crate) dyn_smem: Option<u32>,
     /// Names made up so far by [`Kernel::fresh_name`].
     fresh: u32,
+    /// Instructions so far (statements other than labels and comments).
+    count: usize,
 }
 
 impl Kernel {
@@ -115,6 +117,7 @@ impl Kernel {
             scope: None,
             dyn_smem: None,
             fresh: 0,
+            count: 0,
         }
     }
 
@@ -125,7 +128,7 @@ impl Kernel {
 
     /// Number of instructions so far (labels and comments not counted).
     pub fn len(&self) -> usize {
-        self.stmts.iter().filter(|s| matches!(s, Stmt::Ins { .. } | Stmt::Call(_) | Stmt::Raw(_))).count()
+        self.count
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -179,10 +182,13 @@ impl Kernel {
         self.opnds.append(ops);
         let len = self.opnds.len() as u32 - start;
         self.stmts.push(Stmt::Ins { form, guard, ops: (start, len as u16) });
+        self.count += 1;
     }
 
-    pub(crate) fn push_stmt(&mut self, s: Stmt) {
-        self.stmts.push(s);
+    /// Appends a `call` statement.
+    pub(crate) fn push_call(&mut self, c: super::ir::CallStmt) {
+        self.stmts.push(Stmt::Call(Box::new(c)));
+        self.count += 1;
     }
 
     /// The guard of the enclosing `guarded` scope, if any.
@@ -238,6 +244,7 @@ impl Kernel {
             }
         };
         self.stmts.push(Stmt::Raw(text.into()));
+        self.count += 1;
     }
 
     /// A `//` comment line.
