@@ -206,7 +206,7 @@ fn body(out: &mut String, k: &Kernel) {
         out.push_str(l);
         out.push('\n');
     }
-    for c in crate::types::RegClass::ALL {
+    for c in super::dtype::RegClass::ALL {
         let n = k.nregs[c as usize];
         if n > 0 {
             let _ = writeln!(out, "\t.reg .{} {}<{}>;", c.decl(), c.prefix(), n + 1);
