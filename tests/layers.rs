@@ -51,7 +51,9 @@ fn layers_depend_one_way() {
                     continue;
                 }
                 for other in LAYERS {
-                    let uses = l.contains(&format!("crate::{other}::")) || l.contains(&format!("crate::{other};")) || l.contains(&format!("crate::{other}}}"));
+                    let uses = l.contains(&format!("crate::{other}::"))
+                        || l.contains(&format!("crate::{other};"))
+                        || l.contains(&format!("crate::{other}}}"));
                     if uses && other != layer && !allowed.contains(other) {
                         bad.push(format!("{}:{}: {layer} uses {other}: {}", f.display(), n + 1, l));
                     }

@@ -7,6 +7,8 @@
 mod arith;
 mod bits;
 mod cmp_cvt;
+#[path = "../common/mod.rs"]
+mod common;
 mod guards;
 mod intrinsics;
 mod memory;
@@ -14,6 +16,7 @@ mod params;
 mod reference;
 mod warp;
 
+pub use common::ptxas;
 use ptxkit::ops::access::{Load, Store};
 use ptxkit::ops::m;
 use ptxkit::prelude::*;

@@ -15,13 +15,10 @@ fn words(bytes: &[u8], tail: u32) -> Vec<u32> {
     bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).chain([tail]).collect()
 }
 
-#[test]
-fn param_bytes_then_scalar() {
-    let Some(gpu) = gpu("param_bytes_then_scalar") else { return };
-    let mut g = rng("param_bytes_then_scalar");
-    let mut m = Module::new(target(&gpu));
-    // Thread t copies word t of the parameter with a register-indexed `ld.param.u32`;
-    // thread 0 also writes the scalar after the 32 words.
+/// Thread t copies word t of the parameter with a register-indexed `ld.param.u32`; thread 0
+/// also writes the scalar after the 32 words.
+fn copy_words(target: Target) -> (Module, KernelRef<P>) {
+    let mut m = Module::new(target);
     let kr = m
         .kernel("param_bytes", |k, (bytes, out, tail): P| {
             let t = ptx!(k, "mov.u32", sreg::TID_X);
@@ -31,6 +28,30 @@ fn param_bytes_then_scalar() {
             k.if_(first, |k| ptx!(k, "st.global.u32", out.offset(32), tail));
         })
         .unwrap();
+    (m, kr)
+}
+
+/// Without a GPU: the declaration, its round trip through `KernelRef::from_ptx`, and ptxas.
+#[test]
+fn param_bytes_declaration_round_trips_and_assembles() {
+    let (m, _) = copy_words(Target::SM_90);
+    let ptx = m.to_ptx().unwrap();
+    assert!(ptx.contains(".param .align 64 .b8 param_bytes_param_0[128],"), "{ptx}");
+    assert!(KernelRef::<P>::from_ptx(&ptx, "param_bytes").is_ok());
+    let other_size = KernelRef::<(ParamBytes<64>, GlobalPtr<U32>, Reg<U32>)>::from_ptx(&ptx, "param_bytes");
+    assert!(matches!(other_size, Err(Error::InvalidArgument { .. })), "{other_size:?}");
+    let scalar_first = KernelRef::<(Reg<U32>, GlobalPtr<U32>, ParamBytes<128>)>::from_ptx(&ptx, "param_bytes");
+    assert!(scalar_first.is_err());
+    if let Some(px) = ptxas("param_bytes_declaration_round_trips_and_assembles") {
+        ptxkit::ptxas::check_clean(&px, &ptx, Target::SM_90, ptxkit::ptxas::Mode::Assemble).unwrap_or_else(|e| panic!("{e}\n{ptx}"));
+    }
+}
+
+#[test]
+fn param_bytes_then_scalar() {
+    let Some(gpu) = gpu("param_bytes_then_scalar") else { return };
+    let mut g = rng("param_bytes_then_scalar");
+    let (m, kr) = copy_words(target(&gpu));
     let module = load(&gpu, &m);
     let kern = module.kernel(&kr).unwrap();
     let cfg = Launch::new(1, 32);
