@@ -1,61 +1,93 @@
-//! Derives `src/core/isa.tsv` from ptxas: the oldest PTX ISA version and the set of targets
-//! at which every form and kernel directive assembles.
+//! Derives `src/core/isa.tsv` from ptxas: for every form and kernel directive, the set of
+//! targets at which it assembles and the oldest PTX ISA version that makes it assemble at
+//! every one of them.
 //!
 //!     cargo run --release --example isa_sweep            # writes src/core/isa.tsv
 //!
-//! For each target, one module holding a sample of every form is parsed by ptxas; the lines
-//! it rejects name the forms the target lacks (a rejected batch without line numbers is
-//! bisected). Then, for each form at its oldest target, versions are tried in ascending
-//! order. Rows whose form assembles nowhere are reported: they are table bugs.
+//! First each target's own oldest `.version`. Then, at every target and every version that
+//! target accepts, one module holding a sample of every form is parsed by ptxas
+//! (`-arch compute_XX`); the lines it rejects name the forms missing there (a rejected batch
+//! without line numbers is bisected). Directives are checked the same way, a kernel each.
+//!
+//! From that matrix, for each form and target: `v_t`, the oldest version from which the form
+//! assembles there at every newer version too. The form's targets are those where it
+//! assembles at the newest version. A module's `.version` is inferred as the maximum of its
+//! target's own minimum and every used form's recorded version, so the recorded version `V`
+//! must satisfy `max(V, minimum(t)) >= v_t` at every target `t` of the set: `V` is the
+//! largest `v_t` that exceeds its target's own minimum, and never below the oldest target's
+//! minimum. That is the least such `V`, so one version older fails at some target of the set.
+//! Rows whose form assembles nowhere are reported: they are table bugs.
 
 use ptxkit::builder::{Target, Version};
 use ptxkit::ops::{self, isa, FormDesc};
 use ptxkit::ptxas::sample;
 use ptxkit::ptxas::{self, Mode};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
 
-const VERSIONS: &[(u8, u8)] = &[
-    (6, 3),
-    (6, 4),
-    (6, 5),
-    (7, 0),
-    (7, 1),
-    (7, 2),
-    (7, 3),
-    (7, 4),
-    (7, 5),
-    (7, 6),
-    (7, 7),
-    (7, 8),
-    (8, 0),
-    (8, 1),
-    (8, 2),
-    (8, 3),
-    (8, 4),
-    (8, 5),
-    (8, 6),
-    (8, 7),
-    (8, 8),
-    (9, 0),
-];
+const DIRECTIVES: &[&str] =
+    &[".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".reqnctapercluster", ".explicitcluster", ".maxclusterrank"];
 
-fn directive_module(t: Target, v: Version, d: &str) -> String {
-    let arg = match d {
-        ".maxntid" | ".reqntid" | ".reqnctapercluster" => " 1, 1, 1",
-        ".explicitcluster" => "",
-        _ => " 1",
-    };
-    format!(".version {v}\n.target {t}\n.address_size 64\n.visible .entry k()\n{d}{arg}\n{{\n\tret;\n}}\n")
+/// A module with one kernel per directive of `ds`.
+fn directive_module(t: Target, v: Version, ds: &[&str]) -> String {
+    let mut s = format!(".version {v}\n.target {t}\n.address_size 64\n");
+    for (i, d) in ds.iter().enumerate() {
+        let arg = match *d {
+            ".maxntid" | ".reqntid" | ".reqnctapercluster" => " 1, 1, 1",
+            ".explicitcluster" => "",
+            _ => " 1",
+        };
+        s.push_str(&format!(".visible .entry k{i}()\n{d}{arg}\n{{\n\tret;\n}}\n"));
+    }
+    s
+}
+
+/// The directives that ptxas accepts at (`t`, `v`): all of them in one run when it can.
+fn directives_ok(px: &Path, t: Target, v: Version) -> Vec<&'static str> {
+    if ptxas::check(px, &directive_module(t, v, DIRECTIVES), t, Mode::ParseOnly).is_ok() {
+        return DIRECTIVES.to_vec();
+    }
+    DIRECTIVES.iter().copied().filter(|d| ptxas::check(px, &directive_module(t, v, &[d]), t, Mode::ParseOnly).is_ok()).collect()
+}
+
+/// `f` applied to every job, on one thread per core; results in job order.
+fn par_map<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len()).max(1);
+    let next = AtomicUsize::new(0);
+    let out: Mutex<Vec<Option<R>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= jobs.len() {
+                    break;
+                }
+                let r = f(&jobs[i]);
+                out.lock().unwrap()[i] = Some(r);
+            });
+        }
+    });
+    out.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
+}
+
+/// What ptxas accepts at one (target, version): form chains and directives.
+fn accepted(px: &Path, forms: &[&'static FormDesc], t: Target, v: Version) -> HashSet<&'static str> {
+    let mut ok: HashSet<&'static str> = sample::assemblable(px, Mode::ParseOnly, forms, t, v).iter().map(|f| f.chain).collect();
+    ok.extend(directives_ok(px, t, v));
+    ok
 }
 
 fn main() {
+    let start = Instant::now();
     let px = ptxas::find().expect("ptxas not found: set PTXAS or pip install nvidia-cuda-nvcc==13.0.88");
-    let versions: Vec<Version> = VERSIONS.iter().map(|(a, b)| Version::new(*a, *b)).collect();
+    let versions = Version::ALL;
     let forms: Vec<&'static FormDesc> = ops::all_forms().collect();
     let mut uniq: Vec<&'static FormDesc> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     for f in &forms {
         if seen.insert(f.chain) {
             uniq.push(f);
@@ -64,83 +96,111 @@ fn main() {
     eprintln!("{} forms ({} distinct chains), {} targets", forms.len(), uniq.len(), Target::ALL.len());
 
     // Each target's own oldest version.
-    let mut tver: HashMap<Target, Version> = HashMap::new();
-    for &t in Target::ALL {
-        for &v in &versions {
+    let tver: HashMap<Target, Version> = par_map(Target::ALL, |&t| {
+        let ok = |v: &&Version| {
             let text = format!(".version {v}\n.target {t}\n.address_size 64\n.visible .entry k()\n{{\n\tret;\n}}\n");
-            if ptxas::check(&px, &text, t, Mode::ParseOnly).is_ok() {
-                tver.insert(t, v);
-                break;
-            }
-        }
-    }
+            ptxas::check(&px, &text, t, Mode::ParseOnly).is_ok()
+        };
+        (t, versions.iter().find(ok).copied())
+    })
+    .into_iter()
+    .filter_map(|(t, v)| Some((t, v?)))
+    .collect();
+    let targets: Vec<Target> = Target::ALL.iter().copied().filter(|t| tver.contains_key(t)).collect();
 
-    // Target sets, at the newest version.
+    // Target sets: what assembles at the newest version.
+    let newest = par_map(&targets, |&t| accepted(&px, &uniq, t, Version::MAX));
     let mut mask: HashMap<&'static str, u64> = HashMap::new();
-    for &t in Target::ALL {
-        let ok = sample::assemblable(&px, Mode::ParseOnly, &uniq, t, Version::MAX);
-        eprintln!("{t}: {} of {} forms", ok.len(), uniq.len());
-        for f in ok {
-            *mask.entry(f.chain).or_default() |= 1u64 << t.index();
+    let mut works: HashMap<(Target, Version), HashSet<&'static str>> = HashMap::new();
+    for (&t, ok) in targets.iter().zip(newest) {
+        eprintln!("{t}: {} of {} forms at {}", ok.iter().filter(|k| !k.starts_with('.')).count(), uniq.len(), Version::MAX);
+        for k in &ok {
+            *mask.entry(k).or_default() |= 1u64 << t.index();
         }
+        works.insert((t, Version::MAX), ok);
     }
+    eprintln!("target sets: {:.1?}", start.elapsed());
 
-    // Oldest version at the oldest target of each form.
+    // Every older version at every target, for the forms that target has.
+    let jobs: Vec<(Target, Version)> = targets
+        .iter()
+        .flat_map(|&t| {
+            let tv = tver[&t];
+            versions.iter().filter(move |v| **v < Version::MAX && **v >= tv).map(move |&v| (t, v))
+        })
+        .collect();
+    let results = par_map(&jobs, |&(t, v)| {
+        let here: Vec<&'static FormDesc> =
+            uniq.iter().copied().filter(|f| mask.get(f.chain).is_some_and(|m| m & (1u64 << t.index()) != 0)).collect();
+        accepted(&px, &here, t, v)
+    });
+    works.extend(jobs.iter().copied().zip(results));
+    eprintln!("{} (target, version) modules: {:.1?}", jobs.len() + targets.len(), start.elapsed());
+
+    // Per item: v_t at every target of its set, then the recorded version.
+    let mut keys: Vec<&'static str> = DIRECTIVES.to_vec();
+    keys.extend(uniq.iter().map(|f| f.chain));
     let mut ver: HashMap<&'static str, Version> = HashMap::new();
-    for &t in Target::ALL {
-        let mut group: Vec<&'static FormDesc> =
-            uniq.iter().copied().filter(|f| mask.get(f.chain).map_or(false, |m| m.trailing_zeros() as usize == t.index())).collect();
-        for &v in versions.iter().filter(|v| Some(**v) >= tver.get(&t).copied()) {
-            if group.is_empty() {
-                break;
+    let mut gaps = 0;
+    let mut raised = Vec::new();
+    for &k in &keys {
+        let Some(&m) = mask.get(k) else { continue };
+        let mut need: Option<Version> = None; // the largest v_t above its target's minimum
+        let mut oldest: Option<(Target, Version)> = None; // the oldest target and its v_t
+        for &t in targets.iter().filter(|t| m & (1u64 << t.index()) != 0) {
+            let tv = tver[&t];
+            let at_t: Vec<Version> = versions.iter().copied().filter(|v| *v >= tv).collect();
+            let ok = |v: &Version| works[&(t, *v)].contains(k);
+            // The oldest version from which every newer one works too.
+            let vt = at_t.iter().rev().take_while(|v| ok(v)).last().copied().expect("assembles at the newest version");
+            if at_t.iter().any(|v| *v < vt && ok(v)) {
+                gaps += 1;
+                eprintln!("note: {k} at {t} assembles at some version older than {vt} but not at every one from it");
             }
-            let ok = sample::assemblable(&px, Mode::ParseOnly, &group, t, v);
-            for f in &ok {
-                ver.insert(f.chain, v);
+            if vt > tv {
+                need = Some(need.map_or(vt, |n| n.max(vt)));
             }
-            group.retain(|f| !ok.iter().any(|o| o.chain == f.chain));
+            oldest.get_or_insert((t, vt));
         }
+        let (t0, v0) = oldest.expect("a non-empty set");
+        let v = need.unwrap_or(tver[&t0]).max(tver[&t0]);
+        if v > v0 {
+            raised.push(format!("{k}: {v0} at its oldest target {t0}, {v} for all of {}", isa::format_targets(m)));
+        }
+        // By construction: the version inference picks at every target of the set works there,
+        // and so does every newer one.
+        for &t in targets.iter().filter(|t| m & (1u64 << t.index()) != 0) {
+            let at = v.max(tver[&t]);
+            assert!(versions.iter().filter(|u| **u >= at).all(|u| works[&(t, *u)].contains(k)), "{k} at {t} from {at}");
+        }
+        ver.insert(k, v);
     }
+    for r in &raised {
+        eprintln!("raised by a newer target: {r}");
+    }
+    eprintln!(
+        "{} forms need a newer version than at their oldest target; {gaps} (item, target) pairs with gaps in the versions that work",
+        raised.len()
+    );
 
     let mut out = String::from("# Written by `cargo run --release --example isa_sweep` from ptxas; do not edit by hand.\n");
     out.push_str("# @target\toldest .version\n");
-    for &t in Target::ALL {
-        if let Some(v) = tver.get(&t) {
-            out.push_str(&format!("@{t}\t{v}\n"));
-        }
+    for &t in &targets {
+        out.push_str(&format!("@{t}\t{}\n", tver[&t]));
     }
     out.push_str("# form or directive\toldest .version\ttargets\n");
-    for d in [".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".reqnctapercluster", ".explicitcluster", ".maxclusterrank"] {
-        let mut m = 0u64;
-        let mut first: Option<Version> = None;
-        for &t in Target::ALL {
-            if ptxas::check(&px, &directive_module(t, Version::MAX, d), t, Mode::ParseOnly).is_ok() {
-                m |= 1u64 << t.index();
-                if first.is_none() {
-                    first = versions
-                        .iter()
-                        .copied()
-                        .filter(|v| Some(*v) >= tver.get(&t).copied())
-                        .find(|&v| ptxas::check(&px, &directive_module(t, v, d), t, Mode::ParseOnly).is_ok());
-                }
-            }
-        }
-        match first {
-            Some(v) => out.push_str(&format!("{d}\t{v}\t{}\n", isa::format_targets(m))),
-            None => eprintln!("directive {d} assembles nowhere"),
-        }
-    }
     let mut nowhere = 0;
-    for f in &uniq {
-        match (ver.get(f.chain), mask.get(f.chain)) {
-            (Some(v), Some(m)) => out.push_str(&format!("{}\t{v}\t{}\n", f.chain, isa::format_targets(*m))),
+    for &k in &keys {
+        match (ver.get(k), mask.get(k)) {
+            (Some(v), Some(m)) => out.push_str(&format!("{k}\t{v}\t{}\n", isa::format_targets(*m))),
+            _ if k.starts_with('.') => eprintln!("directive {k} assembles nowhere"),
             _ => {
                 nowhere += 1;
-                println!("NOWHERE\t{}", f.chain);
+                println!("NOWHERE\t{k}");
             }
         }
     }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core/isa.tsv");
     std::fs::write(&path, out).expect("write isa.tsv");
-    eprintln!("wrote {} ({} forms assemble nowhere)", path.display(), nowhere);
+    eprintln!("wrote {} ({} forms assemble nowhere) in {:.1?}", path.display(), nowhere, start.elapsed());
 }

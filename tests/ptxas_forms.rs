@@ -1,6 +1,7 @@
 //! Every typed form, enumerated from the family tables, assembled by ptxas (real code
-//! generation, `-arch sm_XX`) at its oldest recorded target and version; and the recorded
-//! minimum checked to be a minimum (one step older fails).
+//! generation, `-arch sm_XX`) at its oldest recorded target and version; parsed at every
+//! other target it claims, at the version inference picks there; and the recorded minimum
+//! checked to be a minimum (one step older fails).
 
 mod common;
 
@@ -49,13 +50,50 @@ fn every_form_assembles_at_its_oldest_target_and_version() {
 }
 
 #[test]
+fn every_form_assembles_at_every_target_it_claims() {
+    let Some(px) = common::ptxas("every_form_assembles_at_every_target_it_claims") else { return };
+    // At each target a form claims, at the version inference would pick there for a module
+    // using only that form: parse-only (`-arch compute_XX`), one ptxas run per group.
+    let start = std::time::Instant::now();
+    let mut groups: BTreeMap<(Target, Version), Vec<&'static FormDesc>> = BTreeMap::new();
+    for f in ops::all_forms() {
+        let r = req(f);
+        for &t in Target::ALL.iter().filter(|t| r.allows(**t)) {
+            let v = r.version.max(isa::target_version(t).expect("target version"));
+            groups.entry((t, v)).or_default().push(f);
+        }
+    }
+    let mut failed = Vec::new();
+    let mut pairs = 0;
+    for ((t, v), group) in &groups {
+        pairs += group.len();
+        let ok: std::collections::HashSet<*const FormDesc> =
+            sample::assemblable(&px, Mode::ParseOnly, group, *t, *v).into_iter().map(|f| f as *const FormDesc).collect();
+        failed.extend(
+            group
+                .iter()
+                .filter(|f| !ok.contains(&(**f as *const FormDesc)))
+                .map(|f| format!("{} ({}) at {t}, .version {v}", f.chain, f.variant)),
+        );
+    }
+    println!(
+        "ptxas parsed {pairs} (form, target) pairs in {} modules, each at every target its form claims, in {:.1?}",
+        groups.len(),
+        start.elapsed()
+    );
+    assert!(failed.is_empty(), "{} (form, target) pairs rejected by ptxas:\n  {}", failed.len(), failed.join("\n  "));
+}
+
+#[test]
 fn recorded_minimums_are_minimal() {
     let Some(px) = common::ptxas("recorded_minimums_are_minimal") else { return };
-    // One plain target older must fail; one version older at the oldest target must fail.
+    // One plain target older must fail. And the recorded version is the least that makes the
+    // form work at every target it claims (inference picks max(it, the target's minimum)), so
+    // where it is above the oldest target's minimum, one version older must fail at SOME
+    // target of the set whose own minimum is below the recorded version.
     let mut older_target: BTreeMap<Target, Vec<&'static FormDesc>> = BTreeMap::new();
     let mut older_version: BTreeMap<(Target, Version), Vec<&'static FormDesc>> = BTreeMap::new();
-    let versions: Vec<Version> =
-        isa::rows().iter().map(|(_, r)| r.version).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let mut candidates: Vec<(&'static FormDesc, Version, Vec<Target>)> = Vec::new();
     for f in ops::all_forms() {
         let r = req(f);
         let t = oldest_target(&r);
@@ -64,24 +102,42 @@ fn recorded_minimums_are_minimal() {
                 older_target.entry(*prev).or_default().push(f);
             }
         }
-        let tv = isa::target_version(t).expect("target version");
-        if r.version > tv {
-            let prev = versions.iter().rev().find(|v| **v < r.version && **v >= tv).copied().unwrap_or(tv);
-            older_version.entry((t, prev)).or_default().push(f);
+        if r.version > isa::target_version(t).expect("target version") {
+            let prev = *Version::ALL.iter().rev().find(|v| **v < r.version).expect("a version older than the recorded one");
+            let at: Vec<Target> = Target::ALL
+                .iter()
+                .copied()
+                .filter(|u| r.allows(*u) && isa::target_version(*u).expect("target version") < r.version)
+                .collect();
+            for u in &at {
+                older_version.entry((*u, prev)).or_default().push(f);
+            }
+            candidates.push((f, prev, at));
         }
     }
     let mut wrong = Vec::new();
     let mut checked = 0;
     for (t, group) in &older_target {
         checked += group.len();
-        wrong.extend(sample::assemblable(&px, Mode::ParseOnly, group, *t, Version::MAX));
+        wrong.extend(
+            sample::assemblable(&px, Mode::ParseOnly, group, *t, Version::MAX)
+                .iter()
+                .map(|f| format!("{} ({}) at {t}", f.chain, f.variant)),
+        );
     }
+    let mut passed: std::collections::HashSet<(*const FormDesc, Target)> = std::collections::HashSet::new();
+    let mut pairs = 0;
     for ((t, v), group) in &older_version {
-        checked += group.len();
-        wrong.extend(sample::assemblable(&px, Mode::ParseOnly, group, *t, *v));
+        pairs += group.len();
+        passed.extend(sample::assemblable(&px, Mode::ParseOnly, group, *t, *v).into_iter().map(|f| (f as *const FormDesc, *t)));
     }
-    println!("checked {checked} one-step-older (target or version) cases");
-    assert!(wrong.is_empty(), "{} forms assemble below their recorded minimum:\n  {}", wrong.len(), names(&wrong));
+    for (f, prev, at) in &candidates {
+        if at.iter().all(|t| passed.contains(&(*f as *const FormDesc, *t))) {
+            wrong.push(format!("{} ({}) at .version {prev} at every target of {}", f.chain, f.variant, req(f).targets_spec()));
+        }
+    }
+    println!("checked {} one-target-older cases and {} one-version-older cases ({pairs} (form, target) pairs)", checked, candidates.len());
+    assert!(wrong.is_empty(), "{} forms assemble below their recorded minimum:\n  {}", wrong.len(), wrong.join("\n  "));
 }
 
 #[test]

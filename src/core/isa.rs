@@ -1,7 +1,9 @@
 //! Minimal PTX ISA version and targets of every form and directive, as data.
 //!
 //! `isa.tsv` beside this file is written by the `isa_sweep` example, which has ptxas
-//! assemble every form at every target and version and records where it first passes.
+//! assemble every form at every target and version and records the targets where it
+//! assembles and the least version that, raised to each target's own minimum (as `.version`
+//! inference does), makes it assemble at every one of them.
 //! Rows: `@target  version` (a target's own minimum), `.directive  version  targets`,
 //! `chain  version  targets`. `targets` is `sm_80+` (that target and every newer one,
 //! suffixed ones included) or a comma list.

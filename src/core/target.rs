@@ -15,6 +15,32 @@ impl Version {
     }
     /// The newest ISA this crate emits by default (what CUDA 13.0 drivers accept).
     pub const MAX: Version = Version::new(9, 0);
+    /// Every version from the oldest any target accepts (6.3, for sm_75) to [`Version::MAX`],
+    /// ascending: what the ISA sweep tries.
+    pub const ALL: &'static [Version] = &[
+        Version::new(6, 3),
+        Version::new(6, 4),
+        Version::new(6, 5),
+        Version::new(7, 0),
+        Version::new(7, 1),
+        Version::new(7, 2),
+        Version::new(7, 3),
+        Version::new(7, 4),
+        Version::new(7, 5),
+        Version::new(7, 6),
+        Version::new(7, 7),
+        Version::new(7, 8),
+        Version::new(8, 0),
+        Version::new(8, 1),
+        Version::new(8, 2),
+        Version::new(8, 3),
+        Version::new(8, 4),
+        Version::new(8, 5),
+        Version::new(8, 6),
+        Version::new(8, 7),
+        Version::new(8, 8),
+        Version::new(9, 0),
+    ];
     pub fn parse(s: &str) -> Option<Version> {
         let (a, b) = s.split_once('.')?;
         Some(Version::new(a.parse().ok()?, b.parse().ok()?))
