@@ -11,6 +11,7 @@ mod cmp_cvt;
 mod common;
 mod guards;
 mod intrinsics;
+mod matrix;
 mod memory;
 mod params;
 mod reference;
