@@ -1,0 +1,62 @@
+//! Pure bit packing for Hopper wgmma operands in shared memory: the 64-bit matrix
+//! descriptor ([`SmemDesc`]), the swizzle modes ([`Swizzle`]) and the canonical tile
+//! layouts that the two must agree on ([`TileLayout`]).
+//!
+//! Nothing here depends on the rest of the crate, so host code (to plan shared memory,
+//! or to check a kernel's addressing on the CPU) and the kernel builder (to bake a
+//! descriptor into an immediate, or to compute per-thread store offsets) use the same
+//! functions. Every constructor is a `const fn` and returns [`DescError`] rather than
+//! truncating a field.
+//!
+//! Sources: the PTX ISA's wgmma sections "Matrix Descriptor Format" (9.7.15.5.1.2.2),
+//! "Shared Memory Matrix Layout", "Leading/Stride Dimension Byte Offset" and "Canonical
+//! Layouts" (9.7.15.5.1.2.1.x), <https://docs.nvidia.com/cuda/parallel-thread-execution/>;
+//! CUTLASS `GmmaDescriptor` (include/cute/arch/mma_sm90_desc.hpp), `make_gmma_desc` and the
+//! `Layout_*_Atom` definitions (include/cute/atom/mma_traits_sm90_gmma.hpp), `Swizzle`
+//! (include/cute/swizzle.hpp); DeepGEMM's sm90 `make_gmma_desc`
+//! (deep_gemm/include/deep_gemm/common/sm90_utils.cuh). Each file cites what it uses.
+//!
+//! # Example
+//!
+//! A 64×64 bf16 K-major tile with 128B swizzle, at shared address 0x400:
+//!
+//! ```
+//! use ptxkit::descriptors::{ElemBytes, Major, Swizzle, TileLayout};
+//!
+//! let tile = TileLayout::new(ElemBytes::B2, 64, 64, Major::K, Swizzle::B128)?;
+//! assert_eq!((tile.bytes(), tile.base_alignment()), (8192, 1024));
+//!
+//! let desc = tile.desc(0x400)?;
+//! println!("{desc}");
+//! println!(
+//!     "start {:#x}, LBO {}, SBO {}, base offset {}, {}",
+//!     desc.start_addr(),
+//!     desc.lbo(),
+//!     desc.sbo(),
+//!     desc.base_offset(),
+//!     desc.swizzle()
+//! );
+//! assert_eq!((desc.start_addr(), desc.lbo(), desc.sbo()), (0x400, 16, 1024));
+//! assert_eq!(desc.bits(), 0x4000_0040_0001_0040);
+//!
+//! // Element (row 1, col 0) is stored one 16-byte chunk to the right: the 128B XOR.
+//! assert_eq!(tile.offset(1, 0), 128 + 16);
+//!
+//! // The third wgmma along K (16 bf16 each) reads from 64 bytes further on.
+//! assert_eq!(tile.k_step_offset(2)?, 64);
+//! assert_eq!(tile.k_desc(0x400, 2)?.start_addr(), 0x440);
+//!
+//! // A 128B swizzle needs a 1024-byte aligned tile.
+//! assert!(tile.desc(0x200).is_err());
+//! # Ok::<(), ptxkit::descriptors::DescError>(())
+//! ```
+
+mod desc;
+mod error;
+mod layout;
+mod swizzle;
+
+pub use desc::{SmemDesc, MAX_FIELD_BYTES};
+pub use error::DescError;
+pub use layout::{ElemBytes, Major, TileLayout, K_SLICE_BYTES, SHARED_WINDOW};
+pub use swizzle::Swizzle;
