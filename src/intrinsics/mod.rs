@@ -3,6 +3,7 @@
 //! and block collectives ([`warp`], [`block`]) over any [`Value`].
 
 pub mod block;
+pub mod gmma;
 pub mod order;
 pub mod vector;
 pub mod warp;

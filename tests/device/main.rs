@@ -16,6 +16,7 @@ mod memory;
 mod params;
 mod reference;
 mod warp;
+mod wgmma;
 
 pub use common::ptxas;
 use ptxkit::ops::access::{Load, Store};
