@@ -16,6 +16,7 @@ pub const FAMILIES: &[(&str, &str)] = &[
     ("warp", include_str!("../tables/warp.forms")),
     ("control", include_str!("../tables/control.forms")),
     ("matrix", include_str!("../tables/matrix.forms")),
+    ("mma", include_str!("../tables/mma.forms")),
     ("wgmma", include_str!("../tables/wgmma.forms")),
     ("mbarrier", include_str!("../tables/mbarrier.forms")),
     ("bulk", include_str!("../tables/bulk.forms")),
@@ -94,7 +95,7 @@ pub const VARIANTS: &[(&str, &str)] = &[
 pub const EFFECTS: &[&str] = &[
     "ld", "st", "ldu", "atom", "red", "prefetch", "prefetchu", "bar", "barrier", "fence",
     "membar", "vote", "shfl", "match", "redux", "activemask", "elect", "bra", "call", "ret",
-    "exit", "trap", "nanosleep", "brkpt", "pmevent", "mbarrier", "wgmma", "tcgen05", "cp",
+    "exit", "trap", "nanosleep", "brkpt", "pmevent", "mbarrier", "wgmma", "mma", "tcgen05", "cp",
     "setmaxnreg", "tensormap", "ldmatrix", "stmatrix", "mapa", "getctarank", "griddepcontrol",
     "clusterlaunchcontrol", "multimem",
 ];

@@ -45,6 +45,7 @@ pub mod cvt;
 pub mod matrix;
 pub mod mbarrier;
 pub mod mem;
+pub mod mma;
 pub mod sync;
 pub mod tcgen05;
 pub mod warp;
