@@ -13,6 +13,7 @@ mod guards;
 mod intrinsics;
 mod matrix;
 mod memory;
+mod mma;
 mod params;
 mod reference;
 mod warp;
