@@ -11,6 +11,13 @@
 //! - this table has, and PTX.jl lacks, the 12 f16 m8n8k4 forms (every A/B layout; f16 or f32
 //!   D with f16 C, f32 D with f32 C), the 8 e4m3 x e5m2 and e5m2 x e4m3 fp8 forms (PTX.jl
 //!   pairs equal types only), and the 16 m8n8k16 u8/s8 and m8n8k32 u4/s4 integer forms.
+//!
+//! Against PTX.jl's 34 ldmatrix, 15 stmatrix and 384 wgmma methods: PTX.jl registers a method
+//! per shape and type signature, this crate a form per chain and operand layout. The wgmma
+//! table has every `m64nNk*` shape of every type (1,092 dense forms, SS and RS) and the sparse
+//! `.sp` forms (1,056), where PTX.jl's 384 cover a subset of the N grid; ldmatrix and
+//! stmatrix here count each `.x1/.x2/.x4`, `.trans`, state-space spelling and Blackwell shape
+//! as its own form.
 
 use ptxkit::ops;
 
@@ -23,6 +30,20 @@ fn forms_per_family() {
             println!("{:>10} {:>6} dense", "mma", forms.len() - sparse);
             println!("{:>10} {:>6} sparse", "mma", sparse);
             assert_eq!((forms.len() - sparse, sparse), (94, 88));
+        } else if *name == "wgmma" {
+            let mma = |sp: bool| forms.iter().filter(|f| f.chain.starts_with("wgmma.mma_async") && f.chain.contains(".sp.") == sp).count();
+            println!(
+                "{:>10} {:>6} dense, {} sparse, {} fence/commit/wait",
+                "wgmma",
+                mma(false),
+                mma(true),
+                forms.len() - mma(false) - mma(true)
+            );
+            assert_eq!((mma(false), mma(true)), (1092, 1056));
+        } else if *name == "matrix" {
+            for op in ["ldmatrix", "stmatrix", "movmatrix"] {
+                println!("{:>10} {:>6}", op, forms.iter().filter(|f| f.opcode() == op).count());
+            }
         } else {
             println!("{name:>10} {:>6}", forms.len());
         }
