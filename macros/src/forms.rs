@@ -2,7 +2,7 @@
 //! token types the tables use (`define_tokens!`).
 
 use crate::notation::{Dst, Src};
-use crate::tables::{tables, Form, Tables};
+use crate::tables::{tables, Tables};
 use crate::vocab::{self, rust_ident};
 use proc_macro2::{Literal, TokenStream as TS};
 use quote::{format_ident, quote};
@@ -114,35 +114,51 @@ pub fn variant_type(v: &str) -> TS {
     quote!(::ptxkit::ops::v::#id)
 }
 
-fn form_impl(f: &Form) -> TS {
-    let (key, mods) = chain_types(&f.parts);
-    let var = variant_type(&f.variant);
-    let (dt, dv) = dst(&f.dst);
-    let (sts, svs): (Vec<TS>, Vec<TS>) = f.srcs.iter().map(src).unzip();
-    let (chain, vname) = (&f.chain, &f.variant);
-    let effects = vocab::EFFECTS.contains(&f.parts[0].as_str());
-    quote! {
-        impl ::ptxkit::ops::Form<#mods, #var> for #key {
-            type Dst = #dt;
-            type Src = (#(#sts,)*);
-            const DESC: &'static ::ptxkit::ops::FormDesc = &::ptxkit::ops::FormDesc {
-                chain: #chain, variant: #vname, dst: #dv, src: &[#(#svs),*], effects: #effects,
-            };
-        }
-    }
-}
-
-/// `forms!(family)`: the family's impls and its `FORMS` list.
+/// `forms!(family)`: the family's impls; its `FORMS`, one static array of descriptors that
+/// the impls point into (so listing the forms costs no trait resolution, and the
+/// descriptors are one item, not one per form); and the operand-kind types and arrays
+/// shared by the forms that take the same operands.
 pub fn expand(family: &str) -> Result<TS, String> {
     let t = tables()?;
     let fam = t.family(family).ok_or_else(|| format!("forms!: no table `{family}` (macros/src/vocab.rs lists them)"))?;
-    let impls = fam.forms.iter().map(|&i| form_impl(&t.forms[i]));
-    let list = fam.forms.iter().map(|&i| {
+    let mut shared: Vec<TS> = vec![];
+    let mut sigs: std::collections::HashMap<String, (proc_macro2::Ident, proc_macro2::Ident)> = std::collections::HashMap::new();
+    let mut impls = vec![];
+    let mut list = vec![];
+    for (n, &i) in fam.forms.iter().enumerate() {
         let f = &t.forms[i];
         let (key, mods) = chain_types(&f.parts);
         let var = variant_type(&f.variant);
-        quote!(<#key as ::ptxkit::ops::Form<#mods, #var>>::DESC)
-    });
+        let (dt, dv) = dst(&f.dst);
+        let (sts, svs): (Vec<TS>, Vec<TS>) = f.srcs.iter().map(src).unzip();
+        let sig = quote!(#(#sts,)*).to_string();
+        let next = sigs.len();
+        let (src_ty, src_kinds) = sigs
+            .entry(sig)
+            .or_insert_with(|| {
+                let (ty, kinds) = (format_ident!("Src{}", next), format_ident!("SRC{}", next));
+                let len = svs.len();
+                shared.push(quote! {
+                    #[doc(hidden)]
+                    pub type #ty = (#(#sts,)*);
+                    #[doc(hidden)]
+                    pub static #kinds: [::ptxkit::ops::Kind; #len] = [#(#svs),*];
+                });
+                (ty, kinds)
+            })
+            .clone();
+        let (chain, vname) = (&f.chain, &f.variant);
+        let effects = vocab::EFFECTS.contains(&f.parts[0].as_str());
+        impls.push(quote! {
+            impl ::ptxkit::ops::Form<#mods, #var> for #key {
+                type Dst = #dt;
+                type Src = #src_ty;
+                const DESC: &'static ::ptxkit::ops::FormDesc = &FORMS[#n];
+            }
+        });
+        list.push(quote!(::ptxkit::ops::FormDesc { chain: #chain, variant: #vname, dst: #dv, src: &#src_kinds, effects: #effects }));
+    }
+    let count = list.len();
     let doc = format!(
         "Every form of the `{family}` family ({} forms), for enumeration (ptxas checks, the ISA sweep). \
          The table they expand from (`macros/tables/{family}.forms`):\n\n```text\n{}```",
@@ -150,9 +166,10 @@ pub fn expand(family: &str) -> Result<TS, String> {
         fam.source
     );
     Ok(quote! {
+        #(#shared)*
         #(#impls)*
         #[doc = #doc]
-        pub static FORMS: &[&::ptxkit::ops::FormDesc] = &[#(#list),*];
+        pub static FORMS: [::ptxkit::ops::FormDesc; #count] = [#(#list),*];
     })
 }
 
@@ -161,7 +178,7 @@ pub fn families() -> Result<TS, String> {
     let t = tables()?;
     let items = t.families.iter().map(|f| {
         let (name, m) = (f.name, format_ident!("{}", f.name));
-        quote!((#name, #m::FORMS))
+        quote!((#name, &#m::FORMS))
     });
     Ok(quote!(&[#(#items),*]))
 }

@@ -98,18 +98,15 @@ pub trait Form<M, V = v::Plain> {
     /// The operand kinds, a tuple.
     type Src;
     const DESC: &'static FormDesc;
-    /// Whether the instruction is observable beyond its destination (memory, barriers,
-    /// warp-collective or control effects).
-    const SIDE_EFFECTS: bool = Self::DESC.effects;
 }
 
 /// Every family table, in order: `(name, forms)`.
-pub fn families() -> &'static [(&'static str, &'static [&'static FormDesc])] {
-    static F: &[(&str, &[&FormDesc])] = ptxkit_macros::families!();
+pub fn families() -> &'static [(&'static str, &'static [FormDesc])] {
+    static F: &[(&str, &[FormDesc])] = ptxkit_macros::families!();
     F
 }
 
 /// Every form of every family.
 pub fn all_forms() -> impl Iterator<Item = &'static FormDesc> {
-    families().iter().flat_map(|(_, f)| f.iter().copied())
+    families().iter().flat_map(|(_, f)| f.iter())
 }

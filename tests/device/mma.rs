@@ -352,7 +352,7 @@ impl Mma {
         )
     }
     fn desc(&self) -> &'static ptxkit::ops::FormDesc {
-        mma::FORMS.iter().copied().find(|f| f.chain == self.chain).unwrap_or_else(|| panic!("{} is not in mma::FORMS", self.chain))
+        mma::FORMS.iter().find(|f| f.chain == self.chain).unwrap_or_else(|| panic!("{} is not in mma::FORMS", self.chain))
     }
     /// The legal sparsity selectors the table records.
     fn selectors(&self) -> &'static [i64] {
@@ -1046,7 +1046,7 @@ fn vec_len(k: &Kind) -> usize {
 
 #[test]
 fn fragment_layouts_match_the_table() {
-    for desc in mma::FORMS {
+    for desc in &mma::FORMS {
         let f = Mma::parse(desc.chain);
         let (s, sa) = (f.shape, f.a_shape());
         let (na, nb, nc, nd) = f.counts();
