@@ -17,6 +17,10 @@
 //! largest `v_t` that exceeds its target's own minimum, and never below the oldest target's
 //! minimum. That is the least such `V`, so one version older fails at some target of the set.
 //! Rows whose form assembles nowhere are reported: they are table bugs.
+//!
+//! A form variant other than `plain` is an item of its own (`chain as variant`): its
+//! operands can need more than its chain does. Its row is written where it differs from
+//! its chain's (or its chain has no plain form); otherwise the chain's row stands for it.
 
 use ptxkit::builder::{Target, Version};
 use ptxkit::ops::{self, isa, FormDesc};
@@ -74,10 +78,11 @@ fn par_map<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
     out.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
 }
 
-/// What ptxas accepts at one (target, version): form chains and directives.
-fn accepted(px: &Path, forms: &[&'static FormDesc], t: Target, v: Version) -> HashSet<&'static str> {
-    let mut ok: HashSet<&'static str> = sample::assemblable(px, Mode::ParseOnly, forms, t, v).iter().map(|f| f.chain).collect();
-    ok.extend(directives_ok(px, t, v));
+/// What ptxas accepts at one (target, version): forms (by their ISA key: the chain, or
+/// `chain as variant`) and directives.
+fn accepted(px: &Path, forms: &[&'static FormDesc], t: Target, v: Version) -> HashSet<String> {
+    let mut ok: HashSet<String> = sample::assemblable(px, Mode::ParseOnly, forms, t, v).iter().map(|f| f.isa_key().into_owned()).collect();
+    ok.extend(directives_ok(px, t, v).into_iter().map(String::from));
     ok
 }
 
@@ -89,11 +94,11 @@ fn main() {
     let mut uniq: Vec<&'static FormDesc> = Vec::new();
     let mut seen = HashSet::new();
     for f in &forms {
-        if seen.insert(f.chain) {
+        if seen.insert(f.isa_key()) {
             uniq.push(f);
         }
     }
-    eprintln!("{} forms ({} distinct chains), {} targets", forms.len(), uniq.len(), Target::ALL.len());
+    eprintln!("{} forms ({} distinct chains and variants), {} targets", forms.len(), uniq.len(), Target::ALL.len());
 
     // Each target's own oldest version.
     let tver: HashMap<Target, Version> = par_map(Target::ALL, |&t| {
@@ -110,12 +115,12 @@ fn main() {
 
     // Target sets: what assembles at the newest version.
     let newest = par_map(&targets, |&t| accepted(&px, &uniq, t, Version::MAX));
-    let mut mask: HashMap<&'static str, u64> = HashMap::new();
-    let mut works: HashMap<(Target, Version), HashSet<&'static str>> = HashMap::new();
+    let mut mask: HashMap<String, u64> = HashMap::new();
+    let mut works: HashMap<(Target, Version), HashSet<String>> = HashMap::new();
     for (&t, ok) in targets.iter().zip(newest) {
         eprintln!("{t}: {} of {} forms at {}", ok.iter().filter(|k| !k.starts_with('.')).count(), uniq.len(), Version::MAX);
         for k in &ok {
-            *mask.entry(k).or_default() |= 1u64 << t.index();
+            *mask.entry(k.clone()).or_default() |= 1u64 << t.index();
         }
         works.insert((t, Version::MAX), ok);
     }
@@ -131,19 +136,19 @@ fn main() {
         .collect();
     let results = par_map(&jobs, |&(t, v)| {
         let here: Vec<&'static FormDesc> =
-            uniq.iter().copied().filter(|f| mask.get(f.chain).is_some_and(|m| m & (1u64 << t.index()) != 0)).collect();
+            uniq.iter().copied().filter(|f| mask.get(&*f.isa_key()).is_some_and(|m| m & (1u64 << t.index()) != 0)).collect();
         accepted(&px, &here, t, v)
     });
     works.extend(jobs.iter().copied().zip(results));
     eprintln!("{} (target, version) modules: {:.1?}", jobs.len() + targets.len(), start.elapsed());
 
     // Per item: v_t at every target of its set, then the recorded version.
-    let mut keys: Vec<&'static str> = DIRECTIVES.to_vec();
-    keys.extend(uniq.iter().map(|f| f.chain));
-    let mut ver: HashMap<&'static str, Version> = HashMap::new();
+    let mut keys: Vec<String> = DIRECTIVES.iter().map(|d| d.to_string()).collect();
+    keys.extend(uniq.iter().map(|f| f.isa_key().into_owned()));
+    let mut ver: HashMap<&str, Version> = HashMap::new();
     let mut gaps = 0;
     let mut raised = Vec::new();
-    for &k in &keys {
+    for k in keys.iter().map(String::as_str) {
         let Some(&m) = mask.get(k) else { continue };
         let mut need: Option<Version> = None; // the largest v_t above its target's minimum
         let mut oldest: Option<(Target, Version)> = None; // the oldest target and its v_t
@@ -190,7 +195,13 @@ fn main() {
     }
     out.push_str("# form or directive\toldest .version\ttargets\n");
     let mut nowhere = 0;
-    for &k in &keys {
+    for k in keys.iter().map(String::as_str) {
+        let row = |k: &str| Some((*ver.get(k)?, *mask.get(k)?));
+        if let Some((chain, _)) = k.split_once(" as ") {
+            if row(k).is_some() && row(k) == row(chain) {
+                continue; // the chain's row stands for the variant
+            }
+        }
         match (ver.get(k), mask.get(k)) {
             (Some(v), Some(m)) => out.push_str(&format!("{k}\t{v}\t{}\n", isa::format_targets(*m))),
             _ if k.starts_with('.') => eprintln!("directive {k} assembles nowhere"),

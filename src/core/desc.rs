@@ -24,9 +24,23 @@ impl FormDesc {
     pub fn opcode(&self) -> &'static str {
         self.chain.split('.').next().unwrap_or(self.chain)
     }
-    /// The ISA requirement recorded for this form.
+    /// The form's item in the ISA sweep: its chain, or `chain as variant` for a variant
+    /// other than `plain` (a variant can need more than its chain: the count operand of
+    /// `mbarrier.arrive` needs sm_90 where the chain alone runs on sm_80).
+    pub fn isa_key(&self) -> std::borrow::Cow<'static, str> {
+        if self.variant == "plain" {
+            std::borrow::Cow::Borrowed(self.chain)
+        } else {
+            std::borrow::Cow::Owned(format!("{} as {}", self.chain, self.variant))
+        }
+    }
+    /// The ISA requirement recorded for this form: the row of its variant where the table has
+    /// one (where the variant needs something else than its chain), else its chain's.
     pub fn req(&self) -> Option<Req> {
-        isa::form_req(self.chain)
+        if self.variant == "plain" {
+            return isa::form_req(self.chain);
+        }
+        isa::form_req(&self.isa_key()).or_else(|| isa::form_req(self.chain))
     }
 }
 

@@ -5,7 +5,9 @@
 //! assembles and the least version that, raised to each target's own minimum (as `.version`
 //! inference does), makes it assemble at every one of them.
 //! Rows: `@target  version` (a target's own minimum), `.directive  version  targets`,
-//! `chain  version  targets`. `targets` is `sm_80+` (that target and every newer one,
+//! `chain  version  targets`, and `chain as variant  version  targets` for a form variant
+//! whose operands need something else than its chain (the count of `mbarrier.arrive`); a
+//! variant without a row of its own has its chain's. `targets` is `sm_80+` (that target and every newer one,
 //! suffixed ones included) or a comma list.
 
 use super::target::{Suffix, Target, Version};
@@ -80,7 +82,8 @@ fn table() -> &'static Table {
     })
 }
 
-/// The requirement of a form chain (`redux.sync.add.u32`) or a directive (`.maxnreg`).
+/// The requirement of a form chain (`redux.sync.add.u32`), a variant of one
+/// (`mbarrier.arrive.shared.b64 as counted`) or a directive (`.maxnreg`).
 pub fn form_req(chain: &str) -> Option<Req> {
     table().forms.get(chain).copied()
 }

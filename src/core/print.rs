@@ -278,8 +278,8 @@ fn infer_version(m: &Module) -> Result<Version, Error> {
         let Item::Body(k) = item else { continue };
         let mut seen: HashSet<*const FormDesc, std::hash::BuildHasherDefault<PtrHash>> = HashSet::default();
         let mut last: *const FormDesc = std::ptr::null();
-        let check = |key: &str, need: &mut Version, why: &mut Option<(String, String)>| -> Result<(), Error> {
-            let r = isa::form_req(key).ok_or_else(|| Error::NoIsaData { instruction: key.to_string() })?;
+        let check = |key: &str, r: Option<isa::Req>, need: &mut Version, why: &mut Option<(String, String)>| -> Result<(), Error> {
+            let r = r.ok_or_else(|| Error::NoIsaData { instruction: key.to_string() })?;
             if !r.allows(target) {
                 return Err(Error::Unsupported {
                     kernel: k.name.to_string(),
@@ -302,12 +302,12 @@ fn infer_version(m: &Module) -> Result<Version, Error> {
                 }
                 last = f;
                 if seen.insert(f) {
-                    check(form.chain, &mut need, &mut why)?;
+                    check(&form.isa_key(), form.req(), &mut need, &mut why)?;
                 }
             }
         }
         for d in &k.directives {
-            check(d.keyword(), &mut need, &mut why)?;
+            check(d.keyword(), isa::form_req(d.keyword()), &mut need, &mut why)?;
         }
     }
     if let Some(v) = m.version {
