@@ -18,6 +18,27 @@
 //! `.sp` forms (1,056), where PTX.jl's 384 cover a subset of the N grid; ldmatrix and
 //! stmatrix here count each `.x1/.x2/.x4`, `.trans`, state-space spelling and Blackwell shape
 //! as its own form.
+//!
+//! Against PTX.jl's 480 mbarrier methods: its wrappers (per its documentation) cover init,
+//! inval, arrive (plain, `.noComplete`, `.expect_tx`), expect_tx, test_wait and try_wait (with
+//! `.parity`), with a method per Julia signature; how its 480 split over chains is not
+//! documented, so the numbers count different things. This table has one form per chain and
+//! operand layout, 265 in all, for the whole PTX ISA 9.0 grammar: besides what PTX.jl covers,
+//! `arrive_drop` in every variant, `complete_tx`, `pending_count`, the arrives on another
+//! CTA's barrier (`.shared::cluster`, sink destination), the `.relaxed` semantics of PTX ISA
+//! 8.6, explicit arrival counts (`as counted`), suspend-time hints (`as hinted`), and both
+//! orders ptxas takes for `arrive_drop.expect_tx`. Per opcode part, as printed: init 3, inval
+//! 3, expect_tx 12, complete_tx 12, arrive 66, arrive_drop 78, test_wait 30, try_wait 60,
+//! pending_count 1.
+//!
+//! The `cpasync` family (105 forms: `.ca` 4/8/16 bytes and `.cg` 16, each plain, `as src_size`
+//! and `as ignore_src`, with and without `.L2::cache_hint` and the three prefetch sizes, in
+//! both shared spellings; the groups; `cp.async.mbarrier.arrive`) against PTX.jl's cp_async
+//! wrapper (`.ca`/`.cg` with the size baked in, per its documentation): the wrapper lists no
+//! zero-fill, ignore-source, cache-hint or prefetch forms. The `cluster` family (152: mapa 4, getctarank 4,
+//! st.async 120 over `.weak`/`.cluster`/neither, with and without `.shared::cluster`, 8 scalar
+//! types, `.v2` of 8 and `.v4` of 4; red.async 24) has no PTX.jl wrapper in its documented
+//! list.
 
 use ptxkit::ops;
 
@@ -40,6 +61,17 @@ fn forms_per_family() {
                 forms.len() - mma(false) - mma(true)
             );
             assert_eq!((mma(false), mma(true)), (1092, 1056));
+        } else if *name == "mbarrier" {
+            let parts = ["init", "inval", "expect_tx", "complete_tx", "arrive", "arrive_drop", "test_wait", "try_wait", "pending_count"];
+            let per: Vec<(&str, usize)> =
+                parts.iter().map(|p| (*p, forms.iter().filter(|f| f.chain.split('.').nth(1) == Some(p)).count())).collect();
+            let listed = per.iter().map(|(p, n)| format!("{p} {n}")).collect::<Vec<_>>().join(", ");
+            println!("{:>10} {:>6} ({listed})", "mbarrier", forms.len());
+            assert_eq!(per.iter().map(|(_, n)| n).sum::<usize>(), forms.len());
+            assert_eq!(forms.len(), 265);
+        } else if *name == "cpasync" || *name == "cluster" {
+            println!("{name:>10} {:>6}", forms.len());
+            assert_eq!(forms.len(), if *name == "cpasync" { 105 } else { 152 });
         } else if *name == "matrix" {
             for op in ["ldmatrix", "stmatrix", "movmatrix"] {
                 println!("{:>10} {:>6}", op, forms.iter().filter(|f| f.opcode() == op).count());

@@ -19,6 +19,8 @@ pub const FAMILIES: &[(&str, &str)] = &[
     ("mma", include_str!("../tables/mma.forms")),
     ("wgmma", include_str!("../tables/wgmma.forms")),
     ("mbarrier", include_str!("../tables/mbarrier.forms")),
+    ("cpasync", include_str!("../tables/cpasync.forms")),
+    ("cluster", include_str!("../tables/cluster.forms")),
     ("bulk", include_str!("../tables/bulk.forms")),
     ("tcgen05", include_str!("../tables/tcgen05.forms")),
 ];
@@ -84,9 +86,11 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("pair", "A grouped second destination: `d|p`."),
     ("pack", "`mov.bN d, {a, b}`: two halves packed into one register."),
     ("unpack", "`mov.bN {a, b}, d`: one register split into halves."),
-    ("counted", "A barrier with an explicit thread count."),
+    ("counted", "An explicit count: the threads of a `bar`/`barrier`, the arrivals of an `mbarrier` arrive."),
     ("rs", "`wgmma` with A from registers instead of a shared-memory descriptor."),
     ("hinted", "A wait with a suspend-time hint."),
+    ("src_size", "`cp.async` with the number of source bytes to read; the rest of the destination is zero-filled."),
+    ("ignore_src", "`cp.async` with a predicate that, when true, ignores the source and writes zeros."),
 ];
 
 /// Opcodes whose instructions act beyond their destination registers (memory, barriers,

@@ -1,7 +1,26 @@
-//! Synchronisation: bar/barrier (CTA and cluster), bar.warp.sync, fence, membar, and
-//! nanosleep.
+//! Synchronisation: bar/barrier (CTA and cluster), bar.warp.sync, fence (thread fences,
+//! the `.sync_restrict` cluster fences, proxy fences, `fence.mbarrier_init`), membar,
+//! nanosleep, setmaxnreg and griddepcontrol.
 //!
 //! `bar.sync a, b` (with a thread count) is the `counted` variant of `bar.sync a`.
+//! `setmaxnreg` takes a multiple of 8 from 24 to 256 (a legal-value immediate: another value
+//! does not compile).
+//!
+//! ```
+//! use ptxkit::prelude::*;
+//!
+//! let mut m = Module::new(Target::SM_90);
+//! m.kernel("k", |k, ()| {
+//!     ptx!(k, "griddepcontrol.wait");
+//!     ptx!(k, "fence.mbarrier_init.release.cluster");
+//!     ptx!(k, "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster");
+//!     ptx!(k, "barrier.cluster.arrive.relaxed.aligned");
+//!     ptx!(k, "barrier.cluster.wait.acquire.aligned");
+//!     ptx!(k, "griddepcontrol.launch_dependents");
+//! })?;
+//! assert!(m.to_ptx()?.contains("griddepcontrol.launch_dependents;"));
+//! # Ok::<(), ptxkit::Error>(())
+//! ```
 //!
 //! The forms come from the table `macros/tables/sync.forms`; [`FORMS`] lists them and
 //! shows the table.
