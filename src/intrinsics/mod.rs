@@ -1,9 +1,11 @@
 //! Kernel intrinsics built only from typed operations, so what they emit is visible and
-//! checked: vectorised loads and stores ([`vector`]), memory ordering ([`order`]), and warp
-//! and block collectives ([`warp`], [`block`]) over any [`Value`].
+//! checked: vectorised loads and stores ([`vector`]), memory ordering ([`order`]), warp
+//! and block collectives ([`warp`], [`block`]) over any [`Value`], and shared-memory barrier
+//! objects with bounded waits and producer–consumer rings ([`mbarrier`]).
 
 pub mod block;
 pub mod gmma;
+pub mod mbarrier;
 pub mod order;
 pub mod vector;
 pub mod warp;

@@ -1,0 +1,472 @@
+//! Barrier objects in shared memory as typed handles: [`Mbarrier`] (one 64-bit barrier in
+//! the executing CTA), [`Mbarriers`] (an array of them), waits bounded by a [`Deadline`], and
+//! a [`Ring`] of full/empty stage barriers for producer–consumer pipelines.
+//!
+//! A barrier counts arrivals (and, with `expect_tx`, the bytes of asynchronous copies) and
+//! completes a phase when the count of its current phase is reached; the phase's parity then
+//! flips. A waiter names the parity of the phase it waits for. Every wait here is bounded: it
+//! tries `try_wait` a fixed number of times, and a wait that runs out counts a timeout in its
+//! [`Deadline`] and returns `false`, so a test can report a barrier that never completed
+//! instead of hanging. Once a thread's deadline has a timeout, its later waits give up at
+//! once, so a kernel whose pipeline broke still finishes promptly.
+//!
+//! A ring with one producer warp and three consumer warps, each iteration a few lines:
+//!
+//! ```
+//! use ptxkit::prelude::*;
+//! use ptxkit::intrinsics::mbarrier::{Deadline, Publish, Ring};
+//!
+//! let mut m = Module::new(Target::SM_90);
+//! m.kernel("ring", |k, (input, out, tiles): (GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>)| {
+//!     let ring = Ring::new(k, "ring", 4);
+//!     let data = k.shared_array::<U32>("stage_data", 4 * 32, 16);
+//!     // full: 32 producer arrivals per phase; empty: 96 consumer arrivals.
+//!     ring.init(k, 32, 96, Publish::Cta);
+//!     let d = Deadline::new(k, 1 << 20);
+//!     let lane = k.lane_id();
+//!     let tid = ptx!(k, "mov.u32", sreg::TID_X);
+//!     let producer = ptx!(k, "setp.lt.u32", tid, 32u32);
+//!     let sum = ptx!(k, "mov.u32", 0u32);
+//!     k.if_else(producer, |k| {
+//!         k.for_range(0u32, tiles, 1, |k, i| {
+//!             let s = ring.slot(k, i);
+//!             s.acquire(k, &d);                      // wait until the stage is empty
+//!             let at = ptx!(k, "mad.lo.u32", s.stage, 32u32, lane);
+//!             let g = ptx!(k, "mad.lo.u32", i, 32u32, lane);
+//!             let v = k.ld(input.at(g));
+//!             k.st(data.at(at), v);
+//!             s.commit(k);                           // arrive on full
+//!         });
+//!     }, |k| {
+//!         k.for_range(0u32, tiles, 1, |k, i| {
+//!             let s = ring.slot(k, i);
+//!             s.wait(k, &d);                         // wait until the stage is full
+//!             let at = ptx!(k, "mad.lo.u32", s.stage, 32u32, lane);
+//!             let v = k.ld(data.at(at));
+//!             ptx!(k, "add.u32" => sum, sum, v);
+//!             s.release(k);                          // arrive on empty
+//!         });
+//!     });
+//!     k.st(out.at(tid), sum);
+//!     let timeouts = d.timeouts();
+//!     k.st(out.offset(128).at(tid), timeouts);
+//! })?;
+//! let text = m.to_ptx()?;
+//! assert!(text.contains("mbarrier.try_wait.parity.shared.b64"));
+//! assert!(text.contains("mbarrier.init.shared.b64 [ring_full], 32;"));
+//! # Ok::<(), ptxkit::Error>(())
+//! ```
+
+use crate::builder::Kernel;
+use crate::ops::{m, Operand, StateSpace};
+use crate::ptx;
+use crate::regs::Ptr;
+use crate::types::{Pred, Reg, B64, U32};
+
+/// State spaces an [`Mbarrier`] may live in: the executing CTA's shared window.
+#[diagnostic::on_unimplemented(
+    message = "an mbarrier must be in the executing CTA's shared memory, not in `{Self}`",
+    label = "not a `.shared` pointer",
+    note = "allocate barriers with `k.mbarriers(..)` or `k.shared_array::<B64>(..)`, or carve them from `k.dynamic_shared()`; another CTA's barrier is `Mbarrier::in_cta`"
+)]
+pub trait CtaShared: StateSpace<AddrT = U32> {}
+impl CtaShared for m::Shared {}
+impl CtaShared for m::SharedCta {}
+
+/// A 64-bit mbarrier object in the executing CTA's shared memory (8-byte aligned).
+#[derive(Clone, Copy, Debug)]
+pub struct Mbarrier {
+    ptr: Ptr<m::Shared, B64>,
+}
+
+impl Mbarrier {
+    /// The barrier at `ptr`: an element of a `.shared` array of `B64` (8-byte aligned), or
+    /// a place in dynamic shared memory. A generic, global or `.shared::cluster` pointer
+    /// does not compile.
+    pub fn at<S: CtaShared>(ptr: Ptr<S, B64>) -> Mbarrier {
+        Mbarrier { ptr: Ptr::from_base(ptr.base).byte_offset(ptr.off) }
+    }
+
+    /// The barrier's address.
+    pub fn ptr(self) -> Ptr<m::Shared, B64> {
+        self.ptr
+    }
+
+    /// `mbarrier.init.shared.b64 [bar], count`: a fresh barrier whose phases complete after
+    /// `count` arrivals (1 to 2^20 - 1). One thread initialises, before any other use; the
+    /// others may use the barrier once the initialisation is published, which
+    /// [`Kernel::init_barriers`] does.
+    pub fn init(self, k: &mut Kernel, count: impl Operand<U32>) {
+        ptx!(k, "mbarrier.init.shared.b64", self.ptr, count);
+    }
+
+    /// `mbarrier.inval.shared.b64 [bar]`: ends the barrier's life, so that its memory can be
+    /// reused (or the barrier initialised again).
+    pub fn inval(self, k: &mut Kernel) {
+        ptx!(k, "mbarrier.inval.shared.b64", self.ptr);
+    }
+
+    /// `mbarrier.arrive.shared.b64`: one arrival, with release semantics at CTA scope (the
+    /// thread's earlier writes are visible to whoever waits on the phase). Returns the
+    /// barrier's state before the arrival, for [`Mbarrier::test_wait_state`].
+    pub fn arrive(self, k: &mut Kernel) -> Reg<B64> {
+        ptx!(k, "mbarrier.arrive.shared.b64", self.ptr)
+    }
+
+    /// `mbarrier.arrive.shared::cta.b64 state, [bar], count`: `count` arrivals at once
+    /// (sm_90).
+    pub fn arrive_n(self, k: &mut Kernel, count: impl Operand<U32>) -> Reg<B64> {
+        ptx!(k, "mbarrier.arrive.shared::cta.b64" as counted, self.ptr, count)
+    }
+
+    /// `mbarrier.arrive.expect_tx.shared::cta.b64`: adds `bytes` to the transaction count the
+    /// phase waits for (what asynchronous copies complete with `complete_tx`), and arrives
+    /// (sm_90).
+    pub fn arrive_expect_tx(self, k: &mut Kernel, bytes: impl Operand<U32>) -> Reg<B64> {
+        ptx!(k, "mbarrier.arrive.expect_tx.shared::cta.b64", self.ptr, bytes)
+    }
+
+    /// `mbarrier.expect_tx.relaxed.cta.shared::cta.b64`: adds `bytes` to the transaction count
+    /// without arriving (sm_90).
+    pub fn expect_tx(self, k: &mut Kernel, bytes: impl Operand<U32>) {
+        ptx!(k, "mbarrier.expect_tx.relaxed.cta.shared::cta.b64", self.ptr, bytes);
+    }
+
+    /// `mbarrier.try_wait.parity.shared.b64`: one try (suspending up to a system-dependent
+    /// time) for the completion of the phase of parity `parity`; acquire semantics at CTA
+    /// scope. `true` when the phase has completed (sm_90).
+    pub fn try_wait(self, k: &mut Kernel, parity: impl Operand<U32>) -> Reg<Pred> {
+        ptx!(k, "mbarrier.try_wait.parity.shared.b64", self.ptr, parity)
+    }
+
+    /// `mbarrier.test_wait.shared.b64`: whether the phase of `state` (returned by an arrive
+    /// on this barrier) has completed, without waiting (sm_80).
+    pub fn test_wait_state(self, k: &mut Kernel, state: Reg<B64>) -> Reg<Pred> {
+        ptx!(k, "mbarrier.test_wait.shared.b64", self.ptr, state)
+    }
+
+    /// Waits for the completion of the phase of parity `parity`, trying at most as often as
+    /// `deadline` allows: `try_wait.parity` in a loop with a try counter. Returns `true` when
+    /// the phase completed, `false` when the wait gave up (the deadline then counts a
+    /// timeout; a thread whose deadline has one gives up at once). Acquire semantics at CTA
+    /// scope (sm_90).
+    pub fn wait<P: Operand<U32> + Copy>(self, k: &mut Kernel, parity: P, deadline: &Deadline) -> Reg<Pred> {
+        let done: Reg<Pred> = k.reg();
+        ptx!(k, "mov.pred" => done, false);
+        let tries = ptx!(k, "mov.u32", 0u32);
+        let end = k.label();
+        let failed_before = ptx!(k, "setp.ne.u32", deadline.timeouts, 0u32);
+        k.bra_if(failed_before, end);
+        k.loop_(|k, l| {
+            match deadline.hint_ns {
+                None => ptx!(k, "mbarrier.try_wait.parity.shared.b64" => done, self.ptr, parity),
+                Some(ns) => ptx!(k, "mbarrier.try_wait.parity.shared.b64" as hinted => done, self.ptr, parity, ns),
+            };
+            k.bra_if(done, l.brk);
+            ptx!(k, "add.u32" => tries, tries, 1u32);
+            let more = ptx!(k, "setp.lt.u32", tries, deadline.tries);
+            k.bra_if(more, l.cont);
+            ptx!(k, "add.u32" => deadline.timeouts, deadline.timeouts, 1u32);
+            k.bra(l.brk);
+        });
+        k.place(end);
+        done
+    }
+
+    /// The barrier at the same offset in the shared memory of CTA `rank` of the cluster
+    /// (`mapa.shared::cluster.u32`; sm_90). The CTA must be running: synchronise the cluster
+    /// first.
+    pub fn in_cta(self, k: &mut Kernel, rank: impl Operand<U32>) -> RemoteMbarrier {
+        RemoteMbarrier { ptr: k.map_shared(self.ptr, rank) }
+    }
+}
+
+/// An mbarrier in the shared memory of some CTA of the cluster (perhaps another one): what
+/// `st.async` and `red.async` complete on, and what a thread of another CTA may arrive on.
+#[derive(Clone, Copy, Debug)]
+pub struct RemoteMbarrier {
+    ptr: Ptr<m::SharedCluster, B64>,
+}
+
+impl RemoteMbarrier {
+    /// The barrier at a `.shared::cluster` address.
+    pub fn at(ptr: Ptr<m::SharedCluster, B64>) -> RemoteMbarrier {
+        RemoteMbarrier { ptr }
+    }
+    /// The barrier's `.shared::cluster` address.
+    pub fn ptr(self) -> Ptr<m::SharedCluster, B64> {
+        self.ptr
+    }
+    /// `mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar]`: one arrival, releasing
+    /// the thread's earlier writes at cluster scope.
+    pub fn arrive(self, k: &mut Kernel) {
+        ptx!(k, "mbarrier.arrive.release.cluster.shared::cluster.b64", self.ptr);
+    }
+    /// `mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [bar], bytes`.
+    pub fn arrive_expect_tx(self, k: &mut Kernel, bytes: impl Operand<U32>) {
+        ptx!(k, "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64", self.ptr, bytes);
+    }
+}
+
+/// The bound on one thread's waits: each wait tries `try_wait` at most `tries` times (each
+/// try suspends for up to a system-dependent time, or about `hint_ns` nanoseconds with
+/// [`Deadline::with_hint_ns`]). The number of waits that gave up is kept in a register,
+/// [`Deadline::timeouts`], for the kernel to store where the host can check it.
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline {
+    tries: u32,
+    hint_ns: Option<u32>,
+    timeouts: Reg<U32>,
+}
+
+impl Deadline {
+    /// A deadline of `tries` tries per wait, with no timeout yet (`mov.u32 t, 0`).
+    pub fn new(k: &mut Kernel, tries: u32) -> Deadline {
+        let timeouts = ptx!(k, "mov.u32", 0u32);
+        Deadline { tries: tries.max(1), hint_ns: None, timeouts }
+    }
+    /// Each try suspends for about `ns` nanoseconds at most (the suspend-time hint of
+    /// `try_wait`), so a wait that gives up does so after about `tries * ns` nanoseconds.
+    pub fn with_hint_ns(self, ns: u32) -> Deadline {
+        Deadline { hint_ns: Some(ns), ..self }
+    }
+    /// How many waits gave up so far (0 when every wait completed).
+    pub fn timeouts(&self) -> Reg<U32> {
+        self.timeouts
+    }
+    /// Whether some wait gave up.
+    pub fn timed_out(&self, k: &mut Kernel) -> Reg<Pred> {
+        ptx!(k, "setp.ne.u32", self.timeouts, 0u32)
+    }
+}
+
+/// An array of barriers in the executing CTA's shared memory.
+#[derive(Clone, Copy, Debug)]
+pub struct Mbarriers {
+    base: Ptr<m::Shared, B64>,
+    len: u32,
+}
+
+impl Mbarriers {
+    /// `len` barriers from `ptr` on (8 bytes each).
+    pub fn from_ptr<S: CtaShared>(ptr: Ptr<S, B64>, len: u32) -> Mbarriers {
+        Mbarriers { base: Mbarrier::at(ptr).ptr, len }
+    }
+    /// How many barriers there are.
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Barrier `i` (a constant index, folded into the address). Panics if `i >= len`.
+    pub fn get(&self, i: u32) -> Mbarrier {
+        assert!(i < self.len, "barrier {i} of an array of {}", self.len);
+        Mbarrier { ptr: self.base.offset(i as i64) }
+    }
+    /// Barrier `i` for an index in a register (`base + 8 * i`, not checked).
+    pub fn at(&self, k: &mut Kernel, i: Reg<U32>) -> Mbarrier {
+        let base = self.base.addr(k);
+        let a = ptx!(k, "mad.lo.u32", i, 8u32, base);
+        Mbarrier { ptr: Ptr::from_reg32(a) }
+    }
+    /// Initialises every barrier to complete after `count` arrivals (one `mbarrier.init`
+    /// each); the same rules as [`Mbarrier::init`].
+    pub fn init(&self, k: &mut Kernel, count: u32) {
+        for i in 0..self.len {
+            self.get(i).init(k, count);
+        }
+    }
+}
+
+/// Whom a barrier initialisation must reach before the barriers are used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Publish {
+    /// The threads of the CTA: `bar.sync 0` after the initialisation (every thread of the
+    /// CTA must reach it).
+    Cta,
+    /// The cluster and the asynchronous units (other CTAs arriving remotely, `st.async`,
+    /// bulk copies): `fence.mbarrier_init.release.cluster` by the initialising thread, then
+    /// `barrier.cluster.arrive.release` and `barrier.cluster.wait.acquire` in every thread of
+    /// every CTA of the cluster (sm_90).
+    Cluster,
+}
+
+impl Kernel {
+    /// `len` barriers in a new `.shared` array `name`, 8-byte aligned.
+    pub fn mbarriers(&mut self, name: &str, len: u32) -> Mbarriers {
+        let base = self.shared_array::<B64>(name, len, 8);
+        Mbarriers { base, len }
+    }
+
+    /// Runs `init` in thread 0 of the CTA only (the flattened thread index), then publishes
+    /// the initialisation as `publish` says. Every thread of the CTA (of the cluster, for
+    /// [`Publish::Cluster`]) must call it.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    /// use ptxkit::intrinsics::mbarrier::Publish;
+    ///
+    /// let mut m = Module::new(Target::SM_90);
+    /// m.kernel("k", |k, ()| {
+    ///     let bars = k.mbarriers("bars", 2);
+    ///     k.init_barriers(Publish::Cluster, |k| bars.init(k, 1));
+    /// })?;
+    /// let text = m.to_ptx()?;
+    /// assert!(text.contains("fence.mbarrier_init.release.cluster;"));
+    /// assert!(text.contains("barrier.cluster.wait.acquire;"));
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn init_barriers(&mut self, publish: Publish, init: impl FnOnce(&mut Kernel)) {
+        let t = self.thread_rank();
+        let first = ptx!(self, "setp.eq.u32", t, 0u32);
+        self.if_(first, |k| {
+            init(k);
+            if publish == Publish::Cluster {
+                ptx!(k, "fence.mbarrier_init.release.cluster");
+            }
+        });
+        match publish {
+            Publish::Cta => {
+                ptx!(self, "bar.sync", 0u32);
+            }
+            Publish::Cluster => self.cluster_sync(),
+        }
+    }
+
+    /// `barrier.cluster.arrive.release` then `barrier.cluster.wait.acquire`: every thread of
+    /// every CTA of the cluster meets here, and their earlier writes (shared memory of any
+    /// CTA of the cluster included) are visible after it (sm_90).
+    pub fn cluster_sync(&mut self) {
+        ptx!(self, "barrier.cluster.arrive.release");
+        ptx!(self, "barrier.cluster.wait.acquire");
+    }
+
+    /// The address `ptr` names in the shared memory of CTA `rank` of the cluster
+    /// (`mapa.shared::cluster.u32`; sm_90): a `.shared::cluster` pointer, for
+    /// `st.shared::cluster`, `ld.shared::cluster`, `st.async` and remote barriers.
+    pub fn map_shared<S: CtaShared, T: crate::types::DataType>(
+        &mut self,
+        ptr: Ptr<S, T>,
+        rank: impl Operand<U32>,
+    ) -> Ptr<m::SharedCluster, T> {
+        let a = ptr.addr(self);
+        let r = ptx!(self, "mapa.shared::cluster.u32", a, rank);
+        Ptr::from_reg32(r)
+    }
+}
+
+/// A ring of `stages` buffers, each with a *full* barrier (producers arrive when they wrote
+/// the stage) and an *empty* one (consumers arrive when they are done with it).
+///
+/// Iteration `i` uses stage `i % stages`; its round `i / stages` fixes the parities:
+/// consumers wait on `full` for parity `round & 1`, producers on `empty` for the previous
+/// round, parity `(round & 1) ^ 1`, which a fresh barrier reports complete at once (the first
+/// round has nothing to wait for). [`Ring::slot`] computes all of it from a running index in
+/// registers.
+#[derive(Clone, Copy, Debug)]
+pub struct Ring {
+    stages: u32,
+    full: Mbarriers,
+    empty: Mbarriers,
+}
+
+impl Ring {
+    /// `stages` full and `stages` empty barriers, in new shared arrays `{name}_full` and
+    /// `{name}_empty`.
+    pub fn new(k: &mut Kernel, name: &str, stages: u32) -> Ring {
+        if stages == 0 {
+            k.invalid(format!("ring `{name}` needs at least one stage"));
+        }
+        let full = k.mbarriers(&format!("{name}_full"), stages);
+        let empty = k.mbarriers(&format!("{name}_empty"), stages);
+        Ring { stages: stages.max(1), full, empty }
+    }
+
+    /// Initialises the ring in thread 0 and publishes it ([`Kernel::init_barriers`]): each
+    /// full barrier completes after `producers` arrivals, each empty one after `consumers`.
+    pub fn init(&self, k: &mut Kernel, producers: u32, consumers: u32, publish: Publish) {
+        let (full, empty) = (self.full, self.empty);
+        k.init_barriers(publish, |k| {
+            full.init(k, producers);
+            empty.init(k, consumers);
+        });
+    }
+
+    /// The number of stages.
+    pub fn stages(&self) -> u32 {
+        self.stages
+    }
+    /// The full barriers.
+    pub fn full(&self) -> Mbarriers {
+        self.full
+    }
+    /// The empty barriers.
+    pub fn empty(&self) -> Mbarriers {
+        self.empty
+    }
+
+    /// The stage of iteration `i`: `i % stages` (`and.b32` when `stages` is a power of two).
+    pub fn stage(&self, k: &mut Kernel, i: Reg<U32>) -> Reg<U32> {
+        if self.stages.is_power_of_two() {
+            ptx!(k, "and.b32", i, self.stages - 1).bitcast()
+        } else {
+            ptx!(k, "rem.u32", i, self.stages)
+        }
+    }
+
+    /// The parity of the phase iteration `i` fills: `(i / stages) & 1`.
+    pub fn parity(&self, k: &mut Kernel, i: Reg<U32>) -> Reg<U32> {
+        let round = if self.stages.is_power_of_two() {
+            ptx!(k, "shr.u32", i, self.stages.trailing_zeros())
+        } else {
+            ptx!(k, "div.u32", i, self.stages)
+        };
+        ptx!(k, "and.b32", round, 1u32).bitcast()
+    }
+
+    /// Everything iteration `i` needs: its stage, its parity, and the stage's barriers.
+    pub fn slot(&self, k: &mut Kernel, i: Reg<U32>) -> Slot {
+        let stage = self.stage(k, i);
+        let parity = self.parity(k, i);
+        let full = self.full.at(k, stage);
+        let empty = self.empty.at(k, stage);
+        Slot { stage, parity, full, empty }
+    }
+}
+
+/// One iteration's stage of a [`Ring`].
+#[derive(Clone, Copy, Debug)]
+pub struct Slot {
+    /// The stage, from 0 to `stages - 1`.
+    pub stage: Reg<U32>,
+    /// The parity of the phase this iteration fills: `(i / stages) & 1`.
+    pub parity: Reg<U32>,
+    /// The stage's full barrier.
+    pub full: Mbarrier,
+    /// The stage's empty barrier.
+    pub empty: Mbarrier,
+}
+
+impl Slot {
+    /// Producer: waits (bounded) until the consumers released this stage's previous round
+    /// (`empty`, parity `parity ^ 1`; the first round passes at once). `true` when it did.
+    pub fn acquire(&self, k: &mut Kernel, deadline: &Deadline) -> Reg<Pred> {
+        let prev = ptx!(k, "xor.b32", self.parity, 1u32).bitcast::<U32>();
+        self.empty.wait(k, prev, deadline)
+    }
+    /// Producer: arrives on the stage's full barrier (releasing this thread's writes).
+    pub fn commit(&self, k: &mut Kernel) {
+        self.full.arrive(k);
+    }
+    /// Consumer: waits (bounded) until the stage is full for this round (`full`, parity
+    /// `parity`). `true` when it is.
+    pub fn wait(&self, k: &mut Kernel, deadline: &Deadline) -> Reg<Pred> {
+        self.full.wait(k, self.parity, deadline)
+    }
+    /// Consumer: arrives on the stage's empty barrier (this thread is done with it).
+    pub fn release(&self, k: &mut Kernel) {
+        self.empty.arrive(k);
+    }
+}
