@@ -154,21 +154,20 @@ impl Mbarrier {
         let done: Reg<Pred> = k.reg();
         ptx!(k, "mov.pred" => done, false);
         let tries = ptx!(k, "mov.u32", 0u32);
-        let end = k.label();
+        let (head, end) = (k.label(), k.label());
         let failed_before = ptx!(k, "setp.ne.u32", deadline.timeouts, 0u32);
         k.bra_if(failed_before, end);
-        k.loop_(|k, l| {
-            match deadline.hint_ns {
-                None => ptx!(k, "mbarrier.try_wait.parity.shared.b64" => done, self.ptr, parity),
-                Some(ns) => ptx!(k, "mbarrier.try_wait.parity.shared.b64" as hinted => done, self.ptr, parity, ns),
-            };
-            k.bra_if(done, l.brk);
-            ptx!(k, "add.u32" => tries, tries, 1u32);
-            let more = ptx!(k, "setp.lt.u32", tries, deadline.tries);
-            k.bra_if(more, l.cont);
-            ptx!(k, "add.u32" => deadline.timeouts, deadline.timeouts, 1u32);
-            k.bra(l.brk);
-        });
+        // head: try; leave when done; count the try; again while tries remain; else a timeout.
+        k.place(head);
+        match deadline.hint_ns {
+            None => ptx!(k, "mbarrier.try_wait.parity.shared.b64" => done, self.ptr, parity),
+            Some(ns) => ptx!(k, "mbarrier.try_wait.parity.shared.b64" as hinted => done, self.ptr, parity, ns),
+        };
+        k.bra_if(done, end);
+        ptx!(k, "add.u32" => tries, tries, 1u32);
+        let more = ptx!(k, "setp.lt.u32", tries, deadline.tries);
+        k.bra_if(more, head);
+        ptx!(k, "add.u32" => deadline.timeouts, deadline.timeouts, 1u32);
         k.place(end);
         done
     }

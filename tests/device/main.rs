@@ -5,7 +5,9 @@
 #![cfg(feature = "cuda")]
 
 mod arith;
+mod async_copy;
 mod bits;
+mod cluster;
 mod cmp_cvt;
 #[path = "../common/mod.rs"]
 mod common;
@@ -15,7 +17,9 @@ mod matrix;
 mod memory;
 mod mma;
 mod params;
+mod pipeline;
 mod reference;
+mod setmaxnreg;
 mod warp;
 mod wgmma;
 
