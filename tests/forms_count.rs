@@ -39,8 +39,34 @@
 //! st.async 120 over `.weak`/`.cluster`/neither, with and without `.shared::cluster`, 8 scalar
 //! types, `.v2` of 8 and `.v4` of 4; red.async 24) has no PTX.jl wrapper in its documented
 //! list.
+//!
+//! Against PTX.jl's 360 TMA methods (its `wrappers/tma.jl`: `cp.async.bulk.tensor` tile-mode
+//! loads of 1 to 5 dimensions into `shared::cluster` or `shared::cta` and tile-mode stores,
+//! registered per typed signature): the `bulk` table here has the same tile
+//! loads and stores, each with and without `.L2::cache_hint` (and the `.tile` spelled or
+//! left to its default), plus multicast, `.cta_group`, the im2col modes with their offsets,
+//! the sm_100 gather4/scatter4 and im2col::w modes, tensor reductions and prefetches, the
+//! non-tensor bulk copies and reductions, bulk-group commit/wait, and the tensor-map
+//! instructions (prefetch, `tensormap.replace`, `tensormap.cp_fenceproxy`, the tensormap proxy
+//! fences). The tensor-copy part (loads, stores, reductions, prefetches of tensors) is the
+//! count to set against PTX.jl's 360.
 
 use ptxkit::ops;
+
+/// The groups of the `bulk` family, by chain prefix (longest first).
+fn bulk_group(chain: &str) -> &'static str {
+    const GROUPS: &[(&str, &str)] = &[
+        ("cp.async.bulk.tensor.", "tensor load/store"),
+        ("cp.reduce.async.bulk.tensor.", "tensor reduce"),
+        ("cp.async.bulk.prefetch.tensor.", "tensor prefetch"),
+        ("cp.async.bulk.prefetch.", "bulk prefetch"),
+        ("cp.reduce.async.bulk.", "bulk reduce"),
+        ("cp.async.bulk.commit_group", "commit/wait"),
+        ("cp.async.bulk.wait_group", "commit/wait"),
+        ("cp.async.bulk.", "bulk copy"),
+    ];
+    GROUPS.iter().find(|(p, _)| chain.starts_with(p)).map_or("tensor map", |(_, g)| g)
+}
 
 #[test]
 fn forms_per_family() {
@@ -72,6 +98,25 @@ fn forms_per_family() {
         } else if *name == "cpasync" || *name == "cluster" {
             println!("{name:>10} {:>6}", forms.len());
             assert_eq!(forms.len(), if *name == "cpasync" { 105 } else { 152 });
+        } else if *name == "bulk" {
+            let mut groups: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+            for f in forms.iter() {
+                *groups.entry(bulk_group(f.chain)).or_default() += 1;
+            }
+            let loads = forms.iter().filter(|f| f.chain.starts_with("cp.async.bulk.tensor.") && f.chain.contains("mbarrier")).count();
+            let tensor = groups["tensor load/store"] + groups["tensor reduce"] + groups["tensor prefetch"];
+            println!(
+                "{:>10} {:>6} ({tensor} tensor copies: {loads} loads, {} stores, {} reductions, {} prefetches)",
+                "bulk",
+                forms.len(),
+                groups["tensor load/store"] - loads,
+                groups["tensor reduce"],
+                groups["tensor prefetch"]
+            );
+            for (g, n) in &groups {
+                println!("{:>10} {:>6} {g}", "", n);
+            }
+            assert_eq!((tensor, loads), (636, 360), "tensor copies (PTX.jl: 360 TMA methods)");
         } else if *name == "matrix" {
             for op in ["ldmatrix", "stmatrix", "movmatrix"] {
                 println!("{:>10} {:>6}", op, forms.iter().filter(|f| f.opcode() == op).count());

@@ -112,6 +112,74 @@ fn tensor_copies_with_per_operand_spaces() {
 }
 
 #[test]
+fn bulk_copies_reductions_prefetches_and_tensor_map_instructions() {
+    let mut m = Module::new(Target::SM_90A);
+    m.kernel("bulk", |k, (src, dst, map, peer): (GlobalPtr<U32>, GlobalPtr<U32>, Reg<U64>, Reg<U32>)| {
+        let buf = k.shared_array::<U32>("buf", 1024, 1024);
+        let bar = k.shared_array::<B64>("bar", 1, 8);
+        let policy = ptx!(k, "mov.u64", 0u64);
+        let mask = ptx!(k, "mov.u16", 3u16);
+        ptx!(k, "mbarrier.init.shared::cta.b64", bar, 1u32);
+        ptx!(k, "mbarrier.arrive.expect_tx.shared::cta.b64", bar, 4096u32);
+        ptx!(k, "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes", buf, src, 4096u32, bar);
+        ptx!(
+            k,
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint",
+            buf,
+            src,
+            4096u32,
+            bar,
+            mask,
+            policy
+        );
+        // Another CTA's buffer and barrier: `.shared::cluster` addresses from registers.
+        let remote: Ptr<ptxkit::ops::m::SharedCluster, U32> = Ptr::from_reg32(peer);
+        let rbar: Ptr<ptxkit::ops::m::SharedCluster, B64> = Ptr::from_reg32(peer).byte_offset(4096);
+        ptx!(k, "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes", remote, buf, 256u32, rbar);
+        ptx!(k, "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32", remote, buf, 256u32, rbar);
+        ptx!(k, "cp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.add.noftz.bf16", dst, buf, 4096u32, policy);
+        ptx!(k, "cp.async.bulk.global.shared::cta.bulk_group", dst, buf, 4096u32);
+        ptx!(k, "cp.async.bulk.prefetch.L2.global", src, 4096u32);
+        let (x, y, z) = (ptx!(k, "mov.s32", 0i32), ptx!(k, "mov.s32", 8i32), ptx!(k, "mov.s32", 1i32));
+        let off: [Reg<U16>; 1] = [ptx!(k, "mov.u16", 1u16)];
+        ptx!(k, "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col", TensorAt::new(map, [x, y, z]), off);
+        ptx!(k, "cp.async.bulk.prefetch.tensor.2d.L2.global.tile.L2::cache_hint", TensorAt::new(map, [x, y]), policy);
+        ptx!(
+            k,
+            "cp.async.bulk.tensor.3d.shared::cta.global.im2col.mbarrier::complete_tx::bytes.L2::cache_hint",
+            buf,
+            TensorAt::new(map, [x, y, z]),
+            bar,
+            off,
+            policy
+        );
+        ptx!(k, "cp.reduce.async.bulk.tensor.2d.global.shared::cta.max.tile.bulk_group", TensorAt::new(map, [x, y]), buf);
+        ptx!(
+            k,
+            "cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group.L2::cache_hint",
+            TensorAt::new(map, [x, y, z]),
+            buf,
+            policy
+        );
+        ptx!(k, "cp.async.bulk.commit_group");
+        ptx!(k, "cp.async.bulk.wait_group", 0);
+        // A tensor map edited in shared memory, copied out with the proxy fence, acquired.
+        ptx!(k, "tensormap.replace.tile.global_address.shared::cta.b1024.b64", buf, policy);
+        ptx!(k, "tensormap.replace.tile.global_stride.shared::cta.b1024.b64", buf, Const::<0>, 256u64);
+        ptx!(k, "tensormap.replace.tile.elemtype.shared::cta.b1024.b32", buf, Const::<7>);
+        ptx!(k, "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned", dst, buf, 128u32);
+        ptx!(k, "fence.proxy.tensormap::generic.acquire.gpu", GenericPtr::<B8>::from_reg(map), 128u32);
+        ptx!(k, "prefetch.tensormap", GenericPtr::<B8>::from_reg(map));
+    })
+    .unwrap();
+    let text = assemble("bulk", &m);
+    // A one-element offset vector is still braced.
+    assert!(text.contains("cp.async.bulk.prefetch.tensor.3d.L2.global.im2col [%rd5, {%r2, %r3, %r4}], {%rs2};"), "{text}");
+    assert!(text.contains("multicast::cluster.L2::cache_hint [buf], [%rd2], 4096, [bar], %rs1, %rd6;"), "{text}");
+    assert!(text.contains("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [buf], 7;"), "{text}");
+}
+
+#[test]
 fn tensor_memory_and_several_destinations() {
     let mut m = Module::new(Target::SM_103A);
     m.kernel("tmem", |k, (out,): (GlobalPtr<F32>,)| {
