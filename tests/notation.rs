@@ -8,6 +8,7 @@
 mod common;
 
 use common::assemble;
+use ptxkit::builder::TensorElem;
 use ptxkit::ops::Acc;
 use ptxkit::prelude::*;
 use ptxkit::regs::{TensorAt, TmemAddr};
@@ -177,6 +178,57 @@ fn bulk_copies_reductions_prefetches_and_tensor_map_instructions() {
     assert!(text.contains("cp.async.bulk.prefetch.tensor.3d.L2.global.im2col [%rd5, {%r2, %r3, %r4}], {%rs2};"), "{text}");
     assert!(text.contains("multicast::cluster.L2::cache_hint [buf], [%rd2], 4096, [bar], %rs1, %rd6;"), "{text}");
     assert!(text.contains("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [buf], 7;"), "{text}");
+}
+
+/// A kernel taking a rank-`R` tensor map of `T`: prefetch, load into shared memory on an
+/// mbarrier, wait, store back, through the rank-generic helpers.
+fn tensor_map_kernel<T: TensorElem, const R: usize>(m: &mut Module, name: &str) {
+    m.kernel(name, |k, (map, out): (TensorMap<T, R>, TensorMap<T, R>)| {
+        let tile = k.dynamic_shared_aligned::<U32>(1024);
+        let bar = k.shared_array::<B64>("bar", 1, 8);
+        let coords: [Reg<S32>; R] = std::array::from_fn(|i| ptx!(k, "mov.s32", i as i32 * 8 - 4));
+        map.prefetch(k);
+        map.prefetch_tile(k, coords);
+        ptx!(k, "mbarrier.init.shared::cta.b64", bar, 1u32);
+        ptx!(k, "mbarrier.arrive.expect_tx.shared::cta.b64", bar, 1024u32);
+        map.load(k, tile, coords, bar);
+        let done = ptx!(k, "mbarrier.try_wait.parity.shared::cta.b64", bar, 0u32);
+        k.if_(done, |k| {
+            out.store(k, coords, tile);
+            ptx!(k, "cp.async.bulk.commit_group");
+            ptx!(k, "cp.async.bulk.wait_group.read", 0);
+        });
+    })
+    .unwrap();
+}
+
+#[test]
+fn tensor_map_parameters_of_every_rank_assemble() {
+    // The tensor instructions take the map through the generic address of the `.param`
+    // (`mov.u64` of the symbol, then `cvta.param.u64`); ptxas refuses the bare symbol.
+    let mut m = Module::new(Target::SM_90);
+    tensor_map_kernel::<F32, 1>(&mut m, "rank1");
+    tensor_map_kernel::<Bf16, 2>(&mut m, "rank2");
+    tensor_map_kernel::<U8, 3>(&mut m, "rank3");
+    tensor_map_kernel::<S64, 4>(&mut m, "rank4");
+    tensor_map_kernel::<F16, 5>(&mut m, "rank5");
+    let text = assemble("tensor_maps", &m);
+    assert!(text.contains(".param .align 64 .b8 rank5_param_1[128]"), "{text}");
+    assert!(text.contains("\tmov.u64 %rd1, rank3_param_0;\n\tcvta.param.u64 %rd2, %rd1;\n"), "{text}");
+    for r in 1..=5 {
+        assert!(text.contains(&format!("cp.async.bulk.tensor.{r}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes")), "{text}");
+        assert!(text.contains(&format!("cp.async.bulk.tensor.{r}d.global.shared::cta.tile.bulk_group")), "{text}");
+        assert!(text.contains(&format!("cp.async.bulk.prefetch.tensor.{r}d.L2.global.tile")), "{text}");
+    }
+    assert!(KernelRef::<(TensorMap<F32, 2>, TensorMap<F32, 2>)>::from_ptx(&text, "rank2").is_ok());
+    if let Some(px) = common::ptxas("tensor_map_parameters_of_every_rank_assemble") {
+        // The bare parameter symbol as the tensor operand is refused, which is why the
+        // parameter's generic address is taken.
+        let bare = text.replacen("[%rd2, {%r1}], [bar]", "[rank1_param_0, {%r1}], [bar]", 1);
+        assert_ne!(bare, text);
+        let e = ptxkit::ptxas::check(&px, &bare, Target::SM_90, ptxkit::ptxas::Mode::Assemble).unwrap_err();
+        assert!(e.contains("State space mismatch"), "{e}");
+    }
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The typed builder over the core: kernels and device functions built from Rust closures
 //! with typed parameters, structured control flow and guarded scopes, memory helpers,
-//! directives, and module variables.
+//! directives, module variables, and kernel parameters of raw bytes and tensor maps.
 
 mod control;
 mod directives;
@@ -8,9 +8,11 @@ mod memory;
 mod module;
 mod param_bytes;
 mod params;
+mod tensor_map;
 
 pub use crate::core::{check_ident, Directive, Error, Kernel, Module, Suffix, Target, Version};
 pub use control::{LoopBound, LoopIndex, LoopLabels};
 pub use module::{FuncRef, InitValue, KernelRef, Var};
 pub use param_bytes::ParamBytes;
 pub use params::{FuncValues, KernelParam, KernelParams, ScalarParam};
+pub use tensor_map::{TensorElem, TensorMap};

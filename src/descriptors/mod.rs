@@ -1,6 +1,7 @@
 //! Pure bit packing for Hopper wgmma operands in shared memory: the 64-bit matrix
 //! descriptor ([`SmemDesc`]), the swizzle modes ([`Swizzle`]) and the canonical tile
-//! layouts that the two must agree on ([`TileLayout`]).
+//! layouts that the two must agree on ([`TileLayout`]); and the parameters of TMA tensor
+//! maps ([`TiledMap`], [`Im2colMap`]), checked as the driver requires.
 //!
 //! Nothing here depends on the rest of the crate, so host code (to plan shared memory,
 //! or to check a kernel's addressing on the CPU) and the kernel builder (to bake a
@@ -55,8 +56,13 @@ mod desc;
 mod error;
 mod layout;
 mod swizzle;
+mod tensor_map;
 
 pub use desc::{SmemDesc, MAX_FIELD_BYTES};
 pub use error::DescError;
 pub use layout::{ElemBytes, Major, TileLayout, K_SLICE_BYTES, SHARED_WINDOW};
 pub use swizzle::Swizzle;
+pub use tensor_map::{
+    Field, Im2colMap, Interleave, L2Promotion, OobFill, TensorDataType, TensorMapError, TiledMap, MAX_BOX_DIM, MAX_DIM, MAX_ELEMENT_STRIDE,
+    MAX_STRIDE_BYTES,
+};

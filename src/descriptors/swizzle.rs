@@ -95,6 +95,14 @@ impl Swizzle {
         }
     }
 
+    /// The value of the driver's `CUtensorMapSwizzle` for this mode: 0 none, 1 32B, 2 64B,
+    /// 3 128B (`CU_TENSOR_MAP_SWIZZLE_*`, CUDA Driver API "Tensor Map Object Management").
+    /// A TMA copy writes a swizzled box the way [`apply`](Self::apply) describes, relative
+    /// to a base aligned to the [`period`](Self::period).
+    pub const fn tma_code(self) -> u32 {
+        self.bits()
+    }
+
     /// The mode a 2-bit descriptor code names; only the low two bits of `code` are read.
     pub const fn from_desc_code(code: u64) -> Swizzle {
         match code & 3 {

@@ -91,7 +91,7 @@ impl<'a> ArgList<'a> {
     pub(super) fn kernel_params(&mut self) -> [*mut c_void; MAX_PARAMS] {
         self.slots.kernel_params()
     }
-    fn same_context<H>(&self, buf: &impl DeviceSlice<H>) -> Result<(), RuntimeError> {
+    fn same_context<H>(&self, buf: &(impl DeviceSlice<H> + ?Sized)) -> Result<(), RuntimeError> {
         if buf.stream().context() == self.stream.context() {
             Ok(())
         } else {
@@ -109,6 +109,23 @@ impl<'a> ArgList<'a> {
         self.same_context(buf)?;
         let (ptr, guard) = buf.device_ptr_mut(self.stream);
         let i = self.slots.copy(ptr)?;
+        self.guards[i] = Some(guard);
+        Ok(())
+    }
+    /// Takes `bytes` as the next argument, read in place (a tensor map), and records the
+    /// launch as a read of `buf`, the memory the bytes point into.
+    pub(super) fn borrow_reading<B, H, D: DevicePtr<H> + ?Sized>(&mut self, bytes: &'a B, buf: &'a D) -> Result<(), RuntimeError> {
+        self.same_context(buf)?;
+        let i = self.slots.borrow(bytes)?;
+        let (_, guard) = buf.device_ptr(self.stream);
+        self.guards[i] = Some(guard);
+        Ok(())
+    }
+    /// As [`borrow_reading`](Self::borrow_reading), recording a write of `buf`.
+    pub(super) fn borrow_writing<B, H, D: DevicePtrMut<H> + ?Sized>(&mut self, bytes: &'a B, buf: &'a mut D) -> Result<(), RuntimeError> {
+        self.same_context(buf)?;
+        let i = self.slots.borrow(bytes)?;
+        let (_, guard) = buf.device_ptr_mut(self.stream);
         self.guards[i] = Some(guard);
         Ok(())
     }
@@ -140,13 +157,15 @@ const _: () = assert!(std::mem::size_of::<sys::CUtensorMap>() == 128 && std::mem
 /// A host value that can be passed for a kernel parameter of type `P`: `T::Host` for
 /// `Reg<T>`; `&CudaSlice<T::Host>`, `&mut CudaSlice<T::Host>`, `&CudaView<T::Host>` or
 /// `&mut CudaViewMut<T::Host>` for `GlobalPtr<T>` and `GenericPtr<T>`; `&HostBytes<N>` for
-/// [`ParamBytes<N>`], and a `&CUtensorMap` for `ParamBytes<128>`.
+/// [`ParamBytes<N>`], and a `&CUtensorMap` for `ParamBytes<128>`; `&HostTensorMap<T, R>` or
+/// `&mut HostTensorMap<T, R>` for [`TensorMap<T, R>`](crate::builder::TensorMap).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for kernel parameter `{P}`",
     label = "wrong host value for this kernel parameter",
     note = "a `Reg<T>` parameter takes a `T::Host` value (`f32` for `Reg<F32>`, `u32` for `Reg<U32>`, `half::f16` for `Reg<F16>`)",
     note = "a `GlobalPtr<T>` or `GenericPtr<T>` parameter takes `&CudaSlice<T::Host>` or `&mut CudaSlice<T::Host>` (or a view) of the same element type",
-    note = "a `ParamBytes<N>` parameter takes `&HostBytes<N>`; `ParamBytes<128>` also takes a `&CUtensorMap`"
+    note = "a `ParamBytes<N>` parameter takes `&HostBytes<N>`; `ParamBytes<128>` also takes a `&CUtensorMap`",
+    note = "a `TensorMap<T, R>` parameter takes `&HostTensorMap<T, R>` or `&mut HostTensorMap<T, R>` of the same element type and rank"
 )]
 pub trait HostArg<P> {
     #[doc(hidden)]

@@ -1,6 +1,7 @@
 //! The runtime's errors: [`RuntimeError`] for every fallible call, and [`LoadError`], which
 //! carries the JIT's logs when a module fails to load.
 
+use crate::descriptors::TensorMapError;
 use cudarc::driver::result::DriverError;
 use cudarc::driver::sys;
 use std::fmt;
@@ -17,6 +18,8 @@ pub enum RuntimeError {
     /// A request refused before it reached the driver: a zero launch dimension, a buffer
     /// or stream of another context, a copy into a shorter buffer, too much shared memory.
     Invalid(String),
+    /// A tensor map refused before it reached the driver; the error names the field.
+    TensorMap(TensorMapError),
 }
 
 impl fmt::Display for RuntimeError {
@@ -32,6 +35,7 @@ impl fmt::Display for RuntimeError {
             }
             RuntimeError::Load(e) => e.fmt(f),
             RuntimeError::Invalid(what) => f.write_str(what),
+            RuntimeError::TensorMap(e) => e.fmt(f),
         }
     }
 }
@@ -40,6 +44,7 @@ impl std::error::Error for RuntimeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             RuntimeError::Load(e) => Some(e),
+            RuntimeError::TensorMap(e) => Some(e),
             _ => None,
         }
     }
@@ -49,6 +54,12 @@ impl std::error::Error for RuntimeError {
 impl From<DriverError> for RuntimeError {
     fn from(e: DriverError) -> Self {
         RuntimeError::Driver { call: "CUDA driver call", code: e.0 }
+    }
+}
+
+impl From<TensorMapError> for RuntimeError {
+    fn from(e: TensorMapError) -> Self {
+        RuntimeError::TensorMap(e)
     }
 }
 

@@ -9,8 +9,9 @@
 //! `Reg<T>` (an `f32` for `Reg<F32>`), a `&CudaSlice<T::Host>` or `&mut
 //! CudaSlice<T::Host>` (or a view) for a `GlobalPtr<T>` or `GenericPtr<T>`, and a
 //! [`&HostBytes<N>`](HostBytes) (or a `&CUtensorMap` for `N = 128`) for a
-//! [`ParamBytes<N>`](crate::builder::ParamBytes). A buffer of another element type, or a
-//! wrong number of arguments, does not compile.
+//! [`ParamBytes<N>`](crate::builder::ParamBytes), and a [`&HostTensorMap<T, R>`](HostTensorMap)
+//! (encoded once, borrowing its buffer) for a [`TensorMap<T, R>`](crate::builder::TensorMap).
+//! A buffer of another element type, or a wrong number of arguments, does not compile.
 //!
 //! ```no_run
 //! use ptxkit::prelude::*;
@@ -53,6 +54,7 @@ mod error;
 mod gpu;
 mod launch;
 mod module;
+mod tensor_map;
 pub mod testing;
 #[cfg(test)]
 mod tests;
@@ -62,6 +64,7 @@ pub use error::{LoadError, RuntimeError};
 pub use gpu::{median, Gpu};
 pub use launch::{Dim3, Launch};
 pub use module::{LoadedModule, TypedKernel};
+pub use tensor_map::{HostTensorMap, MapBuffer};
 
 pub use cudarc;
 pub use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr};
