@@ -20,6 +20,7 @@ mod params;
 mod pipeline;
 mod reference;
 mod setmaxnreg;
+mod tma;
 mod warp;
 mod wgmma;
 
