@@ -13,7 +13,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("intrinsics", &["core", "types", "ops", "regs", "builder", "prelude"]),
     ("kernels", &["core", "types", "ops", "regs", "builder", "intrinsics", "prelude"]),
     ("ptxas", &["core", "types", "ops", "regs", "builder"]),
-    ("runtime", &["core", "types", "ops", "regs", "builder", "prelude"]),
+    ("runtime", &["core", "types", "ops", "regs", "builder", "intrinsics", "kernels", "prelude"]),
 ];
 const LAYERS: &[&str] = &["core", "types", "ops", "regs", "builder", "intrinsics", "kernels", "ptxas", "runtime", "prelude"];
 

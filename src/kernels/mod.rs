@@ -6,6 +6,7 @@
 //! their own; all of them are re-exported here.
 
 mod copy;
+pub mod gemm;
 mod reduce;
 mod scan;
 

@@ -50,7 +50,9 @@
 //! with memory. A kernel that indexes out of bounds corrupts device memory or faults the
 //! context, which later calls report as [`RuntimeError::Driver`].
 mod args;
+mod blas;
 mod error;
+mod gemm;
 mod gpu;
 mod launch;
 mod module;
@@ -61,6 +63,8 @@ mod tests;
 
 pub use args::{ArgList, HostArg, HostBytes, LaunchArgs};
 pub use error::{LoadError, RuntimeError};
+pub use blas::{discrepancy, Cublas, Discrepancy};
+pub use gemm::Gemm;
 pub use gpu::{median, Gpu};
 pub use launch::{Dim3, Launch};
 pub use module::{LoadedModule, TypedKernel};

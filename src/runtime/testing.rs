@@ -49,3 +49,31 @@ pub fn poisoned<T: DeviceRepr>(gpu: &Gpu, len: usize) -> Result<CudaSlice<T>, Ru
     poison(gpu, &mut buf)?;
     Ok(buf)
 }
+
+/// `len` standard normal samples rounded to bf16, from `seed` (SplitMix64 and Box–Muller):
+/// the GEMM tests' and benches' inputs, the same for the same seed.
+///
+/// ```
+/// let x = ptxkit::runtime::testing::normal_bf16(7, 10_000);
+/// let mean = x.iter().map(|v| v.to_f64()).sum::<f64>() / 1e4;
+/// let var = x.iter().map(|v| v.to_f64().powi(2)).sum::<f64>() / 1e4;
+/// assert!(mean.abs() < 0.05 && (var - 1.0).abs() < 0.05);
+/// assert_eq!(x, ptxkit::runtime::testing::normal_bf16(7, 10_000));
+/// ```
+pub fn normal_bf16(seed: u64, len: usize) -> Vec<half::bf16> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        // 53 random bits in (0, 1].
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 + f64::EPSILON / 2.0
+    };
+    (0..len)
+        .map(|_| {
+            let (u, v) = (next(), next());
+            half::bf16::from_f64((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos())
+        })
+        .collect()
+}

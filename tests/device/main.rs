@@ -9,6 +9,7 @@ mod async_copy;
 mod bits;
 mod cluster;
 mod cmp_cvt;
+mod gemm;
 #[path = "../common/mod.rs"]
 mod common;
 mod guards;

@@ -1,0 +1,78 @@
+//! The Hopper GEMM beside cuBLAS, on the same buffers in the same process:
+//!
+//!     cargo bench --features cuda --bench gemm
+//!
+//! For each shape (square 512 to 16384, then the non-square ones) both products of the
+//! same random normal bf16 inputs are compared first (relative error under 1e-2, or the
+//! shape is reported wrong and not timed); then each is timed with CUDA events, 5 warm-up
+//! runs and the median of 20. TFLOP/s count 2·M·N·K. `PTXKIT_GEMM_SHAPES=MxNxK,...` picks
+//! the shapes; `PTXKIT_RESULTS=path` also writes the table there.
+
+use half::bf16;
+use ptxkit::kernels::gemm::GemmConfig;
+use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, poisoned};
+use ptxkit::runtime::{discrepancy, median, Cublas, Gemm, Gpu, RuntimeError};
+use ptxkit::types::Bf16;
+use std::fmt::Write;
+
+const SQUARES: [u32; 6] = [512, 1024, 2048, 4096, 8192, 16384];
+const ODD: [(u32, u32, u32); 3] = [(4000, 4000, 4000), (1, 4096, 4096), (4096, 7168, 16384)];
+
+fn shapes() -> Vec<(u32, u32, u32)> {
+    match std::env::var("PTXKIT_GEMM_SHAPES") {
+        Ok(s) => s
+            .split(',')
+            .map(|t| {
+                let v: Vec<u32> = t.split('x').map(|x| x.trim().parse().expect("PTXKIT_GEMM_SHAPES: MxNxK,...")).collect();
+                (v[0], v[1], v[2])
+            })
+            .collect(),
+        Err(_) => SQUARES.iter().map(|&s| (s, s, s)).chain(ODD).collect(),
+    }
+}
+
+fn tflops(m: u32, n: u32, k: u32, ms: f32) -> f64 {
+    2.0 * m as f64 * n as f64 * k as f64 / (ms as f64 * 1e-3) / 1e12
+}
+
+fn main() -> Result<(), RuntimeError> {
+    let Some(gpu) = gpu_or_skip("gemm bench") else { return Ok(()) };
+    if gpu.compute_capability() != (9, 0) {
+        println!("skipped gemm bench: the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability());
+        return Ok(());
+    }
+    let cfg = GemmConfig::default();
+    let gemm = Gemm::<Bf16>::new(&gpu, cfg)?;
+    let blas = Cublas::new(&gpu)?;
+    let (drv_major, drv_minor) = gpu.driver_version();
+    let mut table = String::new();
+    writeln!(table, "{} (driver {drv_major}.{drv_minor}), {cfg:?}, JIT {:?}", gpu.name(), gemm.module().jit_time()).unwrap();
+    writeln!(table, "| M×N×K | ptxkit TFLOP/s | cuBLAS TFLOP/s | ratio | rel. error |").unwrap();
+    writeln!(table, "|---|---|---|---|---|").unwrap();
+    print!("{table}");
+    for (i, (m, n, k)) in shapes().into_iter().enumerate() {
+        let a = gpu.upload(&normal_bf16(2 * i as u64, m as usize * k as usize))?;
+        let b = gpu.upload(&normal_bf16(2 * i as u64 + 1, n as usize * k as usize))?;
+        let mut c = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
+        let mut r = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
+        gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
+        blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)?;
+        let f = |v: Vec<bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
+        let d = discrepancy(&f(gpu.download(&c)?), &f(gpu.download(&r)?), 1e-2);
+        let line = if d.wrong > 0 || !(d.relative < 1e-2) {
+            format!("| {m}×{n}×{k} | WRONG ({} elements, first {:?}) | | | {:.1e} |", d.wrong, d.first, d.relative)
+        } else {
+            let ours = median(&gpu.bench(5, 20, || gemm.run(&gpu, &a, &b, &mut c, m, n, k))?).unwrap_or(f32::NAN);
+            let theirs = median(&gpu.bench(5, 20, || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k))?).unwrap_or(f32::NAN);
+            let (t0, t1) = (tflops(m, n, k, ours), tflops(m, n, k, theirs));
+            format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {:.1e} |", t0 / t1, d.relative)
+        };
+        println!("{line}");
+        writeln!(table, "{line}").unwrap();
+    }
+    if let Ok(path) = std::env::var("PTXKIT_RESULTS") {
+        std::fs::write(&path, &table).map_err(|e| RuntimeError::Invalid(format!("{path}: {e}")))?;
+    }
+    let _ = Gpu::synchronize(&gpu);
+    Ok(())
+}

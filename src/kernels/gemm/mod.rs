@@ -1,0 +1,198 @@
+//! Matrix multiply on the Hopper tensor cores: `C = A·Bᵀ` with bf16 inputs and f32
+//! accumulation (what cuBLAS calls TN: A is M×K and B is N×K, both row-major, so both are
+//! K-contiguous), C M×N row-major in bf16 or f32.
+//!
+//! The kernel ([`gemm_tn`]) is warp-specialised and persistent:
+//!
+//! - **Roles.** A CTA is `1 + consumers` warpgroups. Warpgroup 0 is the *producer*: it gives
+//!   registers back (`setmaxnreg.dec` to 40) and one thread issues the TMA loads. Each
+//!   *consumer* warpgroup takes registers (`setmaxnreg.inc`) and owns 64 rows of the CTA's
+//!   `64·consumers × bn` tile: its accumulator is one `m64n{bn}` wgmma fragment in f32.
+//! - **Pipeline.** Shared memory is a ring of `stages` stages, each an A tile
+//!   (`64·consumers × 64` bf16) and a B tile (`bn × 64`), both with the 128-byte swizzle that
+//!   TMA writes and wgmma reads. Each stage has a *full* mbarrier (the producer arms it with
+//!   the stage's bytes, TMA completes them) and an *empty* one (one arrival per consumer
+//!   warpgroup once its wgmmas have read the stage). Every wait is bounded: a pipeline that
+//!   stops moving ends the kernel with `trap` instead of hanging the GPU.
+//! - **Schedule.** The grid is at most one CTA per SM; CTA `b` takes tiles `b`, `b + grid`,
+//!   … of the `ceil(M/bm) × ceil(N/bn)` tiles, numbered in bands of `group_m` tile rows so
+//!   that the CTAs running at once share A and B tiles in L2.
+//! - **Edges.** Any M and N, and any K that is a multiple of 8 (TMA needs 16-byte row
+//!   pitches): loads past the matrix edges fill with zeros, and stores are predicated on
+//!   tiles that overhang M or N (interior tiles store unpredicated).
+//!
+//! The host side is `ptxkit::runtime::Gemm` (feature `cuda`): it builds the module once,
+//! encodes the tensor maps over the caller's buffers and launches the persistent grid.
+//!
+//! ```
+//! use ptxkit::kernels::gemm::{gemm_tn, GemmConfig};
+//! use ptxkit::prelude::*;
+//!
+//! let cfg = GemmConfig::default();
+//! let mut m = Module::new(Target::SM_90A);
+//! gemm_tn::<Bf16>(&mut m, "gemm", &cfg)?;
+//! let ptx = m.to_ptx()?;
+//! assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"));
+//! assert!(ptx.contains("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
+//! assert_eq!(cfg.shared_bytes(), 4 * (128 + 256) * 128);
+//! # Ok::<(), ptxkit::Error>(())
+//! ```
+
+mod hopper;
+
+pub use hopper::{gemm_tn, GemmParams};
+
+use crate::builder::Error;
+use crate::types::{Bf16, DataType, F32};
+
+/// K elements per stage: one 128-byte swizzle row of bf16.
+pub const BK: u32 = 64;
+/// Rows of the tile each consumer warpgroup computes (one wgmma fragment's M).
+pub const ROWS_PER_CONSUMER: u32 = 64;
+/// Bytes of shared memory a CTA may use on sm_90 (227 KB), less the 1 KB that the ring's
+/// barriers take before the 1024-byte-aligned dynamic shared memory.
+pub const MAX_DYNAMIC_SHARED: u32 = 227 * 1024 - 1024;
+/// The `bn` values the kernel has wgmma forms for.
+pub const TILE_NS: [u32; 4] = [64, 128, 192, 256];
+
+/// The shape of the kernel: tile, pipeline depth, roles and tile order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GemmConfig {
+    /// Columns of C per CTA tile: one of [`TILE_NS`].
+    pub bn: u32,
+    /// Consumer warpgroups, 1 or 2; the CTA tile has `64 · consumers` rows.
+    pub consumers: u32,
+    /// Shared-memory stages in the ring, 2 to 8 (and as many as fit in shared memory).
+    pub stages: u32,
+    /// Tile rows per band of the tile order (1 numbers tiles row by row).
+    pub group_m: u32,
+    /// Tries of each bounded mbarrier wait before the kernel traps.
+    pub wait_tries: u32,
+}
+
+impl Default for GemmConfig {
+    /// 128×256 tiles, two consumers, four stages, bands of 16 tile rows.
+    fn default() -> Self {
+        GemmConfig { bn: 256, consumers: 2, stages: 4, group_m: 16, wait_tries: 1 << 22 }
+    }
+}
+
+impl GemmConfig {
+    /// Rows of C per CTA tile.
+    pub fn bm(&self) -> u32 {
+        ROWS_PER_CONSUMER * self.consumers
+    }
+    /// Threads per CTA: the producer warpgroup and the consumers.
+    pub fn threads(&self) -> u32 {
+        128 * (1 + self.consumers)
+    }
+    /// Bytes of one stage: the A tile, then the B tile.
+    pub fn stage_bytes(&self) -> u32 {
+        (self.bm() + self.bn) * BK * 2
+    }
+    /// Dynamic shared memory the kernel is launched with.
+    pub fn shared_bytes(&self) -> u32 {
+        self.stages * self.stage_bytes()
+    }
+    /// Registers per thread at entry (`.maxnreg`), and after `setmaxnreg` for the producer
+    /// and for each consumer. The three fill the register file without overflowing it.
+    pub fn registers(&self) -> (u32, u32, u32) {
+        let producer = 40;
+        let at_entry = (65536 / self.threads() / 8 * 8).min(248);
+        let consumer = ((65536 - 128 * producer) / (128 * self.consumers) / 8 * 8).min(240);
+        (at_entry, producer, consumer)
+    }
+
+    /// Whether the kernel can be built as configured; the error says which field is wrong.
+    pub fn check(&self) -> Result<(), String> {
+        if !TILE_NS.contains(&self.bn) {
+            return Err(format!("bn = {} is not one of {TILE_NS:?}", self.bn));
+        }
+        if !(1..=2).contains(&self.consumers) {
+            return Err(format!("consumers = {} is not 1 or 2", self.consumers));
+        }
+        if !(2..=8).contains(&self.stages) {
+            return Err(format!("stages = {} is outside 2..=8", self.stages));
+        }
+        if self.shared_bytes() > MAX_DYNAMIC_SHARED {
+            return Err(format!(
+                "{} stages of {} bytes need {} bytes of shared memory; at most {MAX_DYNAMIC_SHARED} fit",
+                self.stages,
+                self.stage_bytes(),
+                self.shared_bytes()
+            ));
+        }
+        if self.group_m == 0 {
+            return Err("group_m = 0: a band needs at least one tile row".into());
+        }
+        if self.wait_tries == 0 {
+            return Err("wait_tries = 0: a wait needs at least one try".into());
+        }
+        Ok(())
+    }
+
+    /// The CTA tiles of an `m × n` product.
+    pub fn tiles(&self, m: u32, n: u32) -> u64 {
+        m.div_ceil(self.bm()) as u64 * n.div_ceil(self.bn) as u64
+    }
+}
+
+/// Whether `m × n × k` can be computed: M, N and K from 1 to 2³¹ − 1 (the TMA coordinates
+/// are signed 32-bit), and K a multiple of 8 (each row of A and B must start 16 bytes after
+/// the previous one, as TMA requires).
+pub fn check_shape(m: u32, n: u32, k: u32) -> Result<(), String> {
+    for (name, v) in [("M", m), ("N", n), ("K", k)] {
+        if v == 0 || v > i32::MAX as u32 {
+            return Err(format!("{name} = {v} is outside 1..=2^31-1"));
+        }
+    }
+    if k % 8 != 0 {
+        return Err(format!("K = {k} is not a multiple of 8: rows of bf16 A and B must be 16-byte multiples for TMA"));
+    }
+    Ok(())
+}
+
+/// Element types the GEMM can write C in.
+pub trait GemmOut: DataType {
+    #[doc(hidden)]
+    const BF16: bool;
+}
+impl GemmOut for Bf16 {
+    const BF16: bool = true;
+}
+impl GemmOut for F32 {
+    const BF16: bool = false;
+}
+
+pub(crate) fn invalid(kernel: &str, what: String) -> Error {
+    Error::InvalidArgument { kernel: kernel.into(), what }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_fits_and_fills_the_register_file() {
+        let c = GemmConfig::default();
+        c.check().unwrap();
+        assert_eq!((c.bm(), c.threads(), c.stage_bytes()), (128, 384, 48 * 1024));
+        let (entry, p, q) = c.registers();
+        assert_eq!((entry, p, q), (168, 40, 232));
+        assert!(128 * p + 256 * q <= 65536 && entry * 384 <= 65536);
+        let one = GemmConfig { consumers: 1, bn: 128, ..c };
+        let (entry, p, q) = one.registers();
+        assert!(128 * p + 128 * q <= 65536 && entry * 256 <= 65536 && q % 8 == 0 && q <= 256);
+    }
+
+    #[test]
+    fn bad_configurations_and_shapes_say_what_is_wrong() {
+        let c = GemmConfig::default();
+        assert!(GemmConfig { bn: 100, ..c }.check().unwrap_err().contains("bn = 100"));
+        assert!(GemmConfig { stages: 5, ..c }.check().unwrap_err().contains("shared memory"));
+        assert!(GemmConfig { consumers: 3, ..c }.check().unwrap_err().contains("consumers"));
+        assert!(check_shape(128, 128, 100).unwrap_err().contains("multiple of 8"));
+        assert!(check_shape(0, 128, 64).unwrap_err().contains("M = 0"));
+        assert!(check_shape(1, 4096, 4096).is_ok());
+    }
+}

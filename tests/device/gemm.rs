@@ -1,0 +1,174 @@
+//! The Hopper GEMM against cuBLAS on the same buffers (random normal bf16, outputs poisoned
+//! first), at odd shapes and edges, in bf16 and f32; and against a CPU product on a small
+//! shape, which also pins how cuBLAS is called.
+
+use crate::{gpu, rng};
+use half::bf16;
+use ptxkit::kernels::gemm::GemmConfig;
+use ptxkit::runtime::testing::{normal_bf16, poisoned};
+use ptxkit::runtime::{discrepancy, CudaSlice, Cublas, Gemm, Gpu};
+use ptxkit::types::{Bf16, F32};
+use rand::rngs::StdRng;
+use rand::Rng;
+
+/// Standard normal bf16 samples from the test's generator.
+fn normal(g: &mut StdRng, len: usize) -> Vec<bf16> {
+    normal_bf16(g.gen(), len)
+}
+
+trait AsF32: Copy {
+    fn f32(self) -> f32;
+}
+impl AsF32 for bf16 {
+    fn f32(self) -> f32 {
+        self.to_f32()
+    }
+}
+impl AsF32 for f32 {
+    fn f32(self) -> f32 {
+        self
+    }
+}
+
+/// Tolerance per element, relative to its magnitude plus the product's rms: bf16 output
+/// rounds to 8 bits (2⁻⁸ ≈ 0.4 %), the two sums differ in order only.
+const TOL: f64 = 1e-2;
+
+struct Inputs {
+    a: CudaSlice<bf16>,
+    b: CudaSlice<bf16>,
+    reference: Vec<f32>,
+}
+
+fn inputs(gpu: &Gpu, blas: &Cublas, g: &mut StdRng, (m, n, k): (u32, u32, u32)) -> Inputs {
+    let a = gpu.upload(&normal(g, m as usize * k as usize)).unwrap();
+    let b = gpu.upload(&normal(g, n as usize * k as usize)).unwrap();
+    let mut r = poisoned::<bf16>(gpu, m as usize * n as usize).unwrap();
+    blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k).unwrap();
+    let reference = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
+    Inputs { a, b, reference }
+}
+
+fn ours<O>(gpu: &Gpu, gemm: &Gemm<O>, x: &Inputs, (m, n, k): (u32, u32, u32)) -> Result<Vec<f32>, String>
+where
+    O: ptxkit::kernels::gemm::GemmOut,
+    O::Host: AsF32 + ptxkit::runtime::DeviceRepr,
+    for<'s> &'s mut CudaSlice<O::Host>: ptxkit::runtime::HostArg<ptxkit::regs::GlobalPtr<O>>,
+{
+    let mut c = poisoned::<O::Host>(gpu, m as usize * n as usize).map_err(|e| e.to_string())?;
+    gemm.run(gpu, &x.a, &x.b, &mut c, m, n, k).map_err(|e| e.to_string())?;
+    Ok(gpu.download(&c).map_err(|e| e.to_string())?.iter().map(|v| v.f32()).collect())
+}
+
+fn judge(what: &str, got: &[f32], want: &[f32], n: u32, failures: &mut Vec<String>) {
+    let d = discrepancy(got, want, TOL);
+    println!("{what}: relative error {:.2e}, {} elements outside tolerance", d.relative, d.wrong);
+    if d.wrong > 0 || !(d.relative < TOL) {
+        let at = d.first.map(|(i, g, w)| format!("; first at row {}, column {}: {g} against {w}", i / n as usize, i % n as usize));
+        failures.push(format!("{what}: relative error {:.2e}, {} wrong{}", d.relative, d.wrong, at.unwrap_or_default()));
+    }
+}
+
+#[test]
+fn gemm_matches_cublas_at_odd_shapes() {
+    let Some(gpu) = gpu("gemm_matches_cublas_at_odd_shapes") else { return };
+    if gpu.compute_capability() != (9, 0) {
+        println!("skipped gemm_matches_cublas_at_odd_shapes: the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability());
+        return;
+    }
+    let mut g = rng("gemm_matches_cublas_at_odd_shapes");
+    let blas = Cublas::new(&gpu).unwrap();
+    let cfg = GemmConfig::default();
+    let gemm_bf16 = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
+    let gemm_f32 = Gemm::<F32>::new(&gpu, cfg).unwrap();
+    let narrow = Gemm::<Bf16>::new(&gpu, GemmConfig { bn: 128, consumers: 1, stages: 6, group_m: 1, ..cfg }).unwrap();
+    let mut failures = vec![];
+    let shapes = [
+        (1, 1, 8),
+        (130, 260, 72),
+        (67, 517, 136),
+        (128, 256, 64),
+        (257, 129, 8),
+        (1, 4096, 4096),
+        (4000, 4000, 4000),
+        (4096, 7168, 16384),
+    ];
+    for s in shapes {
+        let x = inputs(&gpu, &blas, &mut g, s);
+        let (m, n, k) = s;
+        match ours(&gpu, &gemm_bf16, &x, s) {
+            Ok(c) => judge(&format!("{m}x{n}x{k} bf16"), &c, &x.reference, n, &mut failures),
+            Err(e) => failures.push(format!("{m}x{n}x{k} bf16: {e}")),
+        }
+        if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
+            match ours(&gpu, &gemm_f32, &x, s) {
+                Ok(c) => judge(&format!("{m}x{n}x{k} f32"), &c, &x.reference, n, &mut failures),
+                Err(e) => failures.push(format!("{m}x{n}x{k} f32: {e}")),
+            }
+            match ours(&gpu, &narrow, &x, s) {
+                Ok(c) => judge(&format!("{m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), &c, &x.reference, n, &mut failures),
+                Err(e) => failures.push(format!("{m}x{n}x{k} 64x128: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "GEMM wrong:\n{}", failures.join("\n"));
+}
+
+/// cuBLAS and the GEMM against a CPU product in f64 of the same bf16 inputs: this pins the
+/// cuBLAS call the other test trusts (its operand order and transposes).
+#[test]
+fn gemm_and_cublas_match_a_cpu_product() {
+    let Some(gpu) = gpu("gemm_and_cublas_match_a_cpu_product") else { return };
+    if gpu.compute_capability() != (9, 0) {
+        println!("skipped gemm_and_cublas_match_a_cpu_product: the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability());
+        return;
+    }
+    let mut g = rng("gemm_and_cublas_match_a_cpu_product");
+    let (m, n, k) = (190u32, 330u32, 264u32);
+    let (ha, hb) = (normal(&mut g, (m * k) as usize), normal(&mut g, (n * k) as usize));
+    let cpu: Vec<f32> = (0..m * n)
+        .map(|i| {
+            let (r, c) = ((i / n) as usize, (i % n) as usize);
+            (0..k as usize).map(|j| ha[r * k as usize + j].to_f64() * hb[c * k as usize + j].to_f64()).sum::<f64>() as f32
+        })
+        .collect();
+    let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
+    let blas = Cublas::new(&gpu).unwrap();
+    let mut r = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();
+    blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k).unwrap();
+    let theirs: Vec<f32> = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
+    let gemm = Gemm::<F32>::new(&gpu, GemmConfig::default()).unwrap();
+    let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
+    gemm.run(&gpu, &a, &b, &mut c, m, n, k).unwrap();
+    let mine = gpu.download(&c).unwrap();
+    let mut failures = vec![];
+    judge("cuBLAS against the CPU", &theirs, &cpu, n, &mut failures);
+    // f32 output of f32 sums of exact products: far inside the bf16 tolerance.
+    let d = discrepancy(&mine, &cpu, 1e-4);
+    println!("GEMM (f32 out) against the CPU: relative error {:.2e}, {} outside 1e-4", d.relative, d.wrong);
+    if d.wrong > 0 {
+        failures.push(format!("GEMM against the CPU: {d:?}"));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Shapes and buffers the kernel cannot take are errors, before anything runs.
+#[test]
+fn gemm_refuses_what_it_cannot_compute() {
+    let Some(gpu) = gpu("gemm_refuses_what_it_cannot_compute") else { return };
+    if gpu.compute_capability() != (9, 0) {
+        let e = Gemm::<Bf16>::new(&gpu, GemmConfig::default()).unwrap_err();
+        assert!(e.to_string().contains("sm_90"), "{e}");
+        return;
+    }
+    let gemm = Gemm::<Bf16>::new(&gpu, GemmConfig::default()).unwrap();
+    let a = gpu.zeros::<bf16>(64 * 100).unwrap();
+    let b = gpu.zeros::<bf16>(64 * 100).unwrap();
+    let mut c = gpu.zeros::<bf16>(64 * 64).unwrap();
+    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 64, 100).unwrap_err().to_string();
+    assert!(e.contains("multiple of 8"), "{e}");
+    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 65, 96).unwrap_err().to_string();
+    assert!(e.contains("C holds 4096 elements"), "{e}");
+    let e = Gemm::<Bf16>::new(&gpu, GemmConfig { stages: 7, ..GemmConfig::default() }).unwrap_err().to_string();
+    assert!(e.contains("shared memory"), "{e}");
+}
