@@ -31,6 +31,31 @@ fn shapes() -> Vec<(u32, u32, u32)> {
     }
 }
 
+/// `PTXKIT_GEMM_CONFIGS=cluster=2,overlap=0;stages=3`: configurations to time, each the
+/// default with the fields named changed; the default alone when unset.
+fn configs() -> Vec<GemmConfig> {
+    let Ok(s) = std::env::var("PTXKIT_GEMM_CONFIGS") else { return vec![GemmConfig::default()] };
+    s.split(';')
+        .map(|c| {
+            let mut cfg = GemmConfig::default();
+            for kv in c.split(',').filter(|kv| !kv.trim().is_empty()) {
+                let (key, v) = kv.split_once('=').expect("PTXKIT_GEMM_CONFIGS: field=value,...");
+                let v: u32 = v.trim().parse().expect("PTXKIT_GEMM_CONFIGS: numeric values");
+                match key.trim() {
+                    "bn" => cfg.bn = v,
+                    "consumers" => cfg.consumers = v,
+                    "stages" => cfg.stages = v,
+                    "group_m" => cfg.group_m = v,
+                    "cluster" => cfg.cluster = v,
+                    "overlap" => cfg.overlap = v != 0,
+                    other => panic!("PTXKIT_GEMM_CONFIGS: no field `{other}`"),
+                }
+            }
+            cfg
+        })
+        .collect()
+}
+
 fn tflops(m: u32, n: u32, k: u32, ms: f32) -> f64 {
     2.0 * m as f64 * n as f64 * k as f64 / (ms as f64 * 1e-3) / 1e12
 }
@@ -41,34 +66,39 @@ fn main() -> Result<(), RuntimeError> {
         println!("skipped gemm bench: the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability());
         return Ok(());
     }
-    let cfg = GemmConfig::default();
-    let gemm = Gemm::<Bf16>::new(&gpu, cfg)?;
     let blas = Cublas::new(&gpu)?;
     let (drv_major, drv_minor) = gpu.driver_version();
     let mut table = String::new();
-    writeln!(table, "{} (driver {drv_major}.{drv_minor}), {cfg:?}, JIT {:?}", gpu.name(), gemm.module().jit_time()).unwrap();
-    writeln!(table, "| M×N×K | ptxkit TFLOP/s | cuBLAS TFLOP/s | ratio | rel. error |").unwrap();
-    writeln!(table, "|---|---|---|---|---|").unwrap();
-    print!("{table}");
-    for (i, (m, n, k)) in shapes().into_iter().enumerate() {
-        let a = gpu.upload(&normal_bf16(2 * i as u64, m as usize * k as usize))?;
-        let b = gpu.upload(&normal_bf16(2 * i as u64 + 1, n as usize * k as usize))?;
-        let mut c = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
-        let mut r = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
-        gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
-        blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)?;
-        let f = |v: Vec<bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
-        let d = discrepancy(&f(gpu.download(&c)?), &f(gpu.download(&r)?), 1e-2);
-        let line = if d.wrong > 0 || !(d.relative < 1e-2) {
-            format!("| {m}×{n}×{k} | WRONG ({} elements, first {:?}) | | | {:.1e} |", d.wrong, d.first, d.relative)
-        } else {
-            let ours = median(&gpu.bench(5, 20, || gemm.run(&gpu, &a, &b, &mut c, m, n, k))?).unwrap_or(f32::NAN);
-            let theirs = median(&gpu.bench(5, 20, || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k))?).unwrap_or(f32::NAN);
-            let (t0, t1) = (tflops(m, n, k, ours), tflops(m, n, k, theirs));
-            format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {:.1e} |", t0 / t1, d.relative)
-        };
-        println!("{line}");
-        writeln!(table, "{line}").unwrap();
+    for cfg in configs() {
+        let gemm = Gemm::<Bf16>::new(&gpu, cfg)?;
+        let head = format!(
+            "{} (driver {drv_major}.{drv_minor}), {cfg:?}, {} clusters resident, JIT {:?}\n| M×N×K | ptxkit TFLOP/s | cuBLAS TFLOP/s | ratio | rel. error |\n|---|---|---|---|---|\n",
+            gpu.name(),
+            gemm.resident_clusters(),
+            gemm.module().jit_time()
+        );
+        print!("{head}");
+        table.push_str(&head);
+        for (i, (m, n, k)) in shapes().into_iter().enumerate() {
+            let a = gpu.upload(&normal_bf16(2 * i as u64, m as usize * k as usize))?;
+            let b = gpu.upload(&normal_bf16(2 * i as u64 + 1, n as usize * k as usize))?;
+            let mut c = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
+            let mut r = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
+            gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
+            blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)?;
+            let f = |v: Vec<bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
+            let d = discrepancy(&f(gpu.download(&c)?), &f(gpu.download(&r)?), 1e-2);
+            let line = if d.wrong > 0 || !(d.relative < 1e-2) {
+                format!("| {m}×{n}×{k} | WRONG ({} elements, first {:?}) | | | {:.1e} |", d.wrong, d.first, d.relative)
+            } else {
+                let ours = median(&gpu.bench(5, 20, || gemm.run(&gpu, &a, &b, &mut c, m, n, k))?).unwrap_or(f32::NAN);
+                let theirs = median(&gpu.bench(5, 20, || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k))?).unwrap_or(f32::NAN);
+                let (t0, t1) = (tflops(m, n, k, ours), tflops(m, n, k, theirs));
+                format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {:.1e} |", t0 / t1, d.relative)
+            };
+            println!("{line}");
+            writeln!(table, "{line}").unwrap();
+        }
     }
     if let Ok(path) = std::env::var("PTXKIT_RESULTS") {
         std::fs::write(&path, &table).map_err(|e| RuntimeError::Invalid(format!("{path}: {e}")))?;

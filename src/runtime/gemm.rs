@@ -1,6 +1,10 @@
 //! The Hopper GEMM ([`crate::kernels::gemm`]) on device buffers: built and loaded once,
 //! then run on any shape it handles; a shape or buffer it cannot handle is an `Err`.
 //!
+//! For bf16 C the module holds both kernels: the staged one (C through shared memory and
+//! TMA stores) runs when N is a multiple of 8 and its staging fits beside the stages, the
+//! direct one (stores from registers) otherwise. f32 C always stores directly.
+//!
 //! ```no_run
 //! use ptxkit::kernels::gemm::GemmConfig;
 //! use ptxkit::runtime::{Gemm, Gpu};
@@ -17,21 +21,54 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{CudaSlice, Gpu, HostArg, HostTensorMap, Launch, LoadedModule, RuntimeError, TypedKernel};
+use super::{CudaSlice, Gpu, HostTensorMap, Launch, LoadedModule, RuntimeError, TypedKernel};
 use crate::builder::Module;
 use crate::core::target::Target;
 use crate::descriptors::{L2Promotion, Swizzle, TiledMap};
-use crate::kernels::gemm::{check_shape, gemm_tn, GemmConfig, GemmOut, GemmParams, BK};
-use crate::regs::GlobalPtr;
-use crate::types::{Bf16, DataType};
+use crate::kernels::gemm::{check_shape, gemm_tn, gemm_tn_staged, GemmConfig, GemmOut, GemmParams, GemmStagedParams, BK, MAX_DYNAMIC_SHARED};
+use crate::types::{Bf16, F32};
 use half::bf16;
+use std::marker::PhantomData;
 
-/// The GEMM kernel loaded on one GPU, for C in `O` (`Bf16` or `F32`).
+/// One kernel of the GEMM with its launch shape.
+struct Loaded<P> {
+    kernel: TypedKernel<P>,
+    shared: u32,
+    /// Clusters (CTAs when the cluster size is 1) resident at once: the persistent grid.
+    clusters: u32,
+}
+
+impl<P> Loaded<P> {
+    fn new(module: &LoadedModule, kref: &crate::builder::KernelRef<P>, cfg: &GemmConfig, shared: u32) -> Result<Self, RuntimeError> {
+        let mut l = Loaded { kernel: module.kernel(kref)?, shared, clusters: 0 };
+        l.clusters = l.kernel.max_active_clusters(&l.launch(cfg, cfg.cluster))?;
+        if l.clusters == 0 {
+            return Err(RuntimeError::Invalid(format!("no cluster of the GEMM ({cfg:?}) fits on this GPU")));
+        }
+        Ok(l)
+    }
+    fn launch(&self, cfg: &GemmConfig, grid: u32) -> Launch {
+        let launch = Launch::new(grid, cfg.threads()).shared(self.shared);
+        if cfg.cluster > 1 {
+            launch.cluster(cfg.cluster)
+        } else {
+            launch
+        }
+    }
+    /// The persistent launch for an `m × n` product on `gpu`'s stream.
+    fn persistent(&self, gpu: &Gpu, cfg: &GemmConfig, m: u32, n: u32) -> Launch {
+        let grid = cfg.units(m, n).min(self.clusters as u64) as u32 * cfg.cluster;
+        self.launch(cfg, grid).on(gpu.stream())
+    }
+}
+
+/// The GEMM kernels loaded on one GPU, for C in `O` (`Bf16` or `F32`).
 pub struct Gemm<O: GemmOut> {
     cfg: GemmConfig,
     module: LoadedModule,
-    kernel: TypedKernel<GemmParams<O>>,
-    sms: u32,
+    direct: Loaded<GemmParams<O>>,
+    staged: Option<Loaded<GemmStagedParams>>,
+    _o: PhantomData<O>,
 }
 
 impl<O: GemmOut> std::fmt::Debug for Gemm<O> {
@@ -41,8 +78,8 @@ impl<O: GemmOut> std::fmt::Debug for Gemm<O> {
 }
 
 impl<O: GemmOut> Gemm<O> {
-    /// Builds the kernel for `cfg` and loads it. `Err` when the configuration is invalid or
-    /// the GPU is not sm_90 (wgmma and `setmaxnreg` are sm_90a).
+    /// Builds the kernels for `cfg` and loads them. `Err` when the configuration is invalid
+    /// or the GPU is not sm_90 (wgmma and `setmaxnreg` are sm_90a).
     pub fn new(gpu: &Gpu, cfg: GemmConfig) -> Result<Self, RuntimeError> {
         if gpu.compute_capability() != (9, 0) {
             return Err(RuntimeError::Invalid(format!(
@@ -51,15 +88,21 @@ impl<O: GemmOut> Gemm<O> {
                 gpu.compute_capability().1
             )));
         }
+        let build = |e: crate::Error| RuntimeError::Invalid(e.to_string());
         let mut m = Module::new(Target::SM_90A);
-        let kref = gemm_tn::<O>(&mut m, "gemm_tn", &cfg).map_err(|e| RuntimeError::Invalid(e.to_string()))?;
-        let text = m.to_ptx().map_err(|e| RuntimeError::Invalid(e.to_string()))?;
-        let module = gpu.load(&text)?;
-        let kernel = module.kernel(&kref)?;
-        Ok(Gemm { cfg, module, kernel, sms: gpu.multiprocessors() })
+        let direct = gemm_tn::<O>(&mut m, "gemm_tn", &cfg).map_err(build)?;
+        let staged = if O::BF16 && cfg.staged_shared_bytes() <= MAX_DYNAMIC_SHARED {
+            Some(gemm_tn_staged(&mut m, "gemm_tn_staged", &cfg).map_err(build)?)
+        } else {
+            None
+        };
+        let module = gpu.load(&m.to_ptx().map_err(build)?)?;
+        let direct = Loaded::new(&module, &direct, &cfg, cfg.shared_bytes())?;
+        let staged = staged.map(|s| Loaded::new(&module, &s, &cfg, cfg.staged_shared_bytes())).transpose()?;
+        Ok(Gemm { cfg, module, direct, staged, _o: PhantomData })
     }
 
-    /// The configuration the kernel was built for.
+    /// The configuration the kernels were built for.
     pub fn config(&self) -> &GemmConfig {
         &self.cfg
     }
@@ -67,26 +110,25 @@ impl<O: GemmOut> Gemm<O> {
     pub fn module(&self) -> &LoadedModule {
         &self.module
     }
+    /// Clusters (CTAs when `cluster` is 1) of the main kernel resident at once: the size of
+    /// the persistent grid.
+    pub fn resident_clusters(&self) -> u32 {
+        self.staged.as_ref().map_or(self.direct.clusters, |s| s.clusters)
+    }
+    /// Whether an `m × n` product runs the staged kernel.
+    pub fn stages_c(&self, n: u32) -> bool {
+        self.staged.is_some() && n % 8 == 0
+    }
 
-    /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n`, all row-major and densely packed (the
-    /// buffers may be longer). Enqueued on the GPU's stream; `Err` for a shape the kernel
-    /// cannot handle ([`check_shape`]) or a buffer too short for it.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run(
+    fn inputs<'b>(
         &self,
-        gpu: &Gpu,
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<<O as DataType>::Host>,
-        m: u32,
-        n: u32,
-        k: u32,
-    ) -> Result<(), RuntimeError>
-    where
-        for<'s> &'s mut CudaSlice<<O as DataType>::Host>: HostArg<GlobalPtr<O>>,
-    {
+        a: &'b CudaSlice<bf16>,
+        b: &'b CudaSlice<bf16>,
+        c_len: usize,
+        (m, n, k): (u32, u32, u32),
+    ) -> Result<(HostTensorMap<'b, Bf16, 2>, HostTensorMap<'b, Bf16, 2>), RuntimeError> {
         check_shape(m, n, k).map_err(RuntimeError::Invalid)?;
-        for (name, len, want) in [("A", a.len(), m as u64 * k as u64), ("B", b.len(), n as u64 * k as u64), ("C", c.len(), m as u64 * n as u64)] {
+        for (name, len, want) in [("A", a.len(), m as u64 * k as u64), ("B", b.len(), n as u64 * k as u64), ("C", c_len, m as u64 * n as u64)] {
             if (len as u64) < want {
                 return Err(RuntimeError::Invalid(format!("{name} holds {len} elements; a {m}x{n}x{k} product needs {want}")));
             }
@@ -95,10 +137,34 @@ impl<O: GemmOut> Gemm<O> {
         let map = |rows: u32, box_rows: u32| {
             TiledMap::new([k as u64, rows as u64], [BK, box_rows]).swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256)
         };
-        let a_map = HostTensorMap::<Bf16, 2>::tiled(a, &map(m, cfg.bm()))?;
-        let b_map = HostTensorMap::<Bf16, 2>::tiled(b, &map(n, cfg.bn))?;
-        let grid = cfg.tiles(m, n).min(self.sms as u64) as u32;
-        let launch = Launch::new(grid, cfg.threads()).shared(cfg.shared_bytes()).on(gpu.stream());
-        self.kernel.launch(&launch, (&a_map, &b_map, c, m, n, k))
+        // With a cluster, each CTA loads its share of the B tile.
+        Ok((HostTensorMap::tiled(a, &map(m, cfg.bm()))?, HostTensorMap::tiled(b, &map(n, cfg.bn / cfg.cluster))?))
+    }
+}
+
+impl Gemm<Bf16> {
+    /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n`, all row-major and densely packed (the
+    /// buffers may be longer). Enqueued on the GPU's stream; `Err` for a shape the kernel
+    /// cannot handle ([`check_shape`]) or a buffer too short for it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run(&self, gpu: &Gpu, a: &CudaSlice<bf16>, b: &CudaSlice<bf16>, c: &mut CudaSlice<bf16>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {
+        let (a_map, b_map) = self.inputs(a, b, c.len(), (m, n, k))?;
+        match &self.staged {
+            Some(staged) if n % 8 == 0 => {
+                let shape = TiledMap::new([n as u64, m as u64], [64, 64]).swizzle(Swizzle::B128);
+                let mut c_map = HostTensorMap::<Bf16, 2>::tiled_mut(c, &shape)?;
+                staged.kernel.launch(&staged.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, &mut c_map, m, n, k))
+            }
+            _ => self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, m, n, k)),
+        }
+    }
+}
+
+impl Gemm<F32> {
+    /// As [`Gemm::<Bf16>::run`](Gemm::run), with C in f32.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run(&self, gpu: &Gpu, a: &CudaSlice<bf16>, b: &CudaSlice<bf16>, c: &mut CudaSlice<f32>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {
+        let (a_map, b_map) = self.inputs(a, b, c.len(), (m, n, k))?;
+        self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, m, n, k))
     }
 }

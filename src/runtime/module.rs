@@ -4,7 +4,7 @@
 
 use super::args::ArgList;
 use super::error::drv;
-use super::{CudaContext, CudaStream, Gpu, Launch, LaunchArgs, LoadError, RuntimeError};
+use super::{CudaContext, CudaStream, Dim3, Gpu, Launch, LaunchArgs, LoadError, RuntimeError};
 use crate::builder::KernelRef;
 use cudarc::driver::{result, sys};
 use std::ffi::c_void;
@@ -219,28 +219,8 @@ impl<P> TypedKernel<P> {
         let mut list = ArgList::new(stream);
         args.push_all(&mut list)?;
         let mut params = list.kernel_params();
-        let mut cluster = cfg.cluster.map(|c| sys::CUlaunchAttribute {
-            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-            pad: [0; 4],
-            value: sys::CUlaunchAttributeValue { clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: c.x, y: c.y, z: c.z } },
-        });
-        let (attrs, num_attrs) = match cluster.as_mut() {
-            Some(a) => (a as *mut sys::CUlaunchAttribute, 1),
-            None => (std::ptr::null_mut(), 0),
-        };
-        let (g, b) = (cfg.grid, cfg.block);
-        let config = sys::CUlaunchConfig {
-            gridDimX: g.x,
-            gridDimY: g.y,
-            gridDimZ: g.z,
-            blockDimX: b.x,
-            blockDimY: b.y,
-            blockDimZ: b.z,
-            sharedMemBytes: cfg.shared_bytes,
-            hStream: stream.cu_stream(),
-            attrs,
-            numAttrs: num_attrs,
-        };
+        let mut cluster = cluster_attribute(cfg);
+        let config = launch_config(cfg, stream, &mut cluster);
         // SAFETY: `params` points at one value per kernel parameter, of the parameter's
         // size (the `HostArg` impls fix both), in `list` (which stays put) or borrowed by
         // `args`; those, the attribute and the buffers outlive the call. `list` drops after
@@ -248,5 +228,53 @@ impl<P> TypedKernel<P> {
         unsafe { sys::cuLaunchKernelEx(&config, self.func, params.as_mut_ptr(), std::ptr::null_mut()) }
             .result()
             .map_err(drv("cuLaunchKernelEx"))
+    }
+
+    /// How many clusters of `cfg`'s shape (block, dynamic shared memory, cluster size) can
+    /// be resident on the GPU at once (`cuOccupancyMaxActiveClusters`): the size of a
+    /// persistent grid, in clusters. Without a cluster size, clusters of one block.
+    pub fn max_active_clusters(&self, cfg: &Launch) -> Result<u32, RuntimeError> {
+        cfg.validate()?;
+        let module = &*self.module;
+        module.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
+        self.configure(cfg)?;
+        let one = Launch { cluster: Some(cfg.cluster.unwrap_or(Dim3 { x: 1, y: 1, z: 1 })), ..cfg.clone() };
+        let mut cluster = cluster_attribute(&one);
+        let config = launch_config(&one, &module.stream, &mut cluster);
+        let mut n: std::ffi::c_int = 0;
+        // SAFETY: `config` and its attribute live across the call; the function is loaded.
+        unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.func, &config) }
+            .result()
+            .map_err(drv("cuOccupancyMaxActiveClusters"))?;
+        Ok(n.max(0) as u32)
+    }
+}
+
+fn cluster_attribute(cfg: &Launch) -> Option<sys::CUlaunchAttribute> {
+    cfg.cluster.map(|c| sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        value: sys::CUlaunchAttributeValue { clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: c.x, y: c.y, z: c.z } },
+    })
+}
+
+/// The driver's launch configuration for `cfg` on `stream`, pointing at `cluster`.
+fn launch_config(cfg: &Launch, stream: &CudaStream, cluster: &mut Option<sys::CUlaunchAttribute>) -> sys::CUlaunchConfig {
+    let (attrs, num_attrs) = match cluster.as_mut() {
+        Some(a) => (a as *mut sys::CUlaunchAttribute, 1),
+        None => (std::ptr::null_mut(), 0),
+    };
+    let (g, b) = (cfg.grid, cfg.block);
+    sys::CUlaunchConfig {
+        gridDimX: g.x,
+        gridDimY: g.y,
+        gridDimZ: g.z,
+        blockDimX: b.x,
+        blockDimY: b.y,
+        blockDimZ: b.z,
+        sharedMemBytes: cfg.shared_bytes,
+        hStream: stream.cu_stream(),
+        attrs,
+        numAttrs: num_attrs,
     }
 }

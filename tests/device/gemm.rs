@@ -49,14 +49,27 @@ fn inputs(gpu: &Gpu, blas: &Cublas, g: &mut StdRng, (m, n, k): (u32, u32, u32)) 
     Inputs { a, b, reference }
 }
 
-fn ours<O>(gpu: &Gpu, gemm: &Gemm<O>, x: &Inputs, (m, n, k): (u32, u32, u32)) -> Result<Vec<f32>, String>
-where
-    O: ptxkit::kernels::gemm::GemmOut,
-    O::Host: AsF32 + ptxkit::runtime::DeviceRepr,
-    for<'s> &'s mut CudaSlice<O::Host>: ptxkit::runtime::HostArg<ptxkit::regs::GlobalPtr<O>>,
-{
-    let mut c = poisoned::<O::Host>(gpu, m as usize * n as usize).map_err(|e| e.to_string())?;
-    gemm.run(gpu, &x.a, &x.b, &mut c, m, n, k).map_err(|e| e.to_string())?;
+/// `Gemm::run` for either C type.
+trait Run {
+    type Host: AsF32 + ptxkit::runtime::DeviceRepr;
+    fn go(&self, gpu: &Gpu, x: &Inputs, c: &mut CudaSlice<Self::Host>, s: (u32, u32, u32)) -> Result<(), ptxkit::runtime::RuntimeError>;
+}
+impl Run for Gemm<Bf16> {
+    type Host = bf16;
+    fn go(&self, gpu: &Gpu, x: &Inputs, c: &mut CudaSlice<bf16>, (m, n, k): (u32, u32, u32)) -> Result<(), ptxkit::runtime::RuntimeError> {
+        self.run(gpu, &x.a, &x.b, c, m, n, k)
+    }
+}
+impl Run for Gemm<F32> {
+    type Host = f32;
+    fn go(&self, gpu: &Gpu, x: &Inputs, c: &mut CudaSlice<f32>, (m, n, k): (u32, u32, u32)) -> Result<(), ptxkit::runtime::RuntimeError> {
+        self.run(gpu, &x.a, &x.b, c, m, n, k)
+    }
+}
+
+fn ours<G: Run>(gpu: &Gpu, gemm: &G, x: &Inputs, (m, n, k): (u32, u32, u32)) -> Result<Vec<f32>, String> {
+    let mut c = poisoned::<G::Host>(gpu, m as usize * n as usize).map_err(|e| e.to_string())?;
+    gemm.go(gpu, x, &mut c, (m, n, k)).map_err(|e| e.to_string())?;
     Ok(gpu.download(&c).map_err(|e| e.to_string())?.iter().map(|v| v.f32()).collect())
 }
 
@@ -81,7 +94,9 @@ fn gemm_matches_cublas_at_odd_shapes() {
     let cfg = GemmConfig::default();
     let gemm_bf16 = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
     let gemm_f32 = Gemm::<F32>::new(&gpu, cfg).unwrap();
-    let narrow = Gemm::<Bf16>::new(&gpu, GemmConfig { bn: 128, consumers: 1, stages: 6, group_m: 1, ..cfg }).unwrap();
+    let narrow = Gemm::<Bf16>::new(&gpu, GemmConfig { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
+    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, ..cfg };
+    let paired = Gemm::<Bf16>::new(&gpu, other).unwrap();
     let mut failures = vec![];
     let shapes = [
         (1, 1, 8),
@@ -96,8 +111,9 @@ fn gemm_matches_cublas_at_odd_shapes() {
     for s in shapes {
         let x = inputs(&gpu, &blas, &mut g, s);
         let (m, n, k) = s;
+        let how = if gemm_bf16.stages_c(n) { "staged" } else { "direct" };
         match ours(&gpu, &gemm_bf16, &x, s) {
-            Ok(c) => judge(&format!("{m}x{n}x{k} bf16"), &c, &x.reference, n, &mut failures),
+            Ok(c) => judge(&format!("{m}x{n}x{k} bf16 ({how})"), &c, &x.reference, n, &mut failures),
             Err(e) => failures.push(format!("{m}x{n}x{k} bf16: {e}")),
         }
         if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
@@ -108,6 +124,11 @@ fn gemm_matches_cublas_at_odd_shapes() {
             match ours(&gpu, &narrow, &x, s) {
                 Ok(c) => judge(&format!("{m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), &c, &x.reference, n, &mut failures),
                 Err(e) => failures.push(format!("{m}x{n}x{k} 64x128: {e}")),
+            }
+            let what = format!("{m}x{n}x{k} bf16, cluster {}, overlap {}", other.cluster, other.overlap);
+            match ours(&gpu, &paired, &x, s) {
+                Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
+                Err(e) => failures.push(format!("{what}: {e}")),
             }
         }
     }

@@ -1,5 +1,6 @@
 //! The sm_90a kernel: TMA producer, wgmma consumers, a ring of stages (see the module docs).
 
+use super::epilogue::{Epilogue, Out};
 use super::{invalid, GemmConfig, GemmOut, BK, ROWS_PER_CONSUMER};
 use crate::builder::{Error, Kernel, KernelRef, Module, TensorMap};
 use crate::descriptors::{ElemBytes, Major, Swizzle, TileLayout};
@@ -9,36 +10,64 @@ use crate::prelude::*;
 use crate::regs::Const;
 use crate::types::Gdesc;
 
-/// The kernel's parameters: the tensor maps of A (dims `[K, M]`) and B (`[K, N]`), C, and
-/// M, N, K.
+/// The parameters of [`gemm_tn`]: the tensor maps of A (dims `[K, M]`) and B (`[K, N]`),
+/// C, and M, N, K.
 pub type GemmParams<O> = (TensorMap<Bf16, 2>, TensorMap<Bf16, 2>, GlobalPtr<O>, Reg<U32>, Reg<U32>, Reg<U32>);
+/// The parameters of [`gemm_tn_staged`]: the tensor maps of A, B and C (dims `[N, M]`, boxes
+/// of 64 × 64 with the 128-byte swizzle), and M, N, K.
+pub type GemmStagedParams = (TensorMap<Bf16, 2>, TensorMap<Bf16, 2>, TensorMap<Bf16, 2>, Reg<U32>, Reg<U32>, Reg<U32>);
 
 /// One `m64n{bn}k16` wgmma of bf16 into an f32 accumulator of `R = bn/2` registers, both
 /// operands from shared memory, K-major: `acc = A·B + (scale_d ? acc : 0)`.
 type Mma<const R: usize> = fn(&mut Kernel, Acc<F32, R>, Reg<Gdesc>, Reg<Gdesc>, Reg<Pred>);
 
+/// Builds the kernel body for `cfg.bn`, with the wgmma form of that N.
+macro_rules! for_tile_n {
+    ($m:ident, $name:ident, $cfg:ident, $params:ty, |$k:ident, $p:ident, $mma:ident| $body:expr) => {
+        for_tile_n!(@ $m, $name, $cfg, $params, |$k, $p, $mma| $body;
+            64 => 32 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+            128 => 64 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
+            192 => 96 "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16",
+            256 => 128 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16")
+    };
+    (@ $m:ident, $name:ident, $cfg:ident, $params:ty, |$k:ident, $p:ident, $mma:ident| $body:expr;
+        $($bn:literal => $r:literal $chain:literal),*) => {
+        match $cfg.bn {
+            $($bn => $m.kernel($name, |$k, $p: $params| {
+                let $mma: Mma<$r> = |k, acc, a, b, d| { ptx!(k, $chain => acc, a, b, d, 1, 1, 0, 0); };
+                $body
+            }),)*
+            other => Err(invalid($name, format!("no wgmma form for bn = {other}"))),
+        }
+    };
+}
+
 /// Adds the kernel `name` computing `C = A·Bᵀ` (A M×K, B N×K, C M×N, all row-major) to
 /// `m`, which must target sm_90a. The host launches it with `cfg.threads()` threads,
-/// `cfg.shared_bytes()` of dynamic shared memory and at most one CTA per SM.
+/// `cfg.shared_bytes()` of dynamic shared memory and at most one CTA per SM. Each consumer
+/// stores its accumulator to C straight from registers ([`Out::Direct`]): any N.
 pub fn gemm_tn<O: GemmOut>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmParams<O>>, Error> {
     cfg.check().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
-    macro_rules! with_n {
-        ($($bn:literal => $r:literal $chain:literal),*) => {
-            match cfg.bn {
-                $($bn => m.kernel(name, |k, p: GemmParams<O>| {
-                    let mma: Mma<$r> = |k, acc, a, b, d| { ptx!(k, $chain => acc, a, b, d, 1, 1, 0, 0); };
-                    body::<O, $r>(k, cfg, p, mma)
-                }),)*
-                other => Err(invalid(name, format!("no wgmma form for bn = {other}"))),
-            }
-        };
+    for_tile_n!(m, name, cfg, GemmParams<O>, |k, p, mma| {
+        let (a, b, c, mm, nn, kk) = p;
+        body::<O, _>(k, cfg, (a, b, mm, nn, kk), Out::Direct(c), mma)
+    })
+}
+
+/// As [`gemm_tn`] for bf16 C, storing through shared memory: each consumer writes its
+/// accumulator in 64 × 64 chunks with `stmatrix` into two staging buffers and one thread
+/// stores each chunk with a TMA tensor store, so the next tile's wgmmas start while the
+/// stores drain. C's rows must be 16-byte multiples (N a multiple of 8) for its tensor
+/// map; the launch takes `cfg.staged_shared_bytes()` of dynamic shared memory.
+pub fn gemm_tn_staged(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmStagedParams>, Error> {
+    cfg.check().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
+    if cfg.staged_shared_bytes() > super::MAX_DYNAMIC_SHARED {
+        return Err(invalid(name, format!("{} bytes of stages and staging exceed {}", cfg.staged_shared_bytes(), super::MAX_DYNAMIC_SHARED)));
     }
-    with_n!(
-        64 => 32 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
-        128 => 64 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
-        192 => 96 "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16",
-        256 => 128 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"
-    )
+    for_tile_n!(m, name, cfg, GemmStagedParams, |k, p, mma| {
+        let (a, b, c, mm, nn, kk) = p;
+        body::<Bf16, _>(k, cfg, (a, b, mm, nn, kk), Out::Staged(c), mma)
+    })
 }
 
 /// Shapes known when the kernel is built.
@@ -54,14 +83,20 @@ struct Plan {
 struct Grid {
     m: Reg<U32>,
     n: Reg<U32>,
-    tiles_m: Reg<U32>,
+    /// Rows of cluster units (`cluster` tile rows each), tile columns, and units.
+    units_m: Reg<U32>,
     tiles_n: Reg<U32>,
-    tiles: Reg<U32>,
+    units: Reg<U32>,
     k_tiles: Reg<U32>,
+    /// This CTA's rank in its cluster.
+    rank: Reg<U32>,
 }
 
-fn body<O: GemmOut, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: GemmParams<O>, mma: Mma<R>) {
-    let (a_map, b_map, c, m, n, kk) = p;
+/// The maps of A and B, and M, N, K.
+type Inputs = (TensorMap<Bf16, 2>, TensorMap<Bf16, 2>, Reg<U32>, Reg<U32>, Reg<U32>);
+
+fn body<O: GemmOut, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: Inputs, out: Out<O>, mma: Mma<R>) {
+    let (a_map, b_map, m, n, kk) = p;
     let (at_entry, producer_regs, consumer_regs) = cfg.registers();
     k.maxnreg(at_entry);
     let plan = Plan {
@@ -69,15 +104,23 @@ fn body<O: GemmOut, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: GemmPar
         a_layout: layout(k, ROWS_PER_CONSUMER),
         b_layout: layout(k, cfg.bn),
     };
+    if cfg.cluster > 1 {
+        k.reqnctapercluster(cfg.cluster, 1, 1);
+    }
     let smem = k.dynamic_shared_aligned::<B8>(1024);
     let ring = Ring::new(k, "stage", cfg.stages);
-    ring.init(k, 1, cfg.consumers, Publish::Cta);
+    // Each stage is released by every consumer of every CTA that multicasts into it.
+    let publish = if cfg.cluster > 1 { Publish::Cluster } else { Publish::Cta };
+    ring.init(k, 1, cfg.consumers * cfg.cluster, publish);
+    let rank = if cfg.cluster > 1 { ptx!(k, "mov.u32", sreg::CLUSTER_CTARANK) } else { ptx!(k, "mov.u32", 0u32) };
 
     let tiles_m = ceil_div(k, m, cfg.bm());
     let tiles_n = ceil_div(k, n, cfg.bn);
-    let tiles = ptx!(k, "mul.lo.u32", tiles_m, tiles_n);
     let k_tiles = ceil_div(k, kk, BK);
-    let grid = Grid { m, n, tiles_m, tiles_n, tiles, k_tiles };
+    // Clusters take `cluster` vertically adjacent tiles at a time.
+    let units_m = ceil_div(k, tiles_m, cfg.cluster);
+    let units = ptx!(k, "mul.lo.u32", units_m, tiles_n);
+    let grid = Grid { m, n, units_m, tiles_n, units, k_tiles, rank };
 
     let tid = ptx!(k, "mov.u32", sreg::TID_X);
     let wg = ptx!(k, "shr.u32", tid, 7u32);
@@ -98,9 +141,13 @@ fn body<O: GemmOut, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: GemmPar
             };
             let consumer = ptx!(k, "sub.u32", wg, 1u32);
             let thread = ptx!(k, "and.b32", tid, 127u32).bitcast::<U32>();
-            consume(k, &plan, &grid, &ring, &deadline, smem, consumer, thread, c, mma);
+            consume(k, &plan, &grid, &ring, &deadline, smem, consumer, thread, &out, mma);
         },
     );
+    if cfg.cluster > 1 {
+        // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
+        k.cluster_sync();
+    }
 }
 
 /// The K-major, 128-byte-swizzled layout of `rows` × 64 bf16 that TMA writes for a
@@ -117,27 +164,33 @@ fn ceil_div(k: &mut Kernel, x: Reg<U32>, d: u32) -> Reg<U32> {
     ptx!(k, "div.u32", up, d)
 }
 
-/// Runs `body(tile_m, tile_n)` for this CTA's tiles: `ctaid.x`, then every `nctaid.x`-th.
-/// Tiles are numbered in bands of `group_m` tile rows, column by column inside a band.
+/// Runs `body(tile_m, tile_n)` for this CTA's tiles. The unit of work is a cluster's
+/// `cluster` vertically adjacent tiles (the CTA of rank `r` takes the `r`-th); cluster `c`
+/// takes units `c`, then every `nclusters`-th. Units are numbered in bands of `group_m` unit
+/// rows, column by column inside a band.
 fn for_each_tile(k: &mut Kernel, plan: &Plan, g: &Grid, mut body: impl FnMut(&mut Kernel, Reg<U32>, Reg<U32>)) {
-    let tile = ptx!(k, "mov.u32", sreg::CTAID_X);
-    let step = ptx!(k, "mov.u32", sreg::NCTAID_X);
+    let cluster = plan.cfg.cluster;
+    let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
+    let ctas = ptx!(k, "mov.u32", sreg::NCTAID_X);
+    let unit = ptx!(k, "div.u32", cta, cluster);
+    let step = ptx!(k, "div.u32", ctas, cluster);
     let group = plan.cfg.group_m;
-    let (tiles, tiles_m, tiles_n) = (g.tiles, g.tiles_m, g.tiles_n);
+    let (units, units_m, tiles_n) = (g.units, g.units_m, g.tiles_n);
     k.while_(
-        |k| ptx!(k, "setp.lt.u32", tile, tiles),
+        |k| ptx!(k, "setp.lt.u32", unit, units),
         |k| {
             let per_band = ptx!(k, "mul.lo.u32", tiles_n, group);
-            let band = ptx!(k, "div.u32", tile, per_band);
+            let band = ptx!(k, "div.u32", unit, per_band);
             let first_m = ptx!(k, "mul.lo.u32", band, group);
-            let left = ptx!(k, "sub.u32", tiles_m, first_m);
+            let left = ptx!(k, "sub.u32", units_m, first_m);
             let rows = ptx!(k, "min.u32", left, group);
-            let in_band = ptx!(k, "rem.u32", tile, per_band);
+            let in_band = ptx!(k, "rem.u32", unit, per_band);
             let row = ptx!(k, "rem.u32", in_band, rows);
-            let tm = ptx!(k, "add.u32", first_m, row);
+            let um = ptx!(k, "add.u32", first_m, row);
+            let tm = ptx!(k, "mad.lo.u32", um, cluster, g.rank);
             let tn = ptx!(k, "div.u32", in_band, rows);
             body(k, tm, tn);
-            ptx!(k, "add.u32" => tile, tile, step);
+            ptx!(k, "add.u32" => unit, unit, step);
         },
     );
 }
@@ -168,6 +221,8 @@ fn produce(
     b_map.prefetch(k);
     let it = ptx!(k, "mov.u32", 0u32);
     let (bm, bn, a_bytes) = (plan.cfg.bm(), plan.cfg.bn, plan.cfg.bm() * BK * 2);
+    let b_share = bn / plan.cfg.cluster;
+    let mask = ptx!(k, "mov.u16", ((1u32 << plan.cfg.cluster) - 1) as u16);
     for_each_tile(k, plan, g, |k, tm, tn| {
         let ya = ptx!(k, "mul.lo.u32", tm, bm).bitcast::<S32>();
         let yb = ptx!(k, "mul.lo.u32", tn, bn).bitcast::<S32>();
@@ -180,7 +235,22 @@ fn produce(
             let a = stage_base(k, plan, smem, slot.stage);
             let b = ptx!(k, "add.u32", a, a_bytes);
             a_map.load(k, SharedPtr::<B8>::from_reg32(a), [x, ya], slot.full.ptr());
-            b_map.load(k, SharedPtr::<B8>::from_reg32(b), [x, yb], slot.full.ptr());
+            if plan.cfg.cluster > 1 {
+                // This CTA's share of the B tile, to the same place in every CTA of the cluster.
+                let share = ptx!(k, "mul.lo.u32", g.rank, b_share);
+                let row = ptx!(k, "add.u32", yb.bitcast::<U32>(), share).bitcast::<S32>();
+                let place = ptx!(k, "mad.lo.u32", share, BK * 2, b);
+                ptx!(
+                    k,
+                    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster",
+                    SharedPtr::<B8>::from_reg32(place),
+                    b_map.at([x, row]),
+                    slot.full.ptr(),
+                    mask
+                );
+            } else {
+                b_map.load(k, SharedPtr::<B8>::from_reg32(b), [x, yb], slot.full.ptr());
+            }
             ptx!(k, "add.u32" => it, it, 1u32);
         });
     });
@@ -196,10 +266,11 @@ fn consume<O: GemmOut, const R: usize>(
     smem: SharedPtr<B8>,
     consumer: Reg<U32>,
     thread: Reg<U32>,
-    c: GlobalPtr<O>,
+    out: &Out<O>,
     mma: Mma<R>,
 ) {
     let acc: Acc<F32, R> = k.zeroed_acc();
+    let mut epilogue = Epilogue::new(k, plan.cfg, smem, consumer, thread, out);
     let it = ptx!(k, "mov.u32", 0u32);
     let always = ptx!(k, "setp.eq.u32", thread, thread);
     let lead = ptx!(k, "setp.eq.u32", thread, 0u32);
@@ -225,109 +296,47 @@ fn consume<O: GemmOut, const R: usize>(
                 mma(k, acc, sa, sb, if s == 0 { accumulate } else { always });
             }
             ptx!(k, "wgmma.commit_group.sync.aligned");
-            ptx!(k, "wgmma.wait_group.sync.aligned", 0);
-            k.if_(lead, |k| slot.release(k));
+            if plan.cfg.overlap {
+                // The previous k-tile's wgmmas are done: release its stage while this one's run.
+                ptx!(k, "wgmma.wait_group.sync.aligned", 1);
+                let started = ptx!(k, "setp.ne.u32", kt, 0u32);
+                let release = ptx!(k, "and.pred", started, lead);
+                k.if_(release, |k| {
+                    let prev = ptx!(k, "sub.u32", it, 1u32);
+                    release_stage(k, plan, g, ring, prev);
+                });
+            } else {
+                ptx!(k, "wgmma.wait_group.sync.aligned", 0);
+                k.if_(lead, |k| release_stage(k, plan, g, ring, it));
+            }
             ptx!(k, "add.u32" => it, it, 1u32);
         });
-        epilogue::<O, R>(k, plan, g, tm, tn, consumer, thread, c, acc);
+        if plan.cfg.overlap {
+            // The tile's last k-tile.
+            ptx!(k, "wgmma.wait_group.sync.aligned", 0);
+            k.if_(lead, |k| {
+                let prev = ptx!(k, "sub.u32", it, 1u32);
+                release_stage(k, plan, g, ring, prev);
+            });
+        }
+        epilogue.store(k, g.m, g.n, tm, tn, acc);
     });
+    epilogue.finish(k);
 }
 
-/// Writes the accumulator: thread `t` of warp `w` holds, for `i` in `0..bn/8`, rows
-/// `16w + t/4` and `+8`, columns `8i + 2(t%4)` and `+1` (registers `4i..4i+4`, row-major
-/// pairs). Interior tiles store pairs unpredicated; edge tiles check every element.
-#[allow(clippy::too_many_arguments)]
-fn epilogue<O: GemmOut, const R: usize>(
-    k: &mut Kernel,
-    plan: &Plan,
-    g: &Grid,
-    tm: Reg<U32>,
-    tn: Reg<U32>,
-    consumer: Reg<U32>,
-    thread: Reg<U32>,
-    c: GlobalPtr<O>,
-    acc: Acc<F32, R>,
-) {
-    let esize = if O::BF16 { 2u32 } else { 4 };
-    let warp = ptx!(k, "shr.u32", thread, 5u32);
-    let lane = ptx!(k, "and.b32", thread, 31u32).bitcast::<U32>();
-    let group = ptx!(k, "shr.u32", lane, 2u32);
-    let quad = ptx!(k, "and.b32", lane, 3u32).bitcast::<U32>();
-    let tile_row = ptx!(k, "mad.lo.u32", tm, plan.cfg.bm(), 0u32);
-    let m0 = ptx!(k, "mad.lo.u32", consumer, ROWS_PER_CONSUMER, tile_row);
-    let n0 = ptx!(k, "mul.lo.u32", tn, plan.cfg.bn);
-    let r = ptx!(k, "mad.lo.u32", warp, 16u32, m0);
-    let r0 = ptx!(k, "add.u32", r, group);
-    let r1 = ptx!(k, "add.u32", r0, 8u32);
-    let col0 = ptx!(k, "mad.lo.u32", quad, 2u32, n0);
-    // &C[r0][col0] and &C[r1][col0].
-    let row_elems = ptx!(k, "mul.wide.u32", r0, g.n);
-    let col_wide = ptx!(k, "cvt.u64.u32", col0);
-    let elem = ptx!(k, "add.u64", row_elems, col_wide);
-    let base = c.addr(k);
-    let p0 = ptx!(k, "mad.lo.u64", elem, esize as u64, base);
-    let pitch8 = ptx!(k, "mul.wide.u32", g.n, 8 * esize);
-    let p1 = ptx!(k, "add.u64", p0, pitch8);
-    let (c0, c1) = (GlobalPtr::<O>::from_reg(p0), GlobalPtr::<O>::from_reg(p1));
-
-    // Interior: all 64 rows and bn columns inside, and N even (pairs are aligned).
-    let m_end = ptx!(k, "add.u32", m0, ROWS_PER_CONSUMER);
-    let n_end = ptx!(k, "add.u32", n0, plan.cfg.bn);
-    let rows_in = ptx!(k, "setp.le.u32", m_end, g.m);
-    let cols_in = ptx!(k, "setp.le.u32", n_end, g.n);
-    let odd = ptx!(k, "and.b32", g.n, 1u32);
-    let even = ptx!(k, "setp.eq.b32", odd, 0u32);
-    let inside = ptx!(k, "and.pred", rows_in, cols_in);
-    let interior = ptx!(k, "and.pred", inside, even);
-    let pairs = R / 4;
-    k.if_else(
-        interior,
-        |k| {
-            for i in 0..pairs {
-                let off = (16 * esize * i as u32 / 2) as i64;
-                for (half, ptr) in [(0, &c0), (1, &c1)] {
-                    let (lo, hi) = (acc[4 * i + 2 * half], acc[4 * i + 2 * half + 1]);
-                    store_pair::<O>(k, ptr.byte_offset(off), lo, hi);
-                }
-            }
-        },
-        |k| {
-            let r0_in = ptx!(k, "setp.lt.u32", r0, g.m);
-            let r1_in = ptx!(k, "setp.lt.u32", r1, g.m);
-            // Columns left from col0: col0 + j is inside when j < left.
-            let left = ptx!(k, "sub.s32", g.n.bitcast::<S32>(), col0.bitcast::<S32>());
-            for i in 0..pairs {
-                for j in 0..2u32 {
-                    let col = 8 * i as i32 + j as i32;
-                    let col_in = ptx!(k, "setp.gt.s32", left, col);
-                    let off = (col as u32 * esize) as i64;
-                    for (half, ptr, row_in) in [(0usize, &c0, r0_in), (1, &c1, r1_in)] {
-                        let ok = ptx!(k, "and.pred", col_in, row_in);
-                        let v = acc[4 * i + 2 * half + j as usize];
-                        k.if_(ok, |k| store_one::<O>(k, ptr.byte_offset(off), v));
-                    }
-                }
-            }
-        },
-    );
-}
-
-/// Two adjacent elements of C, as one 4-byte (bf16) or 8-byte (f32) store.
-fn store_pair<O: GemmOut>(k: &mut Kernel, at: GlobalPtr<O>, lo: Reg<F32>, hi: Reg<F32>) {
-    if O::BF16 {
-        let v = ptx!(k, "cvt.rn.bf16x2.f32", hi, lo);
-        ptx!(k, "st.global.b32", at.cast::<B32>().offset(0), v.bitcast::<B32>());
-    } else {
-        ptx!(k, "st.global.v2.f32", at.cast::<F32>().offset(0), [lo, hi]);
+/// A consumer is done with iteration `i`'s stage: one arrival on its empty barrier in every
+/// CTA of the cluster (each CTA's producer multicasts into all of them). The remote arrivals
+/// release at CTA scope, as the local one does: what they order is this warpgroup's reads
+/// of the stage (its wgmmas, complete), not memory another CTA reads.
+fn release_stage(k: &mut Kernel, plan: &Plan, g: &Grid, ring: &Ring, i: Reg<U32>) {
+    let stage = ring.stage(k, i);
+    let empty = ring.empty().at(k, stage);
+    empty.arrive(k);
+    for r in 1..plan.cfg.cluster {
+        let peer = ptx!(k, "add.u32", g.rank, r);
+        let peer = ptx!(k, "rem.u32", peer, plan.cfg.cluster);
+        let remote = k.map_shared(empty.ptr(), peer);
+        ptx!(k, "mbarrier.arrive.shared::cluster.b64", remote);
     }
 }
 
-/// One element of C.
-fn store_one<O: GemmOut>(k: &mut Kernel, at: GlobalPtr<O>, v: Reg<F32>) {
-    if O::BF16 {
-        let b = ptx!(k, "cvt.rn.bf16.f32", v);
-        ptx!(k, "st.global.b16", at.cast::<B16>().offset(0), b.bitcast::<B16>());
-    } else {
-        ptx!(k, "st.global.f32", at.cast::<F32>().offset(0), v);
-    }
-}

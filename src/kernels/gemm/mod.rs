@@ -38,9 +38,10 @@
 //! # Ok::<(), ptxkit::Error>(())
 //! ```
 
+mod epilogue;
 mod hopper;
 
-pub use hopper::{gemm_tn, GemmParams};
+pub use hopper::{gemm_tn, gemm_tn_staged, GemmParams, GemmStagedParams};
 
 use crate::builder::Error;
 use crate::types::{Bf16, DataType, F32};
@@ -66,6 +67,12 @@ pub struct GemmConfig {
     pub stages: u32,
     /// Tile rows per band of the tile order (1 numbers tiles row by row).
     pub group_m: u32,
+    /// CTAs per cluster along M, 1 or 2. With 2, the two CTAs compute vertically adjacent
+    /// tiles that share their B tile: each loads half of it and multicasts it to both.
+    pub cluster: u32,
+    /// Keep one k-tile's wgmmas in flight: wait for the previous k-tile's (`wait_group 1`)
+    /// and release its stage, instead of waiting for the current one's (`wait_group 0`).
+    pub overlap: bool,
     /// Tries of each bounded mbarrier wait before the kernel traps.
     pub wait_tries: u32,
 }
@@ -73,7 +80,7 @@ pub struct GemmConfig {
 impl Default for GemmConfig {
     /// 128×256 tiles, two consumers, four stages, bands of 16 tile rows.
     fn default() -> Self {
-        GemmConfig { bn: 256, consumers: 2, stages: 4, group_m: 16, wait_tries: 1 << 22 }
+        GemmConfig { bn: 256, consumers: 2, stages: 4, group_m: 16, cluster: 1, overlap: true, wait_tries: 1 << 22 }
     }
 }
 
@@ -93,6 +100,11 @@ impl GemmConfig {
     /// Dynamic shared memory the kernel is launched with.
     pub fn shared_bytes(&self) -> u32 {
         self.stages * self.stage_bytes()
+    }
+    /// Dynamic shared memory of the staged kernel ([`gemm_tn_staged`]): the stages, then
+    /// two 8 KB staging buffers per consumer.
+    pub fn staged_shared_bytes(&self) -> u32 {
+        self.shared_bytes() + self.consumers * 2 * epilogue::CHUNK_BYTES
     }
     /// Registers per thread at entry (`.maxnreg`), and after `setmaxnreg` for the producer
     /// and for each consumer. The three fill the register file without overflowing it.
@@ -122,6 +134,9 @@ impl GemmConfig {
                 self.shared_bytes()
             ));
         }
+        if !(1..=2).contains(&self.cluster) {
+            return Err(format!("cluster = {} is not 1 or 2", self.cluster));
+        }
         if self.group_m == 0 {
             return Err("group_m = 0: a band needs at least one tile row".into());
         }
@@ -131,9 +146,10 @@ impl GemmConfig {
         Ok(())
     }
 
-    /// The CTA tiles of an `m × n` product.
-    pub fn tiles(&self, m: u32, n: u32) -> u64 {
-        m.div_ceil(self.bm()) as u64 * n.div_ceil(self.bn) as u64
+    /// The units of work of an `m × n` product: groups of `cluster` vertically adjacent
+    /// CTA tiles (the last group of a column may reach past M).
+    pub fn units(&self, m: u32, n: u32) -> u64 {
+        m.div_ceil(self.bm()).div_ceil(self.cluster) as u64 * n.div_ceil(self.bn) as u64
     }
 }
 
