@@ -58,5 +58,24 @@ fn bench(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, bench);
+/// The Hopper GEMM's module (its staged bf16 kernel, the default configuration), built and
+/// printed.
+fn gemm_ptx() -> String {
+    let mut m = ptxkit::builder::Module::new(ptxkit::prelude::Target::SM_90A);
+    ptxkit::kernels::gemm::gemm_tn_staged(&mut m, "gemm", &ptxkit::kernels::gemm::GemmConfig::default()).expect("the GEMM builds");
+    m.to_ptx().expect("the GEMM prints")
+}
+
+fn bench_gemm(c: &mut Criterion) {
+    assert!(gemm_ptx().contains("wgmma.mma_async"));
+    c.bench_function("build_and_print_hopper_gemm", |b| b.iter(gemm_ptx));
+    let reps = 200;
+    let t = std::time::Instant::now();
+    for _ in 0..reps {
+        std::hint::black_box(gemm_ptx());
+    }
+    println!("builder: the Hopper GEMM's PTX built and printed in {:.0} us", t.elapsed().as_secs_f64() / reps as f64 * 1e6);
+}
+
+criterion_group!(benches, bench, bench_gemm);
 criterion_main!(benches);

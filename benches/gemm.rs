@@ -4,8 +4,9 @@
 //!
 //! For each shape (square 512 to 16384, then the non-square ones) both products of the
 //! same random normal bf16 inputs are compared first (relative error under 1e-2, or the
-//! shape is reported wrong and not timed); then each is timed with CUDA events, 5 warm-up
-//! runs and the median of 20. TFLOP/s count 2·M·N·K. `PTXKIT_GEMM_SHAPES=MxNxK,...` picks
+//! shape is reported wrong and not timed); then each is timed with CUDA events in 5
+//! alternating rounds (2 warm-up and 10 timed runs of each), and the medians of the 50
+//! runs are compared. TFLOP/s count 2·M·N·K. `PTXKIT_GEMM_SHAPES=MxNxK,...` picks
 //! the shapes; `PTXKIT_RESULTS=path` also writes the table there.
 
 use half::bf16;
@@ -15,6 +16,9 @@ use ptxkit::runtime::{discrepancy, median, Cublas, Gemm, Gpu, RuntimeError};
 use ptxkit::types::Bf16;
 use std::fmt::Write;
 
+/// Timing rounds, each 2 warm-up and `PER_ROUND` timed runs of ptxkit, then of cuBLAS.
+const ROUNDS: usize = 5;
+const PER_ROUND: usize = 10;
 const SQUARES: [u32; 6] = [512, 1024, 2048, 4096, 8192, 16384];
 const ODD: [(u32, u32, u32); 3] = [(4000, 4000, 4000), (1, 4096, 4096), (4096, 7168, 16384)];
 
@@ -91,8 +95,13 @@ fn main() -> Result<(), RuntimeError> {
             let line = if d.wrong > 0 || !(d.relative < 1e-2) {
                 format!("| {m}×{n}×{k} | WRONG ({} elements, first {:?}) | | | {:.1e} |", d.wrong, d.first, d.relative)
             } else {
-                let ours = median(&gpu.bench(5, 20, || gemm.run(&gpu, &a, &b, &mut c, m, n, k))?).unwrap_or(f32::NAN);
-                let theirs = median(&gpu.bench(5, 20, || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k))?).unwrap_or(f32::NAN);
+                // Rounds alternate the two, so that clock and temperature drift fall on both.
+                let (mut ours, mut theirs) = (vec![], vec![]);
+                for _ in 0..ROUNDS {
+                    ours.extend(gpu.bench(2, PER_ROUND, || gemm.run(&gpu, &a, &b, &mut c, m, n, k))?);
+                    theirs.extend(gpu.bench(2, PER_ROUND, || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k))?);
+                }
+                let (ours, theirs) = (median(&ours).unwrap_or(f32::NAN), median(&theirs).unwrap_or(f32::NAN));
                 let (t0, t1) = (tflops(m, n, k, ours), tflops(m, n, k, theirs));
                 format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {:.1e} |", t0 / t1, d.relative)
             };

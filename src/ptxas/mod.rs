@@ -68,6 +68,34 @@ pub fn check(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<Vec<
     }
 }
 
+/// Assembles `ptx` for `target` with `-v`: `Ok` carries every line ptxas printed (its
+/// resource report per function: registers, stack, spill stores and loads; and any
+/// warning), `Err` its messages when it refused the text.
+pub fn resources(ptxas: &Path, ptx: &str, target: Target) -> Result<Vec<String>, String> {
+    let dir = std::env::temp_dir();
+    let n = std::process::id() as u64 * 1_000_003 + COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = dir.join(format!("ptxkit-{n}.ptx"));
+    std::fs::write(&file, ptx).map_err(|e| format!("writing {}: {e}", file.display()))?;
+    let out = Command::new(ptxas)
+        .arg("-v")
+        .arg("-arch")
+        .arg(target.to_string())
+        .arg(&file)
+        .arg("-o")
+        .arg(if cfg!(windows) { "NUL" } else { "/dev/null" })
+        .output();
+    let _ = std::fs::remove_file(&file);
+    let out = out.map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+    let mut msg = String::from_utf8_lossy(&out.stderr).into_owned();
+    msg.push_str(&String::from_utf8_lossy(&out.stdout));
+    let msg = msg.replace(&*file.to_string_lossy(), "input.ptx");
+    if out.status.success() {
+        Ok(msg.lines().map(str::to_string).collect())
+    } else {
+        Err(msg)
+    }
+}
+
 /// Like [`check`], but a warning is a failure too.
 pub fn check_clean(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<(), String> {
     let warnings = check(ptxas, ptx, target, mode)?;
