@@ -50,7 +50,7 @@ pub fn gemm_tn<O: GemmOut>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Resu
     cfg.check().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
     for_tile_n!(m, name, cfg, GemmParams<O>, |k, p, mma| {
         let (a, b, c, mm, nn, kk) = p;
-        body::<O, _>(k, cfg, (a, b, mm, nn, kk), Out::Direct(c), mma)
+        body(k, cfg, (a, b, mm, nn, kk), Out::<O>::Direct(c), mma)
     })
 }
 
@@ -66,7 +66,7 @@ pub fn gemm_tn_staged(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<Ke
     }
     for_tile_n!(m, name, cfg, GemmStagedParams, |k, p, mma| {
         let (a, b, c, mm, nn, kk) = p;
-        body::<Bf16, _>(k, cfg, (a, b, mm, nn, kk), Out::Staged(c), mma)
+        body(k, cfg, (a, b, mm, nn, kk), Out::<Bf16>::Staged(c), mma)
     })
 }
 
