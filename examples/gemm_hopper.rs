@@ -55,7 +55,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     match ptxkit::ptxas::find() {
         Some(px) => {
             let report = ptxkit::ptxas::resources(&px, &ptx, Target::SM_90A)?;
-            report.iter().filter(|l| l.contains("Used") || l.contains("spill") || l.contains("warning")).for_each(|l| println!("ptxas: {}", l.trim()));
+            report
+                .iter()
+                .filter(|l| l.contains("Used") || l.contains("spill") || l.contains("warning"))
+                .for_each(|l| println!("ptxas: {}", l.trim()));
         }
         None => println!("ptxas not found (python3 -m pip install nvidia-cuda-nvcc==13.0.88, or set PTXAS): not assembled"),
     }

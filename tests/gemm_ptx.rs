@@ -13,7 +13,13 @@ fn variants() -> Vec<GemmConfig> {
         for consumers in [1, 2] {
             for cluster in [1, 2] {
                 for overlap in [false, true] {
-                    let stages = (2..=8).rev().find(|&s| GemmConfig { bn, consumers, stages: s, ..base }.staged_shared_bytes() <= ptxkit::kernels::gemm::MAX_DYNAMIC_SHARED).unwrap();
+                    let stages = (2..=8)
+                        .rev()
+                        .find(|&s| {
+                            GemmConfig { bn, consumers, stages: s, ..base }.staged_shared_bytes()
+                                <= ptxkit::kernels::gemm::MAX_DYNAMIC_SHARED
+                        })
+                        .unwrap();
                     out.push(GemmConfig { bn, consumers, cluster, overlap, stages, ..base });
                 }
             }
@@ -51,7 +57,12 @@ fn every_gemm_variant_assembles_clean() {
                 failures.push(format!("{cfg:?}: {l}"));
             }
         }
-        assert_eq!(lines.iter().filter(|l| l.contains("spill stores")).count(), 3, "{cfg:?}: a resource line per kernel:\n{}", lines.join("\n"));
+        assert_eq!(
+            lines.iter().filter(|l| l.contains("spill stores")).count(),
+            3,
+            "{cfg:?}: a resource line per kernel:\n{}",
+            lines.join("\n")
+        );
     }
     println!("{kernels} GEMM kernels assembled for sm_90a");
     assert!(failures.is_empty(), "{}", failures.join("\n"));

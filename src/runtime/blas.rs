@@ -36,7 +36,9 @@ impl Cublas {
         n: u32,
         k: u32,
     ) -> Result<(), RuntimeError> {
-        for (name, len, want) in [("A", a.len(), m as u64 * k as u64), ("B", b.len(), n as u64 * k as u64), ("C", c.len(), m as u64 * n as u64)] {
+        for (name, len, want) in
+            [("A", a.len(), m as u64 * k as u64), ("B", b.len(), n as u64 * k as u64), ("C", c.len(), m as u64 * n as u64)]
+        {
             if (len as u64) < want {
                 return Err(RuntimeError::Invalid(format!("{name} holds {len} elements; a {m}x{n}x{k} product needs {want}")));
             }

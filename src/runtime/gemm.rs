@@ -25,7 +25,9 @@ use super::{CudaSlice, Gpu, HostTensorMap, Launch, LoadedModule, RuntimeError, T
 use crate::builder::Module;
 use crate::core::target::Target;
 use crate::descriptors::{L2Promotion, Swizzle, TiledMap};
-use crate::kernels::gemm::{check_shape, gemm_tn, gemm_tn_staged, GemmConfig, GemmOut, GemmParams, GemmStagedParams, BK, MAX_DYNAMIC_SHARED};
+use crate::kernels::gemm::{
+    check_shape, gemm_tn, gemm_tn_staged, GemmConfig, GemmOut, GemmParams, GemmStagedParams, BK, MAX_DYNAMIC_SHARED,
+};
 use crate::types::{Bf16, F32};
 use half::bf16;
 use std::marker::PhantomData;
@@ -128,7 +130,9 @@ impl<O: GemmOut> Gemm<O> {
         (m, n, k): (u32, u32, u32),
     ) -> Result<(HostTensorMap<'b, Bf16, 2>, HostTensorMap<'b, Bf16, 2>), RuntimeError> {
         check_shape(m, n, k).map_err(RuntimeError::Invalid)?;
-        for (name, len, want) in [("A", a.len(), m as u64 * k as u64), ("B", b.len(), n as u64 * k as u64), ("C", c_len, m as u64 * n as u64)] {
+        for (name, len, want) in
+            [("A", a.len(), m as u64 * k as u64), ("B", b.len(), n as u64 * k as u64), ("C", c_len, m as u64 * n as u64)]
+        {
             if (len as u64) < want {
                 return Err(RuntimeError::Invalid(format!("{name} holds {len} elements; a {m}x{n}x{k} product needs {want}")));
             }
@@ -147,7 +151,16 @@ impl Gemm<Bf16> {
     /// buffers may be longer). Enqueued on the GPU's stream; `Err` for a shape the kernel
     /// cannot handle ([`check_shape`]) or a buffer too short for it.
     #[allow(clippy::too_many_arguments)]
-    pub fn run(&self, gpu: &Gpu, a: &CudaSlice<bf16>, b: &CudaSlice<bf16>, c: &mut CudaSlice<bf16>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {
+    pub fn run(
+        &self,
+        gpu: &Gpu,
+        a: &CudaSlice<bf16>,
+        b: &CudaSlice<bf16>,
+        c: &mut CudaSlice<bf16>,
+        m: u32,
+        n: u32,
+        k: u32,
+    ) -> Result<(), RuntimeError> {
         let (a_map, b_map) = self.inputs(a, b, c.len(), (m, n, k))?;
         match &self.staged {
             Some(staged) if n % 8 == 0 => {
@@ -163,7 +176,16 @@ impl Gemm<Bf16> {
 impl Gemm<F32> {
     /// As [`Gemm::<Bf16>::run`](Gemm::run), with C in f32.
     #[allow(clippy::too_many_arguments)]
-    pub fn run(&self, gpu: &Gpu, a: &CudaSlice<bf16>, b: &CudaSlice<bf16>, c: &mut CudaSlice<f32>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {
+    pub fn run(
+        &self,
+        gpu: &Gpu,
+        a: &CudaSlice<bf16>,
+        b: &CudaSlice<bf16>,
+        c: &mut CudaSlice<f32>,
+        m: u32,
+        n: u32,
+        k: u32,
+    ) -> Result<(), RuntimeError> {
         let (a_map, b_map) = self.inputs(a, b, c.len(), (m, n, k))?;
         self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, m, n, k))
     }

@@ -62,8 +62,8 @@ pub mod testing;
 mod tests;
 
 pub use args::{ArgList, HostArg, HostBytes, LaunchArgs};
-pub use error::{LoadError, RuntimeError};
 pub use blas::{discrepancy, Cublas, Discrepancy};
+pub use error::{LoadError, RuntimeError};
 pub use gemm::Gemm;
 pub use gpu::{median, Gpu};
 pub use launch::{Dim3, Launch};

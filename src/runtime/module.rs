@@ -243,9 +243,7 @@ impl<P> TypedKernel<P> {
         let config = launch_config(&one, &module.stream, &mut cluster);
         let mut n: std::ffi::c_int = 0;
         // SAFETY: `config` and its attribute live across the call; the function is loaded.
-        unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.func, &config) }
-            .result()
-            .map_err(drv("cuOccupancyMaxActiveClusters"))?;
+        unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.func, &config) }.result().map_err(drv("cuOccupancyMaxActiveClusters"))?;
         Ok(n.max(0) as u32)
     }
 }

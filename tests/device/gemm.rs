@@ -6,7 +6,7 @@ use crate::{gpu, rng};
 use half::bf16;
 use ptxkit::kernels::gemm::GemmConfig;
 use ptxkit::runtime::testing::{normal_bf16, poisoned};
-use ptxkit::runtime::{discrepancy, CudaSlice, Cublas, Gemm, Gpu};
+use ptxkit::runtime::{discrepancy, Cublas, CudaSlice, Gemm, Gpu};
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
 use rand::Rng;

@@ -9,9 +9,9 @@ mod async_copy;
 mod bits;
 mod cluster;
 mod cmp_cvt;
-mod gemm;
 #[path = "../common/mod.rs"]
 mod common;
+mod gemm;
 mod guards;
 mod intrinsics;
 mod matrix;

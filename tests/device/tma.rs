@@ -190,10 +190,8 @@ impl<const R: usize> Shape<R> {
     /// edges. The innermost coordinate is a multiple of 16 bytes, as tile-mode copies need.
     fn cases(&self, g: &mut StdRng) -> Vec<(&'static str, [i32; R])> {
         let q = |i: usize| if i == 0 { (16 / self.elem) as i32 } else { 1 };
-        let inside: [i32; R] =
-            std::array::from_fn(|i| q(i) * g.gen_range(0..=(self.dims[i] - self.box_dims[i] as u64) as i32 / q(i)));
-        let far: [i32; R] =
-            std::array::from_fn(|i| (self.dims[i] as i32 - (self.box_dims[i] as i32 / 2).max(1)) / q(i) * q(i));
+        let inside: [i32; R] = std::array::from_fn(|i| q(i) * g.gen_range(0..=(self.dims[i] - self.box_dims[i] as u64) as i32 / q(i)));
+        let far: [i32; R] = std::array::from_fn(|i| (self.dims[i] as i32 - (self.box_dims[i] as i32 / 2).max(1)) / q(i) * q(i));
         let near: [i32; R] = std::array::from_fn(|i| -((self.box_dims[i] as i32 / 3).max(1) + q(i) - 1) / q(i) * q(i));
         for i in 0..R {
             let (d, b) = (self.dims[i] as i32, self.box_dims[i] as i32);
@@ -804,7 +802,9 @@ fn tma_multicast_to_a_two_cta_cluster() {
     let map = HostTensorMap::<U32, 2>::tiled(&src, &TiledMap::new(dims, [w, h / 2]).swizzle(Swizzle::B128)).unwrap();
     assert_eq!(map.box_bytes(), half as u64);
     let mut failures = vec![];
-    for (case, (c0, c1)) in [("inside", (4 * g.gen_range(0..=10i32), g.gen_range(0..=24i32))), ("over the right and bottom edges", (60, 30))] {
+    for (case, (c0, c1)) in
+        [("inside", (4 * g.gen_range(0..=10i32), g.gen_range(0..=24i32))), ("over the right and bottom edges", (60, 30))]
+    {
         let mut out = poisoned::<u32>(&gpu, (2 * 2 * half / 4) as usize).unwrap();
         let mut status = poisoned::<u32>(&gpu, 4).unwrap();
         kern.launch(&Launch::new(2, THREADS).cluster(2).shared(2 * half), (&map, &mut out, &mut status, c0, c1)).unwrap();
@@ -888,5 +888,3 @@ fn tensor_map_validation_through_the_runtime() {
     assert_eq!(ok.box_bytes(), 32 * 8 * 4);
     assert!(ok.raw().opaque.iter().any(|w| *w != 0));
 }
-
-

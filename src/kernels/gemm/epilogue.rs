@@ -90,7 +90,16 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn direct<const R: usize>(&self, k: &mut Kernel, m: Reg<U32>, n: Reg<U32>, m0: Reg<U32>, n0: Reg<U32>, c: GlobalPtr<O>, acc: Acc<F32, R>) {
+    fn direct<const R: usize>(
+        &self,
+        k: &mut Kernel,
+        m: Reg<U32>,
+        n: Reg<U32>,
+        m0: Reg<U32>,
+        n0: Reg<U32>,
+        c: GlobalPtr<O>,
+        acc: Acc<F32, R>,
+    ) {
         let esize = if O::BF16 { 2u32 } else { 4 };
         let r0 = ptx!(k, "add.u32", m0, self.row);
         let r1 = ptx!(k, "add.u32", r0, 8u32);

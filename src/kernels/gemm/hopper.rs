@@ -62,7 +62,10 @@ pub fn gemm_tn<O: GemmOut>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Resu
 pub fn gemm_tn_staged(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmStagedParams>, Error> {
     cfg.check().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
     if cfg.staged_shared_bytes() > super::MAX_DYNAMIC_SHARED {
-        return Err(invalid(name, format!("{} bytes of stages and staging exceed {}", cfg.staged_shared_bytes(), super::MAX_DYNAMIC_SHARED)));
+        return Err(invalid(
+            name,
+            format!("{} bytes of stages and staging exceed {}", cfg.staged_shared_bytes(), super::MAX_DYNAMIC_SHARED),
+        ));
     }
     for_tile_n!(m, name, cfg, GemmStagedParams, |k, p, mma| {
         let (a, b, c, mm, nn, kk) = p;
@@ -99,11 +102,7 @@ fn body<O: GemmOut, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: Inputs,
     let (a_map, b_map, m, n, kk) = p;
     let (at_entry, producer_regs, consumer_regs) = cfg.registers();
     k.maxnreg(at_entry);
-    let plan = Plan {
-        cfg: *cfg,
-        a_layout: layout(k, ROWS_PER_CONSUMER),
-        b_layout: layout(k, cfg.bn),
-    };
+    let plan = Plan { cfg: *cfg, a_layout: layout(k, ROWS_PER_CONSUMER), b_layout: layout(k, cfg.bn) };
     if cfg.cluster > 1 {
         k.reqnctapercluster(cfg.cluster, 1, 1);
     }
@@ -339,4 +338,3 @@ fn release_stage(k: &mut Kernel, plan: &Plan, g: &Grid, ring: &Ring, i: Reg<U32>
         ptx!(k, "mbarrier.arrive.shared::cluster.b64", remote);
     }
 }
-
