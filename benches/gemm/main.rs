@@ -7,7 +7,11 @@
 //! shape is reported wrong and not timed); then each is timed with CUDA events in 5
 //! alternating rounds (2 warm-up and 10 timed runs of each), and the medians of the 50
 //! runs are compared. TFLOP/s count 2·M·N·K. `PTXKIT_GEMM_SHAPES=MxNxK,...` picks
-//! the shapes; `PTXKIT_RESULTS=path` also writes the table there.
+//! the shapes; `PTXKIT_RESULTS=path` also writes the table there. The square sizes of the
+//! first configuration are plotted (TFLOP/s against size, ptxkit and cuBLAS) into
+//! `bench/results/gemm-bf16.png`, or `PTXKIT_PLOT=path`.
+
+mod plot;
 
 use half::bf16;
 use ptxkit::kernels::gemm::GemmConfig;
@@ -73,7 +77,9 @@ fn main() -> Result<(), RuntimeError> {
     let blas = Cublas::new(&gpu)?;
     let (drv_major, drv_minor) = gpu.driver_version();
     let mut table = String::new();
-    for cfg in configs() {
+    // Square sizes of the first configuration: (size, ptxkit, cuBLAS) TFLOP/s.
+    let mut curve: Vec<(u32, f64, f64)> = vec![];
+    for (ci, cfg) in configs().into_iter().enumerate() {
         let gemm = Gemm::<Bf16>::new(&gpu, cfg)?;
         let head = format!(
             "{} (driver {drv_major}.{drv_minor}), {cfg:?}, {} clusters resident, JIT {:?}\n| M×N×K | ptxkit TFLOP/s | cuBLAS TFLOP/s | ratio | rel. error |\n|---|---|---|---|---|\n",
@@ -103,11 +109,25 @@ fn main() -> Result<(), RuntimeError> {
                 }
                 let (ours, theirs) = (median(&ours).unwrap_or(f32::NAN), median(&theirs).unwrap_or(f32::NAN));
                 let (t0, t1) = (tflops(m, n, k, ours), tflops(m, n, k, theirs));
+                if ci == 0 && m == n && n == k && SQUARES.contains(&m) {
+                    curve.push((m, t0, t1));
+                }
                 format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {:.1e} |", t0 / t1, d.relative)
             };
             println!("{line}");
             writeln!(table, "{line}").unwrap();
         }
+    }
+    if !curve.is_empty() {
+        let sizes: Vec<u32> = curve.iter().map(|c| c.0).collect();
+        let series = [
+            plot::Series { label: "ptxkit bf16".into(), rgb: [31, 100, 200], points: curve.iter().map(|c| (c.0, c.1)).collect() },
+            plot::Series { label: "cuBLAS bf16".into(), rgb: [230, 120, 20], points: curve.iter().map(|c| (c.0, c.2)).collect() },
+        ];
+        let title = format!("TFLOP/s, {}", gpu.name());
+        let path = std::env::var("PTXKIT_PLOT").unwrap_or_else(|_| "bench/results/gemm-bf16.png".into());
+        std::fs::write(&path, plot::chart(&title, &sizes, &series)).map_err(|e| RuntimeError::Invalid(format!("{path}: {e}")))?;
+        println!("plot: {path}");
     }
     if let Ok(path) = std::env::var("PTXKIT_RESULTS") {
         std::fs::write(&path, &table).map_err(|e| RuntimeError::Invalid(format!("{path}: {e}")))?;
