@@ -46,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{} is not sm_90: writing the PTX instead", gpu.name());
     }
     let mut m = Module::new(Target::SM_90A);
-    gemm_tn_staged(&mut m, "gemm", &cfg)?;
+    gemm_tn_staged::<Bf16>(&mut m, "gemm", &cfg)?;
     let ptx = m.to_ptx()?;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("gemm_hopper.ptx");
     std::fs::create_dir_all(path.parent().expect("target/"))?;

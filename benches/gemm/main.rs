@@ -1,4 +1,5 @@
-//! The Hopper GEMM beside cuBLAS, on the same buffers in the same process:
+//! The Hopper GEMM beside cuBLAS (bf16) and cuBLASLt (FP8 e4m3), on the same buffers in the
+//! same process:
 //!
 //!     cargo bench --features cuda --bench gemm
 //!
@@ -6,17 +7,20 @@
 //! same random normal bf16 inputs are compared first (relative error under 1e-2, or the
 //! shape is reported wrong and not timed); then each is timed with CUDA events in 5
 //! alternating rounds (2 warm-up and 10 timed runs of each), and the medians of the 50
-//! runs are compared. TFLOP/s count 2·M·N·K. `PTXKIT_GEMM_SHAPES=MxNxK,...` picks
-//! the shapes; `PTXKIT_RESULTS=path` also writes the table there. The square sizes of the
-//! first configuration are plotted (TFLOP/s against size, ptxkit and cuBLAS) into
-//! `bench/results/gemm-bf16.png`, or `PTXKIT_PLOT=path`.
+//! runs are compared. TFLOP/s count 2·M·N·K. The FP8 table then does the same for e4m3
+//! inputs (normal, σ = 2, per-tensor scales ½ each, bf16 C) against cuBLASLt with fast
+//! accumulation (the whole sum in the tensor cores' accumulator, as ours) and, for
+//! reference, without. `PTXKIT_GEMM_SHAPES=MxNxK,...` picks the shapes;
+//! `PTXKIT_RESULTS=path` also writes the tables there. The square sizes of the first
+//! configuration are plotted (TFLOP/s against size: ptxkit and cuBLAS in bf16 and FP8) into
+//! `bench/results/gemm.png`, or `PTXKIT_PLOT=path`.
 
 mod plot;
 
 use half::bf16;
-use ptxkit::kernels::gemm::GemmConfig;
-use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, poisoned};
-use ptxkit::runtime::{discrepancy, median, Cublas, Gemm, Gpu, RuntimeError};
+use ptxkit::kernels::gemm::{E4m3, GemmConfig};
+use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, normal_e4m3, poisoned};
+use ptxkit::runtime::{discrepancy, median, Cublas, Gemm, Gpu, LtFp8, RuntimeError};
 use ptxkit::types::Bf16;
 use std::fmt::Write;
 
@@ -64,6 +68,53 @@ fn configs() -> Vec<GemmConfig> {
         .collect()
 }
 
+/// The e4m3 GEMM (bf16 C) beside cuBLASLt on every shape; returns the square sizes' (size,
+/// ptxkit, cuBLASLt with fast accumulation) TFLOP/s.
+fn fp8_table(gpu: &Gpu, cfg: GemmConfig, table: &mut String) -> Result<Vec<(u32, f64, f64)>, RuntimeError> {
+    let gemm = Gemm::<Bf16, E4m3>::new(gpu, cfg)?;
+    let head = format!(
+        "\nFP8 e4m3 inputs, bf16 C, {cfg:?}, JIT {:?}\n| M×N×K | ptxkit TFLOP/s | cuBLASLt TFLOP/s (fast accum) | ratio | cuBLASLt TFLOP/s (default) | rel. error |\n|---|---|---|---|---|---|\n",
+        gemm.module().jit_time()
+    );
+    print!("{head}");
+    table.push_str(&head);
+    let mut curve = vec![];
+    // Inputs of σ = 2 stored unscaled, read back with scales ½ · ½.
+    let alpha = 0.25f32;
+    for (i, (m, n, k)) in shapes().into_iter().enumerate() {
+        let a = gpu.upload(&normal_e4m3(2 * i as u64, m as usize * k as usize, 2.0))?;
+        let b = gpu.upload(&normal_e4m3(2 * i as u64 + 1, n as usize * k as usize, 2.0))?;
+        let mut c = poisoned::<bf16>(gpu, m as usize * n as usize)?;
+        let mut r = poisoned::<bf16>(gpu, m as usize * n as usize)?;
+        let (fast, exact) = (LtFp8::<Bf16>::new(gpu, m, n, k, true)?, LtFp8::<Bf16>::new(gpu, m, n, k, false)?);
+        gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k)?;
+        // Against cuBLASLt with the same (fast) accumulation; the precise one differs from
+        // both by up to K/32 · 2⁻¹⁴ of an element (tests/device/gemm_fp8.rs).
+        fast.run(&a, &b, &mut r, alpha)?;
+        let f = |v: Vec<bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
+        let d = discrepancy(&f(gpu.download(&c)?), &f(gpu.download(&r)?), 1e-2);
+        let line = if d.wrong > 0 || !(d.relative < 1e-2) {
+            format!("| {m}×{n}×{k} | WRONG ({} elements, first {:?}) | | | | {:.1e} |", d.wrong, d.first, d.relative)
+        } else {
+            let (mut ours, mut lt_fast, mut lt_exact) = (vec![], vec![], vec![]);
+            for _ in 0..ROUNDS {
+                ours.extend(gpu.bench(2, PER_ROUND, || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k))?);
+                lt_fast.extend(gpu.bench(2, PER_ROUND, || fast.run(&a, &b, &mut r, alpha))?);
+                lt_exact.extend(gpu.bench(2, PER_ROUND, || exact.run(&a, &b, &mut r, alpha))?);
+            }
+            let t = |v: &[f32]| tflops(m, n, k, median(v).unwrap_or(f32::NAN));
+            let (t0, t1, t2) = (t(&ours), t(&lt_fast), t(&lt_exact));
+            if m == n && n == k && SQUARES.contains(&m) {
+                curve.push((m, t0, t1));
+            }
+            format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {t2:.1} | {:.1e} |", t0 / t1, d.relative)
+        };
+        println!("{line}");
+        writeln!(table, "{line}").unwrap();
+    }
+    Ok(curve)
+}
+
 fn tflops(m: u32, n: u32, k: u32, ms: f32) -> f64 {
     2.0 * m as f64 * n as f64 * k as f64 / (ms as f64 * 1e-3) / 1e12
 }
@@ -79,7 +130,8 @@ fn main() -> Result<(), RuntimeError> {
     let mut table = String::new();
     // Square sizes of the first configuration: (size, ptxkit, cuBLAS) TFLOP/s.
     let mut curve: Vec<(u32, f64, f64)> = vec![];
-    for (ci, cfg) in configs().into_iter().enumerate() {
+    let configs = configs();
+    for (ci, &cfg) in configs.iter().enumerate() {
         let gemm = Gemm::<Bf16>::new(&gpu, cfg)?;
         let head = format!(
             "{} (driver {drv_major}.{drv_minor}), {cfg:?}, {} clusters resident, JIT {:?}\n| M×N×K | ptxkit TFLOP/s | cuBLAS TFLOP/s | ratio | rel. error |\n|---|---|---|---|---|\n",
@@ -118,14 +170,23 @@ fn main() -> Result<(), RuntimeError> {
             writeln!(table, "{line}").unwrap();
         }
     }
+    let mut fp8 = vec![];
+    for (ci, &cfg) in configs.iter().enumerate() {
+        let curve = fp8_table(&gpu, cfg, &mut table)?;
+        if ci == 0 {
+            fp8 = curve;
+        }
+    }
     if !curve.is_empty() {
         let sizes: Vec<u32> = curve.iter().map(|c| c.0).collect();
         let series = [
             plot::Series { label: "ptxkit bf16".into(), rgb: [31, 100, 200], points: curve.iter().map(|c| (c.0, c.1)).collect() },
             plot::Series { label: "cuBLAS bf16".into(), rgb: [230, 120, 20], points: curve.iter().map(|c| (c.0, c.2)).collect() },
+            plot::Series { label: "ptxkit fp8".into(), rgb: [20, 150, 60], points: fp8.iter().map(|c| (c.0, c.1)).collect() },
+            plot::Series { label: "cuBLASLt fp8".into(), rgb: [200, 40, 40], points: fp8.iter().map(|c| (c.0, c.2)).collect() },
         ];
         let title = format!("TFLOP/s, {}", gpu.name());
-        let path = std::env::var("PTXKIT_PLOT").unwrap_or_else(|_| "bench/results/gemm-bf16.png".into());
+        let path = std::env::var("PTXKIT_PLOT").unwrap_or_else(|_| "bench/results/gemm.png".into());
         std::fs::write(&path, plot::chart(&title, &sizes, &series)).map_err(|e| RuntimeError::Invalid(format!("{path}: {e}")))?;
         println!("plot: {path}");
     }

@@ -1,5 +1,7 @@
 //! The Hopper GEMM ([`crate::kernels::gemm`]) on device buffers: built and loaded once,
 //! then run on any shape it handles; a shape or buffer it cannot handle is an `Err`.
+//! Inputs are bf16 (`Gemm<O>`) or FP8 e4m3 (`Gemm<O, E4m3>`, buffers of `u8` codes, with
+//! per-tensor scales through [`Gemm::run_scaled`]).
 //!
 //! For bf16 C the module holds both kernels: the staged one (C through shared memory and
 //! TMA stores) runs when N is a multiple of 8 and its staging fits beside the stages, the
@@ -26,9 +28,9 @@ use crate::builder::Module;
 use crate::core::target::Target;
 use crate::descriptors::{L2Promotion, Swizzle, TiledMap};
 use crate::kernels::gemm::{
-    check_shape, gemm_tn, gemm_tn_staged, GemmConfig, GemmOut, GemmParams, GemmStagedParams, BK, MAX_DYNAMIC_SHARED,
+    check_shape, gemm_tn, gemm_tn_staged, GemmConfig, GemmIn, GemmOut, GemmParams, GemmStagedParams, MAX_DYNAMIC_SHARED,
 };
-use crate::types::{Bf16, F32};
+use crate::types::{Bf16, DataType, F32};
 use half::bf16;
 use std::marker::PhantomData;
 
@@ -64,22 +66,30 @@ impl<P> Loaded<P> {
     }
 }
 
-/// The GEMM kernels loaded on one GPU, for C in `O` (`Bf16` or `F32`).
-pub struct Gemm<O: GemmOut> {
+/// The GEMM kernels loaded on one GPU, for C in `O` (`Bf16` or `F32`) and A, B in `I`
+/// (`Bf16` or [`E4m3`](crate::kernels::gemm::E4m3)).
+pub struct Gemm<O: GemmOut, I: GemmIn = Bf16> {
     cfg: GemmConfig,
     module: LoadedModule,
-    direct: Loaded<GemmParams<O>>,
-    staged: Option<Loaded<GemmStagedParams>>,
-    _o: PhantomData<O>,
+    direct: Loaded<GemmParams<O, I>>,
+    staged: Option<Loaded<GemmStagedParams<I>>>,
+    _o: PhantomData<(O, I)>,
 }
 
-impl<O: GemmOut> std::fmt::Debug for Gemm<O> {
+/// A device buffer of `I` elements (`u8` codes for FP8).
+type Input<I> = CudaSlice<<<I as GemmIn>::Elem as DataType>::Host>;
+
+impl<O: GemmOut, I: GemmIn> std::fmt::Debug for Gemm<O, I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gemm").field("cfg", &self.cfg).field("jit_time", &self.module.jit_time()).finish_non_exhaustive()
+        f.debug_struct("Gemm")
+            .field("in", &I::NAME)
+            .field("cfg", &self.cfg)
+            .field("jit_time", &self.module.jit_time())
+            .finish_non_exhaustive()
     }
 }
 
-impl<O: GemmOut> Gemm<O> {
+impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     /// Builds the kernels for `cfg` and loads them. `Err` when the configuration is invalid
     /// or the GPU is not sm_90 (wgmma and `setmaxnreg` are sm_90a).
     pub fn new(gpu: &Gpu, cfg: GemmConfig) -> Result<Self, RuntimeError> {
@@ -92,9 +102,9 @@ impl<O: GemmOut> Gemm<O> {
         }
         let build = |e: crate::Error| RuntimeError::Invalid(e.to_string());
         let mut m = Module::new(Target::SM_90A);
-        let direct = gemm_tn::<O>(&mut m, "gemm_tn", &cfg).map_err(build)?;
+        let direct = gemm_tn::<O, I>(&mut m, "gemm_tn", &cfg).map_err(build)?;
         let staged = if O::BF16 && cfg.staged_shared_bytes() <= MAX_DYNAMIC_SHARED {
-            Some(gemm_tn_staged(&mut m, "gemm_tn_staged", &cfg).map_err(build)?)
+            Some(gemm_tn_staged::<I>(&mut m, "gemm_tn_staged", &cfg).map_err(build)?)
         } else {
             None
         };
@@ -122,14 +132,19 @@ impl<O: GemmOut> Gemm<O> {
         self.staged.is_some() && n % 8 == 0
     }
 
+    #[allow(clippy::type_complexity)]
     fn inputs<'b>(
         &self,
-        a: &'b CudaSlice<bf16>,
-        b: &'b CudaSlice<bf16>,
+        a: &'b Input<I>,
+        b: &'b Input<I>,
         c_len: usize,
+        alpha: f32,
         (m, n, k): (u32, u32, u32),
-    ) -> Result<(HostTensorMap<'b, Bf16, 2>, HostTensorMap<'b, Bf16, 2>), RuntimeError> {
-        check_shape(m, n, k).map_err(RuntimeError::Invalid)?;
+    ) -> Result<(HostTensorMap<'b, I::Elem, 2>, HostTensorMap<'b, I::Elem, 2>), RuntimeError> {
+        check_shape::<I>(m, n, k).map_err(RuntimeError::Invalid)?;
+        if !alpha.is_finite() {
+            return Err(RuntimeError::Invalid(format!("the scale {alpha} is not finite")));
+        }
         for (name, len, want) in
             [("A", a.len(), m as u64 * k as u64), ("B", b.len(), n as u64 * k as u64), ("C", c_len, m as u64 * n as u64)]
         {
@@ -139,54 +154,70 @@ impl<O: GemmOut> Gemm<O> {
         }
         let cfg = &self.cfg;
         let map = |rows: u32, box_rows: u32| {
-            TiledMap::new([k as u64, rows as u64], [BK, box_rows]).swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256)
+            TiledMap::new([k as u64, rows as u64], [I::BK, box_rows]).swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256)
         };
         // With a cluster, each CTA loads its share of the B tile.
         Ok((HostTensorMap::tiled(a, &map(m, cfg.bm()))?, HostTensorMap::tiled(b, &map(n, cfg.bn / cfg.cluster))?))
     }
 }
 
-impl Gemm<Bf16> {
+impl<I: GemmIn> Gemm<Bf16, I> {
     /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n`, all row-major and densely packed (the
     /// buffers may be longer). Enqueued on the GPU's stream; `Err` for a shape the kernel
     /// cannot handle ([`check_shape`]) or a buffer too short for it.
     #[allow(clippy::too_many_arguments)]
-    pub fn run(
+    pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<bf16>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {
+        self.run_scaled(gpu, a, b, c, 1.0, m, n, k)
+    }
+
+    /// `C = α·A·Bᵀ`, as [`run`](Self::run). For FP8 inputs stored as `x / s` with
+    /// per-tensor scales `s_a` and `s_b`, α = `s_a · s_b` gives the product of the unscaled
+    /// matrices. α is applied to the f32 accumulator before C is rounded.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_scaled(
         &self,
         gpu: &Gpu,
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
+        a: &Input<I>,
+        b: &Input<I>,
         c: &mut CudaSlice<bf16>,
+        alpha: f32,
         m: u32,
         n: u32,
         k: u32,
     ) -> Result<(), RuntimeError> {
-        let (a_map, b_map) = self.inputs(a, b, c.len(), (m, n, k))?;
+        let (a_map, b_map) = self.inputs(a, b, c.len(), alpha, (m, n, k))?;
         match &self.staged {
             Some(staged) if n % 8 == 0 => {
                 let shape = TiledMap::new([n as u64, m as u64], [64, 64]).swizzle(Swizzle::B128);
                 let mut c_map = HostTensorMap::<Bf16, 2>::tiled_mut(c, &shape)?;
-                staged.kernel.launch(&staged.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, &mut c_map, m, n, k))
+                staged.kernel.launch(&staged.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, &mut c_map, alpha, m, n, k))
             }
-            _ => self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, m, n, k)),
+            _ => self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, alpha, m, n, k)),
         }
     }
 }
 
-impl Gemm<F32> {
+impl<I: GemmIn> Gemm<F32, I> {
     /// As [`Gemm::<Bf16>::run`](Gemm::run), with C in f32.
     #[allow(clippy::too_many_arguments)]
-    pub fn run(
+    pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<f32>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {
+        self.run_scaled(gpu, a, b, c, 1.0, m, n, k)
+    }
+
+    /// As [`Gemm::<Bf16>::run_scaled`](Gemm::run_scaled), with C in f32.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_scaled(
         &self,
         gpu: &Gpu,
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
+        a: &Input<I>,
+        b: &Input<I>,
         c: &mut CudaSlice<f32>,
+        alpha: f32,
         m: u32,
         n: u32,
         k: u32,
     ) -> Result<(), RuntimeError> {
-        let (a_map, b_map) = self.inputs(a, b, c.len(), (m, n, k))?;
-        self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, m, n, k))
+        let (a_map, b_map) = self.inputs(a, b, c.len(), alpha, (m, n, k))?;
+        self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, alpha, m, n, k))
     }
 }

@@ -51,6 +51,7 @@
 //! context, which later calls report as [`RuntimeError::Driver`].
 mod args;
 mod blas;
+mod blaslt;
 mod error;
 mod gemm;
 mod gpu;
@@ -63,6 +64,7 @@ mod tests;
 
 pub use args::{ArgList, HostArg, HostBytes, LaunchArgs};
 pub use blas::{discrepancy, Cublas, Discrepancy};
+pub use blaslt::LtFp8;
 pub use error::{LoadError, RuntimeError};
 pub use gemm::Gemm;
 pub use gpu::{median, Gpu};

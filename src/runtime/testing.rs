@@ -61,6 +61,24 @@ pub fn poisoned<T: DeviceRepr>(gpu: &Gpu, len: usize) -> Result<CudaSlice<T>, Ru
 /// assert_eq!(x, ptxkit::runtime::testing::normal_bf16(7, 10_000));
 /// ```
 pub fn normal_bf16(seed: u64, len: usize) -> Vec<half::bf16> {
+    normals(seed).take(len).map(half::bf16::from_f64).collect()
+}
+
+/// `len` normal samples of standard deviation `sigma`, as e4m3 codes
+/// ([`e4m3_from_f32`](crate::types::fp8::e4m3_from_f32)), from `seed` as in [`normal_bf16`].
+///
+/// ```
+/// use ptxkit::types::fp8::e4m3_to_f32;
+/// let x = ptxkit::runtime::testing::normal_e4m3(7, 10_000, 4.0);
+/// let var = x.iter().map(|&b| (e4m3_to_f32(b) as f64).powi(2)).sum::<f64>() / 1e4;
+/// assert!((var.sqrt() - 4.0).abs() < 0.2);
+/// ```
+pub fn normal_e4m3(seed: u64, len: usize, sigma: f32) -> Vec<u8> {
+    normals(seed).take(len).map(|x| crate::types::fp8::e4m3_from_f32(sigma * x as f32)).collect()
+}
+
+/// Standard normal samples from `seed` (SplitMix64 and Box–Muller).
+fn normals(seed: u64) -> impl Iterator<Item = f64> {
     let mut state = seed;
     let mut next = move || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -70,10 +88,8 @@ pub fn normal_bf16(seed: u64, len: usize) -> Vec<half::bf16> {
         // 53 random bits in (0, 1].
         ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 + f64::EPSILON / 2.0
     };
-    (0..len)
-        .map(|_| {
-            let (u, v) = (next(), next());
-            half::bf16::from_f64((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos())
-        })
-        .collect()
+    std::iter::from_fn(move || {
+        let (u, v) = (next(), next());
+        Some((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos())
+    })
 }

@@ -6,6 +6,7 @@
 //! ([`Accepts`]): a `.bN` instruction type takes any N-bit register, `.uN`/`.sN` take
 //! `.uN`, `.sN` and `.bN`, `.fN` takes `.fN` and `.bN`.
 
+pub mod fp8;
 mod reg;
 
 pub use crate::core::dtype::{DType, Family, RegClass};

@@ -1,5 +1,5 @@
-//! Writing a consumer's accumulator to C: straight from registers, or staged through shared
-//! memory with `stmatrix` and stored by TMA.
+//! Writing a consumer's accumulator, times α, to C: straight from registers, or staged
+//! through shared memory with `stmatrix` and stored by TMA.
 //!
 //! Thread `t` of warp `w` of a consumer holds, for `i` in `0..bn/8`, rows `16w + t/4` and
 //! `16w + t/4 + 8` of the consumer's 64, columns `8i + 2(t%4)` and `+1`: registers
@@ -28,6 +28,7 @@ pub(super) const CHUNK_BYTES: u32 = CHUNK * CHUNK * 2;
 pub(super) struct Epilogue<'o, O: GemmOut> {
     cfg: GemmConfig,
     out: &'o Out<O>,
+    alpha: Reg<F32>,
     consumer: Reg<U32>,
     lead: Reg<Pred>,
     /// The thread's upper row in the consumer's 64 and its first column: `16w + t/4`, `2(t%4)`.
@@ -41,7 +42,15 @@ pub(super) struct Epilogue<'o, O: GemmOut> {
 }
 
 impl<'o, O: GemmOut> Epilogue<'o, O> {
-    pub(super) fn new(k: &mut Kernel, cfg: GemmConfig, smem: SharedPtr<B8>, consumer: Reg<U32>, thread: Reg<U32>, out: &'o Out<O>) -> Self {
+    pub(super) fn new(
+        k: &mut Kernel,
+        cfg: GemmConfig,
+        smem: SharedPtr<B8>,
+        consumer: Reg<U32>,
+        thread: Reg<U32>,
+        out: &'o Out<O>,
+        alpha: Reg<F32>,
+    ) -> Self {
         let warp = ptx!(k, "shr.u32", thread, 5u32);
         let lane = ptx!(k, "and.b32", thread, 31u32).bitcast::<U32>();
         let group = ptx!(k, "shr.u32", lane, 2u32);
@@ -68,7 +77,7 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
         let base = smem.addr(k);
         let first = ptx!(k, "add.u32", base, cfg.shared_bytes());
         let staging = ptx!(k, "mad.lo.u32", consumer, 2 * CHUNK_BYTES, first);
-        Epilogue { cfg, out, consumer, lead, row, col, staging, offsets, chunks }
+        Epilogue { cfg, out, alpha, consumer, lead, row, col, staging, offsets, chunks }
     }
 
     /// Writes tile (`tm`, `tn`) of this consumer from `acc`.
@@ -130,7 +139,8 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
                 for i in 0..blocks {
                     let off = (8 * esize * i as u32) as i64;
                     for (half, ptr) in [(0, &c0), (1, &c1)] {
-                        let (lo, hi) = (acc[4 * i + 2 * half], acc[4 * i + 2 * half + 1]);
+                        let lo = ptx!(k, "mul.f32", acc[4 * i + 2 * half], self.alpha);
+                        let hi = ptx!(k, "mul.f32", acc[4 * i + 2 * half + 1], self.alpha);
                         store_pair::<O>(k, ptr.byte_offset(off), lo, hi);
                     }
                 }
@@ -148,7 +158,11 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
                         for (half, ptr, row_in) in [(0usize, &c0, r0_in), (1, &c1, r1_in)] {
                             let ok = ptx!(k, "and.pred", col_in, row_in);
                             let v = acc[4 * i + 2 * half + j as usize];
-                            k.if_(ok, |k| store_one::<O>(k, ptr.byte_offset(off), v));
+                            let alpha = self.alpha;
+                            k.if_(ok, |k| {
+                                let v = ptx!(k, "mul.f32", v, alpha);
+                                store_one::<O>(k, ptr.byte_offset(off), v)
+                            });
                         }
                     }
                 }
@@ -170,7 +184,11 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
             ptx!(k, "bar.sync" as counted, named, 128u32);
             for (j, off) in self.offsets.iter().enumerate() {
                 let i = chunk * 8 + 2 * j;
-                let pack = |k: &mut Kernel, lo: usize| ptx!(k, "cvt.rn.bf16x2.f32", acc[lo + 1], acc[lo]).bitcast::<B32>();
+                let alpha = self.alpha;
+                let pack = |k: &mut Kernel, lo: usize| {
+                    let (l, h) = (ptx!(k, "mul.f32", acc[lo], alpha), ptx!(k, "mul.f32", acc[lo + 1], alpha));
+                    ptx!(k, "cvt.rn.bf16x2.f32", h, l).bitcast::<B32>()
+                };
                 let regs = [pack(k, 4 * i), pack(k, 4 * i + 2), pack(k, 4 * i + 4), pack(k, 4 * i + 6)];
                 let at = ptx!(k, "add.u32", buf, *off);
                 ptx!(k, "stmatrix.sync.aligned.m8n8.x4.shared.b16", SharedPtr::<B16>::from_reg32(at), regs);

@@ -1,9 +1,9 @@
 //! The sm_90a kernel: TMA producer, wgmma consumers, a ring of stages (see the module docs).
 
 use super::epilogue::{Epilogue, Out};
-use super::{invalid, GemmConfig, GemmOut, BK, ROWS_PER_CONSUMER};
-use crate::builder::{Error, Kernel, KernelRef, Module, TensorMap};
-use crate::descriptors::{ElemBytes, Major, Swizzle, TileLayout};
+use super::{invalid, GemmConfig, GemmIn, GemmOut, BK_BYTES, ROWS_PER_CONSUMER};
+use crate::builder::{Error, Kernel, KernelRef, Module, TensorElem, TensorMap};
+use crate::descriptors::{Major, Swizzle, TileLayout};
 use crate::intrinsics::mbarrier::{Deadline, Publish, Ring};
 use crate::ops::Acc;
 use crate::prelude::*;
@@ -11,46 +11,54 @@ use crate::regs::Const;
 use crate::types::Gdesc;
 
 /// The parameters of [`gemm_tn`]: the tensor maps of A (dims `[K, M]`) and B (`[K, N]`),
-/// C, and M, N, K.
-pub type GemmParams<O> = (TensorMap<Bf16, 2>, TensorMap<Bf16, 2>, GlobalPtr<O>, Reg<U32>, Reg<U32>, Reg<U32>);
+/// C, α, and M, N, K.
+pub type GemmParams<O, I = Bf16> = (Map<I>, Map<I>, GlobalPtr<O>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>);
 /// The parameters of [`gemm_tn_staged`]: the tensor maps of A, B and C (dims `[N, M]`, boxes
-/// of 64 × 64 with the 128-byte swizzle), and M, N, K.
-pub type GemmStagedParams = (TensorMap<Bf16, 2>, TensorMap<Bf16, 2>, TensorMap<Bf16, 2>, Reg<U32>, Reg<U32>, Reg<U32>);
+/// of 64 × 64 with the 128-byte swizzle), α, and M, N, K.
+pub type GemmStagedParams<I = Bf16> = (Map<I>, Map<I>, TensorMap<Bf16, 2>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>);
+/// The tensor map of an input in `I`.
+type Map<I> = TensorMap<<I as GemmIn>::Elem, 2>;
 
-/// One `m64n{bn}k16` wgmma of bf16 into an f32 accumulator of `R = bn/2` registers, both
-/// operands from shared memory, K-major: `acc = A·B + (scale_d ? acc : 0)`.
+/// One `m64n{bn}` wgmma (K of 32 bytes) into an f32 accumulator of `R = bn/2` registers,
+/// both operands from shared memory, K-major: `acc = A·B + (scale_d ? acc : 0)`.
 type Mma<const R: usize> = fn(&mut Kernel, Acc<F32, R>, Reg<Gdesc>, Reg<Gdesc>, Reg<Pred>);
 
-/// Builds the kernel body for `cfg.bn`, with the wgmma form of that N.
+/// Builds the kernel body for `cfg.bn` and the input type, with the wgmma form of that N and
+/// type (bf16 forms take the two transpose immediates, K-major: 0; FP8 forms have none).
 macro_rules! for_tile_n {
-    ($m:ident, $name:ident, $cfg:ident, $params:ty, |$k:ident, $p:ident, $mma:ident| $body:expr) => {
-        for_tile_n!(@ $m, $name, $cfg, $params, |$k, $p, $mma| $body;
-            64 => 32 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
-            128 => 64 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
-            192 => 96 "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16",
-            256 => 128 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16")
+    ($m:ident, $name:ident, $cfg:ident, $in:ty, $params:ty, |$k:ident, $p:ident, $mma:ident| $body:expr) => {
+        for_tile_n!(@ $m, $name, $cfg, $in, $params, |$k, $p, $mma| $body;
+            2, 64 => 32 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16" (1, 1, 0, 0),
+            2, 128 => 64 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" (1, 1, 0, 0),
+            2, 192 => 96 "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16" (1, 1, 0, 0),
+            2, 256 => 128 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" (1, 1, 0, 0),
+            1, 64 => 32 "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" (1, 1),
+            1, 128 => 64 "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" (1, 1),
+            1, 192 => 96 "wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3" (1, 1),
+            1, 256 => 128 "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3" (1, 1))
     };
-    (@ $m:ident, $name:ident, $cfg:ident, $params:ty, |$k:ident, $p:ident, $mma:ident| $body:expr;
-        $($bn:literal => $r:literal $chain:literal),*) => {
-        match $cfg.bn {
-            $($bn => $m.kernel($name, |$k, $p: $params| {
-                let $mma: Mma<$r> = |k, acc, a, b, d| { ptx!(k, $chain => acc, a, b, d, 1, 1, 0, 0); };
+    (@ $m:ident, $name:ident, $cfg:ident, $in:ty, $params:ty, |$k:ident, $p:ident, $mma:ident| $body:expr;
+        $($bytes:literal, $bn:literal => $r:literal $chain:literal ($($imm:literal),*)),*) => {
+        match (<$in as GemmIn>::BYTES, $cfg.bn) {
+            $(($bytes, $bn) => $m.kernel($name, |$k, $p: $params| {
+                let $mma: Mma<$r> = |k, acc, a, b, d| { ptx!(k, $chain => acc, a, b, d, $($imm),*); };
                 $body
             }),)*
-            other => Err(invalid($name, format!("no wgmma form for bn = {other}"))),
+            (_, other) => Err(invalid($name, format!("no wgmma form for {} and bn = {other}", <$in as GemmIn>::NAME))),
         }
     };
 }
 
-/// Adds the kernel `name` computing `C = A·Bᵀ` (A M×K, B N×K, C M×N, all row-major) to
-/// `m`, which must target sm_90a. The host launches it with `cfg.threads()` threads,
-/// `cfg.shared_bytes()` of dynamic shared memory and at most one CTA per SM. Each consumer
-/// stores its accumulator to C straight from registers ([`Out::Direct`]): any N.
-pub fn gemm_tn<O: GemmOut>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmParams<O>>, Error> {
+/// Adds the kernel `name` computing `C = α·A·Bᵀ` (A M×K, B N×K, C M×N, all row-major; A
+/// and B in `I`) to `m`, which must target sm_90a. The host launches it with
+/// `cfg.threads()` threads, `cfg.shared_bytes()` of dynamic shared memory and at most one
+/// CTA per SM. Each consumer stores its accumulator to C straight from registers
+/// ([`Out::Direct`]): any N.
+pub fn gemm_tn<O: GemmOut, I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmParams<O, I>>, Error> {
     cfg.check().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
-    for_tile_n!(m, name, cfg, GemmParams<O>, |k, p, mma| {
-        let (a, b, c, mm, nn, kk) = p;
-        body(k, cfg, (a, b, mm, nn, kk), Out::<O>::Direct(c), mma)
+    for_tile_n!(m, name, cfg, I, GemmParams<O, I>, |k, p, mma| {
+        let (a, b, c, alpha, mm, nn, kk) = p;
+        body::<O, I, _>(k, cfg, (a, b, mm, nn, kk), Out::<O>::Direct(c), alpha, mma)
     })
 }
 
@@ -59,7 +67,7 @@ pub fn gemm_tn<O: GemmOut>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Resu
 /// stores each chunk with a TMA tensor store, so the next tile's wgmmas start while the
 /// stores drain. C's rows must be 16-byte multiples (N a multiple of 8) for its tensor
 /// map; the launch takes `cfg.staged_shared_bytes()` of dynamic shared memory.
-pub fn gemm_tn_staged(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmStagedParams>, Error> {
+pub fn gemm_tn_staged<I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmStagedParams<I>>, Error> {
     cfg.check().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
     if cfg.staged_shared_bytes() > super::MAX_DYNAMIC_SHARED {
         return Err(invalid(
@@ -67,15 +75,17 @@ pub fn gemm_tn_staged(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<Ke
             format!("{} bytes of stages and staging exceed {}", cfg.staged_shared_bytes(), super::MAX_DYNAMIC_SHARED),
         ));
     }
-    for_tile_n!(m, name, cfg, GemmStagedParams, |k, p, mma| {
-        let (a, b, c, mm, nn, kk) = p;
-        body(k, cfg, (a, b, mm, nn, kk), Out::<Bf16>::Staged(c), mma)
+    for_tile_n!(m, name, cfg, I, GemmStagedParams<I>, |k, p, mma| {
+        let (a, b, c, alpha, mm, nn, kk) = p;
+        body::<Bf16, I, _>(k, cfg, (a, b, mm, nn, kk), Out::<Bf16>::Staged(c), alpha, mma)
     })
 }
 
 /// Shapes known when the kernel is built.
 struct Plan {
     cfg: GemmConfig,
+    /// Elements of K per stage.
+    bk: u32,
     /// One consumer's 64 rows of the A tile, and the B tile, as wgmma reads them.
     a_layout: TileLayout,
     b_layout: TileLayout,
@@ -96,13 +106,13 @@ struct Grid {
 }
 
 /// The maps of A and B, and M, N, K.
-type Inputs = (TensorMap<Bf16, 2>, TensorMap<Bf16, 2>, Reg<U32>, Reg<U32>, Reg<U32>);
+type Inputs<I> = (Map<I>, Map<I>, Reg<U32>, Reg<U32>, Reg<U32>);
 
-fn body<O: GemmOut, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: Inputs, out: Out<O>, mma: Mma<R>) {
+fn body<O: GemmOut, I: GemmIn, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: Inputs<I>, out: Out<O>, alpha: Reg<F32>, mma: Mma<R>) {
     let (a_map, b_map, m, n, kk) = p;
     let (at_entry, producer_regs, consumer_regs) = cfg.registers();
     k.maxnreg(at_entry);
-    let plan = Plan { cfg: *cfg, a_layout: layout(k, ROWS_PER_CONSUMER), b_layout: layout(k, cfg.bn) };
+    let plan = Plan { cfg: *cfg, bk: I::BK, a_layout: layout::<I>(k, ROWS_PER_CONSUMER), b_layout: layout::<I>(k, cfg.bn) };
     if cfg.cluster > 1 {
         k.reqnctapercluster(cfg.cluster, 1, 1);
     }
@@ -115,7 +125,7 @@ fn body<O: GemmOut, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: Inputs,
 
     let tiles_m = ceil_div(k, m, cfg.bm());
     let tiles_n = ceil_div(k, n, cfg.bn);
-    let k_tiles = ceil_div(k, kk, BK);
+    let k_tiles = ceil_div(k, kk, I::BK);
     // Clusters take `cluster` vertically adjacent tiles at a time.
     let units_m = ceil_div(k, tiles_m, cfg.cluster);
     let units = ptx!(k, "mul.lo.u32", units_m, tiles_n);
@@ -140,7 +150,7 @@ fn body<O: GemmOut, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: Inputs,
             };
             let consumer = ptx!(k, "sub.u32", wg, 1u32);
             let thread = ptx!(k, "and.b32", tid, 127u32).bitcast::<U32>();
-            consume(k, &plan, &grid, &ring, &deadline, smem, consumer, thread, &out, mma);
+            consume(k, &plan, &grid, &ring, &deadline, smem, (consumer, thread), &out, alpha, mma);
         },
     );
     if cfg.cluster > 1 {
@@ -149,12 +159,12 @@ fn body<O: GemmOut, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: Inputs,
     }
 }
 
-/// The K-major, 128-byte-swizzled layout of `rows` × 64 bf16 that TMA writes for a
-/// `[64, rows]` box.
-fn layout(k: &mut Kernel, rows: u32) -> TileLayout {
-    TileLayout::new(ElemBytes::B2, rows, BK, Major::K, Swizzle::B128).unwrap_or_else(|e| {
+/// The K-major, 128-byte-swizzled layout of `rows` × 128 bytes of `I` that TMA writes for a
+/// `[BK, rows]` box.
+fn layout<I: GemmIn>(k: &mut Kernel, rows: u32) -> TileLayout {
+    TileLayout::new(I::ELEM_BYTES, rows, I::BK, Major::K, Swizzle::B128).unwrap_or_else(|e| {
         k.invalid(format!("GEMM tile layout: {e}"));
-        TileLayout::new(ElemBytes::B2, 64, BK, Major::K, Swizzle::B128).expect("the 64-row layout exists")
+        TileLayout::new(I::ELEM_BYTES, 64, I::BK, Major::K, Swizzle::B128).expect("the 64-row layout exists")
     })
 }
 
@@ -206,20 +216,20 @@ fn stage_base(k: &mut Kernel, plan: &Plan, smem: SharedPtr<B8>, stage: Reg<U32>)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn produce(
+fn produce<T: TensorElem>(
     k: &mut Kernel,
     plan: &Plan,
     g: &Grid,
     ring: &Ring,
     deadline: &Deadline,
     smem: SharedPtr<B8>,
-    a_map: TensorMap<Bf16, 2>,
-    b_map: TensorMap<Bf16, 2>,
+    a_map: TensorMap<T, 2>,
+    b_map: TensorMap<T, 2>,
 ) {
     a_map.prefetch(k);
     b_map.prefetch(k);
     let it = ptx!(k, "mov.u32", 0u32);
-    let (bm, bn, a_bytes) = (plan.cfg.bm(), plan.cfg.bn, plan.cfg.bm() * BK * 2);
+    let (bm, bn, a_bytes) = (plan.cfg.bm(), plan.cfg.bn, plan.cfg.bm() * BK_BYTES);
     let b_share = bn / plan.cfg.cluster;
     let mask = ptx!(k, "mov.u16", ((1u32 << plan.cfg.cluster) - 1) as u16);
     for_each_tile(k, plan, g, |k, tm, tn| {
@@ -230,7 +240,7 @@ fn produce(
             let free = slot.acquire(k, deadline);
             trap_unless(k, free);
             slot.full.arrive_expect_tx(k, plan.cfg.stage_bytes());
-            let x = ptx!(k, "mul.lo.u32", kt, BK).bitcast::<S32>();
+            let x = ptx!(k, "mul.lo.u32", kt, plan.bk).bitcast::<S32>();
             let a = stage_base(k, plan, smem, slot.stage);
             let b = ptx!(k, "add.u32", a, a_bytes);
             a_map.load(k, SharedPtr::<B8>::from_reg32(a), [x, ya], slot.full.ptr());
@@ -238,7 +248,7 @@ fn produce(
                 // This CTA's share of the B tile, to the same place in every CTA of the cluster.
                 let share = ptx!(k, "mul.lo.u32", g.rank, b_share);
                 let row = ptx!(k, "add.u32", yb.bitcast::<U32>(), share).bitcast::<S32>();
-                let place = ptx!(k, "mad.lo.u32", share, BK * 2, b);
+                let place = ptx!(k, "mad.lo.u32", share, BK_BYTES, b);
                 ptx!(
                     k,
                     "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster",
@@ -263,19 +273,19 @@ fn consume<O: GemmOut, const R: usize>(
     ring: &Ring,
     deadline: &Deadline,
     smem: SharedPtr<B8>,
-    consumer: Reg<U32>,
-    thread: Reg<U32>,
+    (consumer, thread): (Reg<U32>, Reg<U32>),
     out: &Out<O>,
+    alpha: Reg<F32>,
     mma: Mma<R>,
 ) {
     let acc: Acc<F32, R> = k.zeroed_acc();
-    let mut epilogue = Epilogue::new(k, plan.cfg, smem, consumer, thread, out);
+    let mut epilogue = Epilogue::new(k, plan.cfg, smem, consumer, thread, out, alpha);
     let it = ptx!(k, "mov.u32", 0u32);
     let always = ptx!(k, "setp.eq.u32", thread, thread);
     let lead = ptx!(k, "setp.eq.u32", thread, 0u32);
     // This consumer's 64 rows of each A tile start 64 rows (8 KB) further per consumer.
-    let a_rows = ptx!(k, "mul.lo.u32", consumer, ROWS_PER_CONSUMER * BK * 2);
-    let a_bytes = plan.cfg.bm() * BK * 2;
+    let a_rows = ptx!(k, "mul.lo.u32", consumer, ROWS_PER_CONSUMER * BK_BYTES);
+    let a_bytes = plan.cfg.bm() * BK_BYTES;
     for_each_tile(k, plan, g, |k, tm, tn| {
         k.for_range(0u32, g.k_tiles, 1, |k, kt| {
             let slot = ring.slot(k, it);
@@ -289,7 +299,7 @@ fn consume<O: GemmOut, const R: usize>(
             // The first K-slice of a tile overwrites the accumulator; the rest add to it.
             let accumulate = ptx!(k, "setp.ne.u32", kt, 0u32);
             ptx!(k, "wgmma.fence.sync.aligned");
-            for s in 0..BK / 16 {
+            for s in 0..BK_BYTES / crate::descriptors::K_SLICE_BYTES {
                 let sa = k.gmma_desc_k(da, &plan.a_layout, s);
                 let sb = k.gmma_desc_k(db, &plan.b_layout, s);
                 mma(k, acc, sa, sb, if s == 0 { accumulate } else { always });

@@ -1,6 +1,6 @@
-//! Matrix multiply on the Hopper tensor cores: `C = A·Bᵀ` with bf16 inputs and f32
-//! accumulation (what cuBLAS calls TN: A is M×K and B is N×K, both row-major, so both are
-//! K-contiguous), C M×N row-major in bf16 or f32.
+//! Matrix multiply on the Hopper tensor cores: `C = α·A·Bᵀ` with bf16 or FP8 (e4m3) inputs
+//! and f32 accumulation (what cuBLAS calls TN: A is M×K and B is N×K, both row-major, so both
+//! are K-contiguous), C M×N row-major in bf16 or f32. α carries FP8's per-tensor scales.
 //!
 //! The kernel ([`gemm_tn`]) is warp-specialised and persistent:
 //!
@@ -9,30 +9,32 @@
 //!   *consumer* warpgroup takes registers (`setmaxnreg.inc`) and owns 64 rows of the CTA's
 //!   `64·consumers × bn` tile: its accumulator is one `m64n{bn}` wgmma fragment in f32.
 //! - **Pipeline.** Shared memory is a ring of `stages` stages, each an A tile
-//!   (`64·consumers × 64` bf16) and a B tile (`bn × 64`), both with the 128-byte swizzle that
-//!   TMA writes and wgmma reads. Each stage has a *full* mbarrier (the producer arms it with
+//!   (`64·consumers` rows of 128 bytes: 64 bf16 or 128 e4m3 along K) and a B tile (`bn`
+//!   such rows), both with the 128-byte swizzle that TMA writes and wgmma reads. Each stage has a *full* mbarrier (the producer arms it with
 //!   the stage's bytes, TMA completes them) and an *empty* one (one arrival per consumer
 //!   warpgroup once its wgmmas have read the stage). Every wait is bounded: a pipeline that
 //!   stops moving ends the kernel with `trap` instead of hanging the GPU.
 //! - **Schedule.** The grid is at most one CTA per SM; CTA `b` takes tiles `b`, `b + grid`,
 //!   … of the `ceil(M/bm) × ceil(N/bn)` tiles, numbered in bands of `group_m` tile rows so
 //!   that the CTAs running at once share A and B tiles in L2.
-//! - **Edges.** Any M and N, and any K that is a multiple of 8 (TMA needs 16-byte row
-//!   pitches): loads past the matrix edges fill with zeros, and stores are predicated on
+//! - **Edges.** Any M and N, and any K whose rows are 16-byte multiples (K a multiple of 8
+//!   for bf16, of 16 for e4m3: TMA needs 16-byte row pitches): loads past the matrix edges fill with zeros, and stores are predicated on
 //!   tiles that overhang M or N (interior tiles store unpredicated).
 //!
 //! The host side is `ptxkit::runtime::Gemm` (feature `cuda`): it builds the module once,
 //! encodes the tensor maps over the caller's buffers and launches the persistent grid.
 //!
 //! ```
-//! use ptxkit::kernels::gemm::{gemm_tn, GemmConfig};
+//! use ptxkit::kernels::gemm::{gemm_tn, E4m3, GemmConfig};
 //! use ptxkit::prelude::*;
 //!
 //! let cfg = GemmConfig::default();
 //! let mut m = Module::new(Target::SM_90A);
-//! gemm_tn::<Bf16>(&mut m, "gemm", &cfg)?;
+//! gemm_tn::<Bf16, Bf16>(&mut m, "gemm", &cfg)?;
+//! gemm_tn::<Bf16, E4m3>(&mut m, "gemm_fp8", &cfg)?;
 //! let ptx = m.to_ptx()?;
 //! assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"));
+//! assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"));
 //! assert!(ptx.contains("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
 //! assert_eq!(cfg.shared_bytes(), 4 * (128 + 256) * 128);
 //! # Ok::<(), ptxkit::Error>(())
@@ -43,11 +45,12 @@ mod hopper;
 
 pub use hopper::{gemm_tn, gemm_tn_staged, GemmParams, GemmStagedParams};
 
-use crate::builder::Error;
-use crate::types::{Bf16, DataType, F32};
+use crate::builder::{Error, TensorElem};
+use crate::descriptors::ElemBytes;
+use crate::types::{Bf16, DataType, F32, U8};
 
-/// K elements per stage: one 128-byte swizzle row of bf16.
-pub const BK: u32 = 64;
+/// Bytes of K per stage: one 128-byte swizzle row (64 bf16, 128 e4m3).
+pub const BK_BYTES: u32 = 128;
 /// Rows of the tile each consumer warpgroup computes (one wgmma fragment's M).
 pub const ROWS_PER_CONSUMER: u32 = 64;
 /// Bytes of shared memory a CTA may use on sm_90 (227 KB), less the 1 KB that the ring's
@@ -95,7 +98,7 @@ impl GemmConfig {
     }
     /// Bytes of one stage: the A tile, then the B tile.
     pub fn stage_bytes(&self) -> u32 {
-        (self.bm() + self.bn) * BK * 2
+        (self.bm() + self.bn) * BK_BYTES
     }
     /// Dynamic shared memory the kernel is launched with.
     pub fn shared_bytes(&self) -> u32 {
@@ -153,19 +156,51 @@ impl GemmConfig {
     }
 }
 
-/// Whether `m × n × k` can be computed: M, N and K from 1 to 2³¹ − 1 (the TMA coordinates
-/// are signed 32-bit), and K a multiple of 8 (each row of A and B must start 16 bytes after
-/// the previous one, as TMA requires).
-pub fn check_shape(m: u32, n: u32, k: u32) -> Result<(), String> {
+/// Whether `m × n × k` can be computed with inputs in `I`: M, N and K from 1 to 2³¹ − 1 (the
+/// TMA coordinates are signed 32-bit), and rows of A and B a multiple of 16 bytes (K a
+/// multiple of 8 for bf16, 16 for e4m3), as TMA requires of row pitches.
+pub fn check_shape<I: GemmIn>(m: u32, n: u32, k: u32) -> Result<(), String> {
     for (name, v) in [("M", m), ("N", n), ("K", k)] {
         if v == 0 || v > i32::MAX as u32 {
             return Err(format!("{name} = {v} is outside 1..=2^31-1"));
         }
     }
-    if k % 8 != 0 {
-        return Err(format!("K = {k} is not a multiple of 8: rows of bf16 A and B must be 16-byte multiples for TMA"));
+    let align = 16 / I::BYTES;
+    if k % align != 0 {
+        return Err(format!("K = {k} is not a multiple of {align}: rows of {} A and B must be 16-byte multiples for TMA", I::NAME));
     }
     Ok(())
+}
+
+/// Element types the GEMM reads A and B in: [`Bf16`], or [`E4m3`] (FP8).
+pub trait GemmIn: 'static {
+    /// The tensor maps' element type (FP8 travels as bytes).
+    type Elem: TensorElem;
+    /// The name in wgmma's chain.
+    const NAME: &'static str;
+    /// Bytes per element.
+    const BYTES: u32;
+    /// Elements of K per stage ([`BK_BYTES`] of each row).
+    const BK: u32 = BK_BYTES / Self::BYTES;
+    #[doc(hidden)]
+    const ELEM_BYTES: ElemBytes;
+}
+impl GemmIn for Bf16 {
+    type Elem = Bf16;
+    const NAME: &'static str = "bf16";
+    const BYTES: u32 = 2;
+    const ELEM_BYTES: ElemBytes = ElemBytes::B2;
+}
+
+/// FP8 e4m3 inputs (1 sign, 4 exponent, 3 mantissa bits; no infinities), one byte per
+/// element: device buffers of `u8` codes, tensor maps of [`U8`].
+#[derive(Clone, Copy, Debug)]
+pub enum E4m3 {}
+impl GemmIn for E4m3 {
+    type Elem = U8;
+    const NAME: &'static str = "e4m3";
+    const BYTES: u32 = 1;
+    const ELEM_BYTES: ElemBytes = ElemBytes::B1;
 }
 
 /// Element types the GEMM can write C in.
@@ -207,8 +242,10 @@ mod tests {
         assert!(GemmConfig { bn: 100, ..c }.check().unwrap_err().contains("bn = 100"));
         assert!(GemmConfig { stages: 5, ..c }.check().unwrap_err().contains("shared memory"));
         assert!(GemmConfig { consumers: 3, ..c }.check().unwrap_err().contains("consumers"));
-        assert!(check_shape(128, 128, 100).unwrap_err().contains("multiple of 8"));
-        assert!(check_shape(0, 128, 64).unwrap_err().contains("M = 0"));
-        assert!(check_shape(1, 4096, 4096).is_ok());
+        assert!(check_shape::<Bf16>(128, 128, 100).unwrap_err().contains("multiple of 8"));
+        assert!(check_shape::<E4m3>(128, 128, 40).unwrap_err().contains("multiple of 16"));
+        assert!(check_shape::<E4m3>(128, 128, 48).is_ok());
+        assert!(check_shape::<Bf16>(0, 128, 64).unwrap_err().contains("M = 0"));
+        assert!(check_shape::<Bf16>(1, 4096, 4096).is_ok());
     }
 }

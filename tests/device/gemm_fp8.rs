@@ -1,0 +1,195 @@
+//! The FP8 (e4m3) Hopper GEMM against cuBLASLt's FP8 GEMM on the same buffers (random normal
+//! e4m3 codes, per-tensor scales, outputs poisoned first) at odd shapes and edges, in bf16
+//! and f32, and against cuBLAS's bf16 product of the same values (e4m3 values are exact in
+//! bf16) where cuBLASLt has no FP8 kernel (N not a multiple of 16); and both GEMMs against a
+//! CPU product of the decoded inputs, which also pins how cuBLASLt is called.
+//!
+//! The tensor cores add FP8 products into an accumulator that keeps about 14 bits of the
+//! partial sum at each wgmma (K = 32), where cuBLAS's bf16 path keeps f32's 24: against
+//! that precise product each element may be off by `K/32 · 2⁻¹⁴` of its magnitude on top
+//! of bf16's rounding ([`fast_tol`]). Against cuBLASLt with the same fast accumulation the
+//! bf16 tolerance holds.
+
+use crate::{gpu, rng};
+use half::bf16;
+use ptxkit::kernels::gemm::{E4m3, GemmConfig};
+use ptxkit::runtime::testing::{normal_e4m3, poisoned};
+use ptxkit::runtime::{discrepancy, Cublas, CudaSlice, Gemm, Gpu, LtFp8};
+use ptxkit::types::fp8::e4m3_to_f32;
+use ptxkit::types::{Bf16, F32};
+use rand::rngs::StdRng;
+use rand::Rng;
+
+/// Tolerance against cuBLASLt with bf16 C: the rounding of C (2⁻⁸) dominates.
+const TOL: f64 = 1e-2;
+
+fn skip_unless_sm90(gpu: &Gpu, test: &str) -> bool {
+    if gpu.compute_capability() != (9, 0) {
+        println!("skipped {test}: the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability());
+        return true;
+    }
+    false
+}
+
+/// Normal inputs of a few standard deviations (so that the e4m3 codes spread over many
+/// exponents), and the per-tensor scales that map them back.
+fn inputs(gpu: &Gpu, g: &mut StdRng, (m, n, k): (u32, u32, u32)) -> (CudaSlice<u8>, CudaSlice<u8>, Vec<u8>, Vec<u8>, f32) {
+    let (sa, sb) = (g.gen_range(1.0f32..8.0), g.gen_range(1.0f32..8.0));
+    let ha = normal_e4m3(g.gen(), m as usize * k as usize, sa);
+    let hb = normal_e4m3(g.gen(), n as usize * k as usize, sb);
+    let alpha = 1.0 / (sa * sb);
+    (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap(), ha, hb, alpha)
+}
+
+fn judge(what: &str, got: &[f32], want: &[f32], n: u32, tol: f64, failures: &mut Vec<String>) {
+    let d = discrepancy(got, want, tol);
+    println!("{what}: relative error {:.2e}, {} elements outside {tol:e}", d.relative, d.wrong);
+    if d.wrong > 0 || !(d.relative < tol) {
+        let at = d.first.map(|(i, g, w)| format!("; first at row {}, column {}: {g} against {w}", i / n as usize, i % n as usize));
+        failures.push(format!("{what}: relative error {:.2e}, {} wrong{}", d.relative, d.wrong, at.unwrap_or_default()));
+    }
+}
+
+fn bf16s(v: Vec<bf16>) -> Vec<f32> {
+    v.iter().map(|x| x.to_f32()).collect()
+}
+
+/// The tolerance against a product accumulated in f32 (see the module docs).
+fn fast_tol(k: u32) -> f64 {
+    TOL + k.div_ceil(32) as f64 * 2f64.powi(-14)
+}
+
+/// The references of one shape: cuBLAS's bf16 product of the decoded values (times α), and
+/// cuBLASLt's FP8 product with fast accumulation where it has a kernel for the shape.
+fn references(
+    gpu: &Gpu,
+    blas: &Cublas,
+    x: &(CudaSlice<u8>, CudaSlice<u8>, Vec<u8>, Vec<u8>, f32),
+    (m, n, k): (u32, u32, u32),
+) -> (Vec<f32>, Option<Vec<f32>>) {
+    let (a, b, ha, hb, alpha) = x;
+    let widen = |v: &[u8]| v.iter().map(|&c| bf16::from_f32(e4m3_to_f32(c))).collect::<Vec<bf16>>();
+    let (wa, wb) = (gpu.upload(&widen(ha)).unwrap(), gpu.upload(&widen(hb)).unwrap());
+    let len = m as usize * n as usize;
+    let mut r = poisoned::<bf16>(gpu, len).unwrap();
+    blas.gemm_tn_bf16(&wa, &wb, &mut r, m, n, k).unwrap();
+    let precise = gpu.download(&r).unwrap().iter().map(|v| v.to_f32() * alpha).collect();
+    let lt = (n % 16 == 0).then(|| {
+        let mut r = poisoned::<bf16>(gpu, len).unwrap();
+        LtFp8::<Bf16>::new(gpu, m, n, k, true).unwrap().run(a, b, &mut r, *alpha).unwrap();
+        bf16s(gpu.download(&r).unwrap())
+    });
+    (precise, lt)
+}
+
+#[test]
+fn fp8_gemm_matches_cublaslt_at_odd_shapes() {
+    let test = "fp8_gemm_matches_cublaslt_at_odd_shapes";
+    let Some(gpu) = gpu(test) else { return };
+    if skip_unless_sm90(&gpu, test) {
+        return;
+    }
+    let mut g = rng(test);
+    let blas = Cublas::new(&gpu).unwrap();
+    let cfg = GemmConfig::default();
+    let ours_bf16 = Gemm::<Bf16, E4m3>::new(&gpu, cfg).unwrap();
+    let ours_f32 = Gemm::<F32, E4m3>::new(&gpu, cfg).unwrap();
+    let other = GemmConfig { bn: 128, consumers: 1, stages: 6, cluster: 2, overlap: false, group_m: 1, ..cfg };
+    let narrow = Gemm::<Bf16, E4m3>::new(&gpu, other).unwrap();
+    let mut failures = vec![];
+    let shapes = [
+        (1, 1, 16),
+        (130, 260, 80),
+        (67, 517, 144),
+        (128, 256, 128),
+        (257, 129, 16),
+        (1, 4096, 4096),
+        (4000, 4000, 4000),
+        (4096, 7168, 16384),
+    ];
+    for (m, n, k) in shapes {
+        let x = inputs(&gpu, &mut g, (m, n, k));
+        let (precise, lt) = references(&gpu, &blas, &x, (m, n, k));
+        let (a, b, _, _, alpha) = &x;
+        let len = m as usize * n as usize;
+        // Every product is judged against the precise reference, and against cuBLASLt's
+        // where there is one.
+        let mut check = |what: String, got: Result<Vec<f32>, String>| match got {
+            Ok(c) => {
+                judge(&format!("{what} against cuBLAS (bf16 of the same values)"), &c, &precise, n, fast_tol(k), &mut failures);
+                if let Some(lt) = &lt {
+                    judge(&format!("{what} against cuBLASLt FP8"), &c, lt, n, TOL, &mut failures);
+                }
+            }
+            Err(e) => failures.push(format!("{what}: {e}")),
+        };
+        let how = if ours_bf16.stages_c(n) { "staged" } else { "direct" };
+        let mut c = poisoned::<bf16>(&gpu, len).unwrap();
+        let got = ours_bf16.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| bf16s(gpu.download(&c).unwrap()));
+        check(format!("{m}x{n}x{k} e4m3 -> bf16 ({how})"), got.map_err(|e| e.to_string()));
+        if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
+            let mut c = poisoned::<f32>(&gpu, len).unwrap();
+            let got = ours_f32.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| gpu.download(&c).unwrap());
+            check(format!("{m}x{n}x{k} e4m3 -> f32"), got.map_err(|e| e.to_string()));
+            let mut c = poisoned::<bf16>(&gpu, len).unwrap();
+            let got = narrow.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| bf16s(gpu.download(&c).unwrap()));
+            check(format!("{m}x{n}x{k} e4m3 -> bf16, 64x128 tiles, cluster 2"), got.map_err(|e| e.to_string()));
+        }
+    }
+    assert!(failures.is_empty(), "FP8 GEMM wrong:\n{}", failures.join("\n"));
+}
+
+/// The FP8 GEMM (f32 C) and cuBLASLt (f32 C) against a CPU product in f64 of the decoded
+/// e4m3 inputs, scaled: this pins the cuBLASLt call the other test trusts.
+#[test]
+fn fp8_gemm_and_cublaslt_match_a_cpu_product() {
+    let test = "fp8_gemm_and_cublaslt_match_a_cpu_product";
+    let Some(gpu) = gpu(test) else { return };
+    if skip_unless_sm90(&gpu, test) {
+        return;
+    }
+    let mut g = rng(test);
+    // N a multiple of 16, which cuBLASLt's FP8 kernels need.
+    let (m, n, k) = (190u32, 336u32, 272u32);
+    let (a, b, ha, hb, alpha) = inputs(&gpu, &mut g, (m, n, k));
+    let cpu: Vec<f32> = (0..m * n)
+        .map(|i| {
+            let (r, c) = ((i / n) as usize, (i % n) as usize);
+            let dot: f64 =
+                (0..k as usize).map(|j| e4m3_to_f32(ha[r * k as usize + j]) as f64 * e4m3_to_f32(hb[c * k as usize + j]) as f64).sum();
+            (dot * alpha as f64) as f32
+        })
+        .collect();
+    let mut failures = vec![];
+    let mut theirs = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
+    LtFp8::<F32>::new(&gpu, m, n, k, false).unwrap().run(&a, &b, &mut theirs, alpha).unwrap();
+    // The tensor cores accumulate FP8 products with about 14 bits (module docs): 9 wgmma
+    // additions of K = 32 stay within 1e-3 where f32 sums would be within 1e-6.
+    judge("cuBLASLt (f32 C) against the CPU", &gpu.download(&theirs).unwrap(), &cpu, n, 1e-3, &mut failures);
+    let gemm = Gemm::<F32, E4m3>::new(&gpu, GemmConfig::default()).unwrap();
+    let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
+    gemm.run_scaled(&gpu, &a, &b, &mut c, alpha, m, n, k).unwrap();
+    judge("GEMM (e4m3, f32 C) against the CPU", &gpu.download(&c).unwrap(), &cpu, n, 1e-3, &mut failures);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// FP8 shapes and scales the kernel cannot take are errors, before anything runs.
+#[test]
+fn fp8_gemm_refuses_what_it_cannot_compute() {
+    let test = "fp8_gemm_refuses_what_it_cannot_compute";
+    let Some(gpu) = gpu(test) else { return };
+    if skip_unless_sm90(&gpu, test) {
+        return;
+    }
+    let gemm = Gemm::<Bf16, E4m3>::new(&gpu, GemmConfig::default()).unwrap();
+    let a = gpu.zeros::<u8>(64 * 100).unwrap();
+    let b = gpu.zeros::<u8>(64 * 100).unwrap();
+    let mut c = gpu.zeros::<bf16>(64 * 64).unwrap();
+    // 8 bf16 make 16 bytes, 8 e4m3 do not.
+    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 64, 88).unwrap_err().to_string();
+    assert!(e.contains("multiple of 16"), "{e}");
+    let e = gemm.run_scaled(&gpu, &a, &b, &mut c, f32::NAN, 64, 64, 96).unwrap_err().to_string();
+    assert!(e.contains("not finite"), "{e}");
+    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 64, 112).unwrap_err().to_string();
+    assert!(e.contains("A holds 6400 elements"), "{e}");
+}
