@@ -62,7 +62,7 @@ fn bench(c: &mut Criterion) {
 /// printed.
 fn gemm_ptx() -> String {
     let mut m = ptxkit::builder::Module::new(ptxkit::prelude::Target::SM_90A);
-    ptxkit::kernels::gemm::gemm_tn_staged::<ptxkit::types::Bf16>(&mut m, "gemm", &ptxkit::kernels::gemm::GemmConfig::default())
+    ptxkit::kernels::gemm::gemm_staged::<ptxkit::types::Bf16>(&mut m, "gemm", &ptxkit::kernels::gemm::GemmConfig::default())
         .expect("the GEMM builds");
     m.to_ptx().expect("the GEMM prints")
 }

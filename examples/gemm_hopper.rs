@@ -33,7 +33,7 @@
 //! 5. **Edges.** Loads past M, N or K fill with zeros, stores past M and N are dropped by
 //!    TMA (or predicated, in the direct epilogue used when N is not a multiple of 8).
 
-use ptxkit::kernels::gemm::{gemm_tn_staged, GemmConfig};
+use ptxkit::kernels::gemm::{gemm_staged, GemmConfig};
 use ptxkit::prelude::*;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -46,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{} is not sm_90: writing the PTX instead", gpu.name());
     }
     let mut m = Module::new(Target::SM_90A);
-    gemm_tn_staged::<Bf16>(&mut m, "gemm", &cfg)?;
+    gemm_staged::<Bf16>(&mut m, "gemm", &cfg)?;
     let ptx = m.to_ptx()?;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("gemm_hopper.ptx");
     std::fs::create_dir_all(path.parent().expect("target/"))?;

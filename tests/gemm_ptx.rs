@@ -1,9 +1,10 @@
-//! Every GEMM kernel variant (bf16 and e4m3 inputs, bf16 and f32 C) assembles with ptxas for sm_90a with no warning (no wgmma
+//! Every GEMM kernel variant (bf16 and e4m3 inputs, B K- or N-contiguous, bf16 and f32 C)
+//! assembles with ptxas for sm_90a with no warning (no wgmma
 //! serialised, C7510 and kin; no `setmaxnreg` ignored, C7508), no spill and no stack, and
 //! its registers under the `.maxnreg` cap that `setmaxnreg` budgets from.
 
 mod common;
-use ptxkit::kernels::gemm::{gemm_tn, gemm_tn_staged, E4m3, GemmConfig, TILE_NS};
+use ptxkit::kernels::gemm::{gemm, gemm_staged, E4m3, GemmConfig, Layout, TILE_NS};
 use ptxkit::prelude::*;
 
 fn variants() -> Vec<GemmConfig> {
@@ -35,13 +36,22 @@ fn every_gemm_variant_assembles_clean() {
     let mut kernels = 0;
     for cfg in variants() {
         let mut m = Module::new(Target::SM_90A);
-        gemm_tn::<Bf16, Bf16>(&mut m, "direct_bf16", &cfg).unwrap();
-        gemm_tn::<F32, Bf16>(&mut m, "direct_f32", &cfg).unwrap();
-        gemm_tn_staged::<Bf16>(&mut m, "staged", &cfg).unwrap();
-        gemm_tn::<Bf16, E4m3>(&mut m, "direct_bf16_e4m3", &cfg).unwrap();
-        gemm_tn::<F32, E4m3>(&mut m, "direct_f32_e4m3", &cfg).unwrap();
-        gemm_tn_staged::<E4m3>(&mut m, "staged_e4m3", &cfg).unwrap();
+        gemm::<Bf16, Bf16>(&mut m, "direct_bf16", &cfg).unwrap();
+        gemm::<F32, Bf16>(&mut m, "direct_f32", &cfg).unwrap();
+        gemm_staged::<Bf16>(&mut m, "staged", &cfg).unwrap();
+        gemm::<Bf16, E4m3>(&mut m, "direct_bf16_e4m3", &cfg).unwrap();
+        gemm::<F32, E4m3>(&mut m, "direct_f32_e4m3", &cfg).unwrap();
+        gemm_staged::<E4m3>(&mut m, "staged_e4m3", &cfg).unwrap();
         kernels += 6;
+        // NN (bf16 only), where B's share per CTA is whole boxes.
+        let nn = GemmConfig { layout: Layout::NN, ..cfg };
+        let with_nn = nn.check().is_ok();
+        if with_nn {
+            gemm::<Bf16, Bf16>(&mut m, "nn_bf16", &nn).unwrap();
+            gemm::<F32, Bf16>(&mut m, "nn_f32", &nn).unwrap();
+            gemm_staged::<Bf16>(&mut m, "nn_staged", &nn).unwrap();
+            kernels += 3;
+        }
         let text = m.to_ptx().unwrap();
         let lines = match ptxkit::ptxas::resources(&px, &text, Target::SM_90A) {
             Ok(l) => l,
@@ -62,7 +72,7 @@ fn every_gemm_variant_assembles_clean() {
         }
         assert_eq!(
             lines.iter().filter(|l| l.contains("spill stores")).count(),
-            6,
+            if with_nn { 9 } else { 6 },
             "{cfg:?}: a resource line per kernel:\n{}",
             lines.join("\n")
         );

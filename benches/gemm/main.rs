@@ -18,7 +18,7 @@
 mod plot;
 
 use half::bf16;
-use ptxkit::kernels::gemm::{E4m3, GemmConfig};
+use ptxkit::kernels::gemm::{E4m3, GemmConfig, Layout};
 use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, normal_e4m3, poisoned};
 use ptxkit::runtime::{discrepancy, median, Cublas, Gemm, Gpu, LtFp8, RuntimeError};
 use ptxkit::types::Bf16;
@@ -60,6 +60,7 @@ fn configs() -> Vec<GemmConfig> {
                     "group_m" => cfg.group_m = v,
                     "cluster" => cfg.cluster = v,
                     "overlap" => cfg.overlap = v != 0,
+                    "nn" => cfg.layout = if v != 0 { Layout::NN } else { Layout::TN },
                     other => panic!("PTXKIT_GEMM_CONFIGS: no field `{other}`"),
                 }
             }
@@ -147,19 +148,24 @@ fn main() -> Result<(), RuntimeError> {
             let mut c = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
             let mut r = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
             gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
-            blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)?;
+            // cuBLAS in the configuration's layout (B is N×K for TN, K×N for NN).
+            let theirs = |r: &mut _| match cfg.layout {
+                Layout::TN => blas.gemm_tn_bf16(&a, &b, r, m, n, k),
+                Layout::NN => blas.gemm_nn_bf16(&a, &b, r, m, n, k),
+            };
+            theirs(&mut r)?;
             let f = |v: Vec<bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
             let d = discrepancy(&f(gpu.download(&c)?), &f(gpu.download(&r)?), 1e-2);
             let line = if d.wrong > 0 || !(d.relative < 1e-2) {
                 format!("| {m}×{n}×{k} | WRONG ({} elements, first {:?}) | | | {:.1e} |", d.wrong, d.first, d.relative)
             } else {
                 // Rounds alternate the two, so that clock and temperature drift fall on both.
-                let (mut ours, mut theirs) = (vec![], vec![]);
+                let (mut ours, mut cublas) = (vec![], vec![]);
                 for _ in 0..ROUNDS {
                     ours.extend(gpu.bench(2, PER_ROUND, || gemm.run(&gpu, &a, &b, &mut c, m, n, k))?);
-                    theirs.extend(gpu.bench(2, PER_ROUND, || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k))?);
+                    cublas.extend(gpu.bench(2, PER_ROUND, || theirs(&mut r))?);
                 }
-                let (ours, theirs) = (median(&ours).unwrap_or(f32::NAN), median(&theirs).unwrap_or(f32::NAN));
+                let (ours, theirs) = (median(&ours).unwrap_or(f32::NAN), median(&cublas).unwrap_or(f32::NAN));
                 let (t0, t1) = (tflops(m, n, k, ours), tflops(m, n, k, theirs));
                 if ci == 0 && m == n && n == k && SQUARES.contains(&m) {
                     curve.push((m, t0, t1));
@@ -172,6 +178,9 @@ fn main() -> Result<(), RuntimeError> {
     }
     let mut fp8 = vec![];
     for (ci, &cfg) in configs.iter().enumerate() {
+        if cfg.layout == Layout::NN {
+            continue; // FP8 reads B K-contiguous only
+        }
         let curve = fp8_table(&gpu, cfg, &mut table)?;
         if ci == 0 {
             fp8 = curve;

@@ -8,7 +8,10 @@
 //! swizzle atoms; an atom is 8 lines of `w = swizzle.bytes()` bytes (w = 16 for no swizzle,
 //! where the atom is the 128-byte "core matrix"), each line `w` bytes of the contiguous
 //! dimension, the 8 lines consecutive indices of the other one. Atoms are stored M/N-index
-//! first: atom `(i, j)` (i along M/N, j along K) starts at `(i + j * atoms_along_mn) * 8w`.
+//! first by default ([`AtomOrder::MnFirst`]): atom `(i, j)` (i along M/N, j along K) starts
+//! at `(i + j * atoms_along_mn) * 8w`; [`AtomOrder::KFirst`] stores them K-index first,
+//! at `(j + i * atoms_along_k) * 8w`, which is what one TMA box of an MN-major operand
+//! writes (`w` bytes of M/N by all of K) when the tile is several boxes wide.
 //! Inside an atom, line `l` starts at `l * w`; then the swizzle XOR is applied to the whole
 //! tile offset. This is CuTe's `tile_to_shape(Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom,
 //! (rows, cols))` (NVIDIA/cutlass include/cute/atom/mma_traits_sm90_gmma.hpp), and it
@@ -30,8 +33,10 @@
 //! | MN    | 32/64/128B | next `w` B of M/N: `8 * w`         | next 8 K: `rows * elem * 8`          |
 //!
 //! (For MN-major the roles turn around: SBO steps along M/N for no swizzle, along K when
-//! swizzled. DeepGEMM's sm90 `make_gmma_desc` stores MN-major atoms K-index first
-//! instead, which changes the MN-major values, not their meaning.)
+//! swizzled.) The values are those of the M/N-first order; in general each is the distance
+//! between neighbouring atoms along the dimension named, so K-first storage (as DeepGEMM's
+//! sm90 `make_gmma_desc` has for MN-major tiles) changes the values, not their meaning:
+//! an MN-major 128B tile K-first has LBO `cols * 128` and SBO 1024.
 //!
 //! # Stepping along K
 //!
@@ -102,6 +107,17 @@ impl fmt::Display for Major {
     }
 }
 
+/// The order in which a tile's swizzle atoms follow each other in shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum AtomOrder {
+    /// Neighbours along M/N are adjacent (CuTe's `tile_to_shape` order).
+    #[default]
+    MnFirst,
+    /// Neighbours along K are adjacent: the order of TMA boxes that each span one swizzle
+    /// row of M/N and all of K.
+    KFirst,
+}
+
 /// The canonical shared-memory layout of one wgmma operand tile (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TileLayout {
@@ -110,6 +126,7 @@ pub struct TileLayout {
     cols: u32,
     major: Major,
     swizzle: Swizzle,
+    order: AtomOrder,
 }
 
 const fn dim_err(dim: &'static str, value: u32, multiple: u32, unit: &'static str) -> DescError {
@@ -151,7 +168,27 @@ impl TileLayout {
         if bytes > SHARED_WINDOW as u64 {
             return Err(DescError::OutOfRange { field: "tile size", value: bytes, max: SHARED_WINDOW as u64 });
         }
-        Ok(TileLayout { elem, rows, cols, major, swizzle })
+        Ok(TileLayout { elem, rows, cols, major, swizzle, order: AtomOrder::MnFirst })
+    }
+
+    /// The same tile with its atoms stored in `order`.
+    ///
+    /// ```
+    /// use ptxkit::descriptors::{AtomOrder, ElemBytes, Major, Swizzle, TileLayout};
+    /// // A 256 (N) × 64 (K) bf16 MN-major tile written by four TMA boxes of 64 N × 64 K.
+    /// let t = TileLayout::new(ElemBytes::B2, 256, 64, Major::MN, Swizzle::B128)?.with_order(AtomOrder::KFirst);
+    /// assert_eq!((t.lbo(), t.sbo()), (8192, 1024));
+    /// assert_eq!(t.offset(64, 0), 8192); // the second box
+    /// assert_eq!(t.k_step_offset(1)?, 2048); // 16 K-lines on
+    /// # Ok::<(), ptxkit::descriptors::DescError>(())
+    /// ```
+    pub const fn with_order(self, order: AtomOrder) -> TileLayout {
+        TileLayout { order, ..self }
+    }
+
+    /// The order of the atoms.
+    pub const fn order(&self) -> AtomOrder {
+        self.order
     }
 
     /// Element width.
@@ -201,9 +238,28 @@ impl TileLayout {
         }
     }
 
+    /// Number of atoms along K.
+    const fn atoms_along_k(&self) -> u32 {
+        match self.major {
+            Major::K => self.contiguous_bytes() / self.swizzle.bytes(),
+            Major::MN => self.cols / 8,
+        }
+    }
+
     /// Byte distance between atoms that are neighbours along K.
     const fn atom_stride_k(&self) -> u32 {
-        self.atoms_along_mn() * self.swizzle.period()
+        match self.order {
+            AtomOrder::MnFirst => self.atoms_along_mn() * self.swizzle.period(),
+            AtomOrder::KFirst => self.swizzle.period(),
+        }
+    }
+
+    /// Byte distance between atoms that are neighbours along M/N.
+    const fn atom_stride_mn(&self) -> u32 {
+        match self.order {
+            AtomOrder::MnFirst => self.swizzle.period(),
+            AtomOrder::KFirst => self.atoms_along_k() * self.swizzle.period(),
+        }
     }
 
     /// The leading-dimension byte offset the descriptor carries (table in the module docs).
@@ -212,15 +268,15 @@ impl TileLayout {
             (Major::K, Swizzle::None) => self.atom_stride_k(),
             (Major::K, _) => 16,
             (Major::MN, Swizzle::None) => self.atom_stride_k(),
-            (Major::MN, s) => s.period(),
+            (Major::MN, _) => self.atom_stride_mn(),
         }
     }
 
     /// The stride-dimension byte offset the descriptor carries (table in the module docs).
     pub const fn sbo(&self) -> u32 {
         match (self.major, self.swizzle) {
-            (Major::K, s) => s.period(),
-            (Major::MN, Swizzle::None) => Swizzle::None.period(),
+            (Major::K, _) => self.atom_stride_mn(),
+            (Major::MN, Swizzle::None) => self.atom_stride_mn(),
             (Major::MN, _) => self.atom_stride_k(),
         }
     }
@@ -258,8 +314,8 @@ impl TileLayout {
             Major::K => (col * eb, row, row / 8, col * eb / w),
             Major::MN => (row * eb, col, row * eb / w, col / 8),
         };
-        let atom = mn_atom + k_atom * self.atoms_along_mn();
-        let plain = atom * self.swizzle.period() + (line % 8) * w + cont % w;
+        let start = mn_atom * self.atom_stride_mn() + k_atom * self.atom_stride_k();
+        let plain = start + (line % 8) * w + cont % w;
         self.swizzle.apply(plain)
     }
 
@@ -301,12 +357,13 @@ impl fmt::Display for TileLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}x{} {}-byte {} tile, {} ({} bytes, LBO {}, SBO {})",
+            "{}x{} {}-byte {} tile, {}{} ({} bytes, LBO {}, SBO {})",
             self.rows,
             self.cols,
             self.elem.bytes(),
             self.major,
             self.swizzle,
+            if matches!(self.order, AtomOrder::KFirst) { ", atoms K-first" } else { "" },
             self.bytes(),
             self.lbo(),
             self.sbo()
@@ -340,6 +397,31 @@ mod tests {
         ];
         for (l, lbo, sbo) in cases {
             assert_eq!((l.lbo(), l.sbo()), (lbo, sbo), "{l}");
+        }
+    }
+
+    /// An MN-major tile K-first is the image of TMA boxes of 64 N × all of K with the
+    /// 128-byte swizzle, side by side: box `r / 64`, K-line `c`, 16-byte chunk XOR line % 8.
+    #[test]
+    fn k_first_is_the_image_of_tma_boxes() {
+        let l = t(ElemBytes::B2, 256, 64, Major::MN, Swizzle::B128).with_order(AtomOrder::KFirst);
+        assert_eq!((l.lbo(), l.sbo(), l.bytes()), (64 * 128, 1024, 256 * 64 * 2));
+        for r in 0..256 {
+            for c in 0..64 {
+                let byte = (r % 64) * 2;
+                let chunk = (byte / 16) ^ (c % 8);
+                let tma = (r / 64) * 64 * 128 + c * 128 + chunk * 16 + byte % 16;
+                assert_eq!(l.offset(r, c), tma, "element ({r}, {c})");
+            }
+        }
+        let offs: Vec<_> = (0..4).map(|k| l.k_step_offset(k).unwrap()).collect();
+        assert_eq!(offs, [0, 2048, 4096, 6144]);
+        // One atom along M/N or K: both orders place every element alike (the stride to a
+        // neighbour that does not exist may differ).
+        for (rows, cols, major, sw) in [(64, 64, Major::MN, Swizzle::B128), (128, 64, Major::K, Swizzle::B128)] {
+            let mn = t(ElemBytes::B2, rows, cols, major, sw);
+            let kf = mn.with_order(AtomOrder::KFirst);
+            assert!((0..rows).all(|r| (0..cols).all(|c| mn.offset(r, c) == kf.offset(r, c))));
         }
     }
 

@@ -60,7 +60,7 @@ mod tensor_map;
 
 pub use desc::{SmemDesc, MAX_FIELD_BYTES};
 pub use error::DescError;
-pub use layout::{ElemBytes, Major, TileLayout, K_SLICE_BYTES, SHARED_WINDOW};
+pub use layout::{AtomOrder, ElemBytes, Major, TileLayout, K_SLICE_BYTES, SHARED_WINDOW};
 pub use swizzle::Swizzle;
 pub use tensor_map::{
     Field, Im2colMap, Interleave, L2Promotion, OobFill, TensorDataType, TensorMapError, TiledMap, MAX_BOX_DIM, MAX_DIM, MAX_ELEMENT_STRIDE,

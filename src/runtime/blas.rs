@@ -36,13 +36,7 @@ impl Cublas {
         n: u32,
         k: u32,
     ) -> Result<(), RuntimeError> {
-        for (name, len, want) in
-            [("A", a.len(), m as u64 * k as u64), ("B", b.len(), n as u64 * k as u64), ("C", c.len(), m as u64 * n as u64)]
-        {
-            if (len as u64) < want {
-                return Err(RuntimeError::Invalid(format!("{name} holds {len} elements; a {m}x{n}x{k} product needs {want}")));
-            }
-        }
+        self.check(a.len(), b.len(), c.len(), (m, n, k))?;
         let int = |v: u32| i32::try_from(v).map_err(|_| RuntimeError::Invalid(format!("{v} exceeds cuBLAS's int")));
         let cfg = BlasConfig {
             transa: cublasOperation_t::CUBLAS_OP_T,
@@ -59,6 +53,46 @@ impl Cublas {
         // SAFETY: the lengths were checked against the shape; the leading dimensions are the
         // packed row lengths.
         unsafe { self.blas.gemm(cfg, b, a, c) }.map_err(|e| RuntimeError::Invalid(format!("cublasGemmEx: {e:?}")))
+    }
+
+    /// `C = A·B` in bf16 with f32 accumulation, all row-major: A `m × k`, B `k × n`, C
+    /// `m × n`. To cuBLAS's column-major view that is `Cᵀ (n × m) = Bᵀ·Aᵀ` with neither
+    /// transposed (`N`, `N`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_nn_bf16(
+        &self,
+        a: &CudaSlice<bf16>,
+        b: &CudaSlice<bf16>,
+        c: &mut CudaSlice<bf16>,
+        m: u32,
+        n: u32,
+        k: u32,
+    ) -> Result<(), RuntimeError> {
+        self.check(a.len(), b.len(), c.len(), (m, n, k))?;
+        let int = |v: u32| i32::try_from(v).map_err(|_| RuntimeError::Invalid(format!("{v} exceeds cuBLAS's int")));
+        let cfg = BlasConfig {
+            transa: cublasOperation_t::CUBLAS_OP_N,
+            transb: cublasOperation_t::CUBLAS_OP_N,
+            m: int(n)?,
+            n: int(m)?,
+            k: int(k)?,
+            alpha: bf16::ONE,
+            lda: int(n)?,
+            ldb: int(k)?,
+            beta: bf16::ZERO,
+            ldc: int(n)?,
+        };
+        // SAFETY: as in `gemm_tn_bf16`; B's leading dimension is its row length n.
+        unsafe { self.blas.gemm(cfg, b, a, c) }.map_err(|e| RuntimeError::Invalid(format!("cublasGemmEx: {e:?}")))
+    }
+
+    fn check(&self, a: usize, b: usize, c: usize, (m, n, k): (u32, u32, u32)) -> Result<(), RuntimeError> {
+        for (name, len, want) in [("A", a, m as u64 * k as u64), ("B", b, n as u64 * k as u64), ("C", c, m as u64 * n as u64)] {
+            if (len as u64) < want {
+                return Err(RuntimeError::Invalid(format!("{name} holds {len} elements; a {m}x{n}x{k} product needs {want}")));
+            }
+        }
+        Ok(())
     }
 }
 

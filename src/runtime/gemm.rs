@@ -28,7 +28,7 @@ use crate::builder::Module;
 use crate::core::target::Target;
 use crate::descriptors::{L2Promotion, Swizzle, TiledMap};
 use crate::kernels::gemm::{
-    check_shape, gemm_tn, gemm_tn_staged, GemmConfig, GemmIn, GemmOut, GemmParams, GemmStagedParams, MAX_DYNAMIC_SHARED,
+    check_shape, gemm, gemm_staged, GemmConfig, GemmIn, GemmOut, GemmParams, GemmStagedParams, Layout, MAX_DYNAMIC_SHARED, NN_BOX,
 };
 use crate::types::{Bf16, DataType, F32};
 use half::bf16;
@@ -102,9 +102,9 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         }
         let build = |e: crate::Error| RuntimeError::Invalid(e.to_string());
         let mut m = Module::new(Target::SM_90A);
-        let direct = gemm_tn::<O, I>(&mut m, "gemm_tn", &cfg).map_err(build)?;
+        let direct = gemm::<O, I>(&mut m, "gemm", &cfg).map_err(build)?;
         let staged = if O::BF16 && cfg.staged_shared_bytes() <= MAX_DYNAMIC_SHARED {
-            Some(gemm_tn_staged::<I>(&mut m, "gemm_tn_staged", &cfg).map_err(build)?)
+            Some(gemm_staged::<I>(&mut m, "gemm_staged", &cfg).map_err(build)?)
         } else {
             None
         };
@@ -141,7 +141,7 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         alpha: f32,
         (m, n, k): (u32, u32, u32),
     ) -> Result<(HostTensorMap<'b, I::Elem, 2>, HostTensorMap<'b, I::Elem, 2>), RuntimeError> {
-        check_shape::<I>(m, n, k).map_err(RuntimeError::Invalid)?;
+        check_shape::<I>(self.cfg.layout, m, n, k).map_err(RuntimeError::Invalid)?;
         if !alpha.is_finite() {
             return Err(RuntimeError::Invalid(format!("the scale {alpha} is not finite")));
         }
@@ -156,15 +156,21 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         let map = |rows: u32, box_rows: u32| {
             TiledMap::new([k as u64, rows as u64], [I::BK, box_rows]).swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256)
         };
-        // With a cluster, each CTA loads its share of the B tile.
-        Ok((HostTensorMap::tiled(a, &map(m, cfg.bm()))?, HostTensorMap::tiled(b, &map(n, cfg.bn / cfg.cluster))?))
+        // With a cluster, each CTA loads its share of the B tile. NN's B (K×N) is loaded in
+        // boxes of 64 columns by the stage's K.
+        let b_map = match cfg.layout {
+            Layout::TN => map(n, cfg.bn / cfg.cluster),
+            Layout::NN => TiledMap::new([n as u64, k as u64], [NN_BOX, I::BK]).swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256),
+        };
+        Ok((HostTensorMap::tiled(a, &map(m, cfg.bm()))?, HostTensorMap::tiled(b, &b_map)?))
     }
 }
 
 impl<I: GemmIn> Gemm<Bf16, I> {
     /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n`, all row-major and densely packed (the
-    /// buffers may be longer). Enqueued on the GPU's stream; `Err` for a shape the kernel
-    /// cannot handle ([`check_shape`]) or a buffer too short for it.
+    /// buffers may be longer); with the [`Layout::NN`] configuration B is `k × n` and
+    /// `C = A·B`. Enqueued on the GPU's stream; `Err` for a shape the kernel cannot handle
+    /// ([`check_shape`]) or a buffer too short for it.
     #[allow(clippy::too_many_arguments)]
     pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<bf16>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {
         self.run_scaled(gpu, a, b, c, 1.0, m, n, k)

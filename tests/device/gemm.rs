@@ -4,7 +4,7 @@
 
 use crate::{gpu, rng};
 use half::bf16;
-use ptxkit::kernels::gemm::GemmConfig;
+use ptxkit::kernels::gemm::{GemmConfig, Layout};
 use ptxkit::runtime::testing::{normal_bf16, poisoned};
 use ptxkit::runtime::{discrepancy, Cublas, CudaSlice, Gemm, Gpu};
 use ptxkit::types::{Bf16, F32};
@@ -40,11 +40,15 @@ struct Inputs {
     reference: Vec<f32>,
 }
 
-fn inputs(gpu: &Gpu, blas: &Cublas, g: &mut StdRng, (m, n, k): (u32, u32, u32)) -> Inputs {
+/// Random A and B (B `n × k` for TN, `k × n` for NN) and cuBLAS's product of them.
+fn inputs(gpu: &Gpu, blas: &Cublas, g: &mut StdRng, layout: Layout, (m, n, k): (u32, u32, u32)) -> Inputs {
     let a = gpu.upload(&normal(g, m as usize * k as usize)).unwrap();
     let b = gpu.upload(&normal(g, n as usize * k as usize)).unwrap();
     let mut r = poisoned::<bf16>(gpu, m as usize * n as usize).unwrap();
-    blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k).unwrap();
+    match layout {
+        Layout::TN => blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k).unwrap(),
+        Layout::NN => blas.gemm_nn_bf16(&a, &b, &mut r, m, n, k).unwrap(),
+    }
     let reference = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
     Inputs { a, b, reference }
 }
@@ -109,7 +113,7 @@ fn gemm_matches_cublas_at_odd_shapes() {
         (4096, 7168, 16384),
     ];
     for s in shapes {
-        let x = inputs(&gpu, &blas, &mut g, s);
+        let x = inputs(&gpu, &blas, &mut g, Layout::TN, s);
         let (m, n, k) = s;
         let how = if gemm_bf16.stages_c(n) { "staged" } else { "direct" };
         match ours(&gpu, &gemm_bf16, &x, s) {
@@ -133,6 +137,66 @@ fn gemm_matches_cublas_at_odd_shapes() {
         }
     }
     assert!(failures.is_empty(), "GEMM wrong:\n{}", failures.join("\n"));
+}
+
+/// NN (B stored K×N): against cuBLAS's NN product at odd shapes (N a multiple of 8, which
+/// B's rows need), in bf16 and f32 and in other configurations; and both against a CPU
+/// product, which pins the cuBLAS call.
+#[test]
+fn gemm_nn_matches_cublas_and_a_cpu_product() {
+    let test = "gemm_nn_matches_cublas_and_a_cpu_product";
+    let Some(gpu) = gpu(test) else { return };
+    if gpu.compute_capability() != (9, 0) {
+        println!("skipped {test}: the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability());
+        return;
+    }
+    let mut g = rng(test);
+    let blas = Cublas::new(&gpu).unwrap();
+    let cfg = GemmConfig { layout: Layout::NN, ..GemmConfig::default() };
+    let gemm_bf16 = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
+    let gemm_f32 = Gemm::<F32>::new(&gpu, cfg).unwrap();
+    let narrow = Gemm::<Bf16>::new(&gpu, GemmConfig { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
+    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, ..cfg };
+    let paired = Gemm::<Bf16>::new(&gpu, other).unwrap();
+    let mut failures = vec![];
+    let shapes = [(1, 8, 8), (130, 264, 72), (67, 520, 136), (257, 136, 8), (1, 4096, 4096), (4000, 4000, 4000), (4096, 7168, 16384)];
+    for s in shapes {
+        let x = inputs(&gpu, &blas, &mut g, Layout::NN, s);
+        let (m, n, k) = s;
+        let mut go = |what: String, got: Result<Vec<f32>, String>| match got {
+            Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
+            Err(e) => failures.push(format!("{what}: {e}")),
+        };
+        go(format!("NN {m}x{n}x{k} bf16"), ours(&gpu, &gemm_bf16, &x, s));
+        if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
+            go(format!("NN {m}x{n}x{k} f32"), ours(&gpu, &gemm_f32, &x, s));
+            go(format!("NN {m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), ours(&gpu, &narrow, &x, s));
+            go(format!("NN {m}x{n}x{k} bf16, cluster {}, overlap {}", other.cluster, other.overlap), ours(&gpu, &paired, &x, s));
+        }
+    }
+    let (m, n, k) = (190u32, 336u32, 264u32);
+    let (ha, hb) = (normal(&mut g, (m * k) as usize), normal(&mut g, (k * n) as usize));
+    let cpu: Vec<f32> = (0..m * n)
+        .map(|i| {
+            let (r, c) = ((i / n) as usize, (i % n) as usize);
+            (0..k as usize).map(|j| ha[r * k as usize + j].to_f64() * hb[j * n as usize + c].to_f64()).sum::<f64>() as f32
+        })
+        .collect();
+    let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
+    let mut r = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();
+    blas.gemm_nn_bf16(&a, &b, &mut r, m, n, k).unwrap();
+    judge("cuBLAS NN against the CPU", &gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect::<Vec<_>>(), &cpu, n, &mut failures);
+    let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
+    gemm_f32.run(&gpu, &a, &b, &mut c, m, n, k).unwrap();
+    let d = discrepancy(&gpu.download(&c).unwrap(), &cpu, 1e-4);
+    println!("GEMM NN (f32 out) against the CPU: relative error {:.2e}, {} outside 1e-4", d.relative, d.wrong);
+    if d.wrong > 0 {
+        failures.push(format!("GEMM NN against the CPU: {d:?}"));
+    }
+    let mut c = poisoned::<bf16>(&gpu, 64 * 68).unwrap();
+    let e = gemm_bf16.run(&gpu, &a, &b, &mut c, 64, 68, 64).unwrap_err().to_string();
+    assert!(e.contains("N = 68"), "{e}");
+    assert!(failures.is_empty(), "GEMM NN wrong:\n{}", failures.join("\n"));
 }
 
 /// cuBLAS and the GEMM against a CPU product in f64 of the same bf16 inputs: this pins the

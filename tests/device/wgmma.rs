@@ -7,7 +7,7 @@
 //! descriptors with `Kernel::gmma_desc`.
 
 use super::*;
-use ptxkit::descriptors::{ElemBytes, Major, Swizzle, TileLayout};
+use ptxkit::descriptors::{AtomOrder, ElemBytes, Major, Swizzle, TileLayout};
 use ptxkit::ops::Acc;
 use rand::Rng;
 
@@ -234,6 +234,8 @@ struct Setup {
     swizzle: Swizzle,
     /// wgmma instructions accumulated in place.
     ksteps: u32,
+    /// How the atoms of both tiles follow each other.
+    order: AtomOrder,
 }
 
 /// A matrix of `rows` × `k` units (K-major as data), placed in shared memory by tiles.
@@ -245,10 +247,10 @@ struct Placed {
 }
 
 impl Placed {
-    fn new(ty: Ty, rows: u32, k: u32, major: Major, swizzle: Swizzle) -> Result<Placed, String> {
+    fn new(ty: Ty, rows: u32, k: u32, major: Major, swizzle: Swizzle, order: AtomOrder) -> Result<Placed, String> {
         // A K-major swizzled tile is one swizzle row of K; otherwise one tile holds all of K.
         let tile_k = if major == Major::K && swizzle != Swizzle::None { swizzle.bytes() / ty.unit() } else { k };
-        let layout = TileLayout::new(ty.elem(), rows, tile_k, major, swizzle).map_err(|e| e.to_string())?;
+        let layout = TileLayout::new(ty.elem(), rows, tile_k, major, swizzle).map_err(|e| e.to_string())?.with_order(order);
         if k % tile_k != 0 {
             return Err(format!("{k} units of K do not fill whole {tile_k}-unit tiles"));
         }
@@ -321,8 +323,8 @@ fn run(gpu: &Gpu, g: &mut StdRng, f: &Form, s: Setup) -> Result<(), String> {
     let s = Setup { ksteps: s.ksteps.div_ceil(per_row) * per_row, ..s };
     let k = s.ksteps * ku;
     let (m, n) = (64u32, f.n);
-    let pa = Placed::new(f.a, m, k, s.a_major, s.swizzle)?;
-    let pb = Placed::new(f.b, n, k, s.b_major, s.swizzle)?;
+    let pa = Placed::new(f.a, m, k, s.a_major, s.swizzle, s.order)?;
+    let pb = Placed::new(f.b, n, k, s.b_major, s.swizzle, s.order)?;
     let a: Vec<u32> = (0..m * k).map(|_| f.a.random(g)).collect();
     let bt: Vec<u32> = (0..n * k).map(|_| f.b.random(g)).collect();
     let b_base = pa.bytes().div_ceil(1024) * 1024;
@@ -448,7 +450,7 @@ fn wgmma_every_family_against_a_cpu_gemm() {
         return;
     }
     let mut g = rng("wgmma_every_family_against_a_cpu_gemm");
-    let k_major = |rs, swizzle, ksteps| Setup { rs, a_major: Major::K, b_major: Major::K, swizzle, ksteps };
+    let k_major = |rs, swizzle, ksteps| Setup { rs, a_major: Major::K, b_major: Major::K, swizzle, ksteps, order: AtomOrder::MnFirst };
     let mut runs = 0;
     let mut failures = vec![];
     let mut go = |f: &Form, s: Setup, g: &mut StdRng| {
@@ -484,9 +486,15 @@ fn wgmma_every_family_against_a_cpu_gemm() {
                 if b_major == Major::MN && f.n * 2 < swizzle.bytes() {
                     continue;
                 }
-                go(f, Setup { rs: false, a_major, b_major, swizzle, ksteps: 2 }, &mut g);
+                let order = AtomOrder::MnFirst;
+                go(f, Setup { rs: false, a_major, b_major, swizzle, ksteps: 2, order }, &mut g);
                 if a_major == Major::K {
-                    go(f, Setup { rs: true, a_major, b_major, swizzle, ksteps: 2 }, &mut g);
+                    go(f, Setup { rs: true, a_major, b_major, swizzle, ksteps: 2, order }, &mut g);
+                }
+                // MN-major tiles with their atoms K-first (as TMA boxes of one swizzle row of
+                // M/N write them): LBO and SBO change, the element layout must not.
+                if a_major == Major::MN || b_major == Major::MN {
+                    go(f, Setup { rs: false, a_major, b_major, swizzle, ksteps: 4, order: AtomOrder::KFirst }, &mut g);
                 }
             }
         }

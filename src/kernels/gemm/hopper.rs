@@ -1,19 +1,19 @@
 //! The sm_90a kernel: TMA producer, wgmma consumers, a ring of stages (see the module docs).
 
 use super::epilogue::{Epilogue, Out};
-use super::{invalid, GemmConfig, GemmIn, GemmOut, BK_BYTES, ROWS_PER_CONSUMER};
+use super::{invalid, GemmConfig, GemmIn, GemmOut, Layout, BK_BYTES, NN_BOX, ROWS_PER_CONSUMER};
 use crate::builder::{Error, Kernel, KernelRef, Module, TensorElem, TensorMap};
-use crate::descriptors::{Major, Swizzle, TileLayout};
+use crate::descriptors::{AtomOrder, ElemBytes, Major, Swizzle, TileLayout};
 use crate::intrinsics::mbarrier::{Deadline, Publish, Ring};
 use crate::ops::Acc;
 use crate::prelude::*;
 use crate::regs::Const;
 use crate::types::Gdesc;
 
-/// The parameters of [`gemm_tn`]: the tensor maps of A (dims `[K, M]`) and B (`[K, N]`),
+/// The parameters of [`gemm`]: the tensor maps of A (dims `[K, M]`) and B (`[K, N]`),
 /// C, α, and M, N, K.
 pub type GemmParams<O, I = Bf16> = (Map<I>, Map<I>, GlobalPtr<O>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>);
-/// The parameters of [`gemm_tn_staged`]: the tensor maps of A, B and C (dims `[N, M]`, boxes
+/// The parameters of [`gemm_staged`]: the tensor maps of A, B and C (dims `[N, M]`, boxes
 /// of 64 × 64 with the 128-byte swizzle), α, and M, N, K.
 pub type GemmStagedParams<I = Bf16> = (Map<I>, Map<I>, TensorMap<Bf16, 2>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>);
 /// The tensor map of an input in `I`.
@@ -23,52 +23,58 @@ type Map<I> = TensorMap<<I as GemmIn>::Elem, 2>;
 /// both operands from shared memory, K-major: `acc = A·B + (scale_d ? acc : 0)`.
 type Mma<const R: usize> = fn(&mut Kernel, Acc<F32, R>, Reg<Gdesc>, Reg<Gdesc>, Reg<Pred>);
 
-/// Builds the kernel body for `cfg.bn` and the input type, with the wgmma form of that N and
-/// type (bf16 forms take the two transpose immediates, K-major: 0; FP8 forms have none).
+/// Builds the kernel body for `cfg.bn`, the input type and B's layout, with the wgmma form
+/// of that N and type (bf16 forms take the two transpose immediates: A K-major, B K-major
+/// for TN and N-major for NN; FP8 forms have none and read K-major operands only).
 macro_rules! for_tile_n {
     ($m:ident, $name:ident, $cfg:ident, $in:ty, $params:ty, |$k:ident, $p:ident, $mma:ident| $body:expr) => {
         for_tile_n!(@ $m, $name, $cfg, $in, $params, |$k, $p, $mma| $body;
-            2, 64 => 32 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16" (1, 1, 0, 0),
-            2, 128 => 64 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" (1, 1, 0, 0),
-            2, 192 => 96 "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16" (1, 1, 0, 0),
-            2, 256 => 128 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" (1, 1, 0, 0),
-            1, 64 => 32 "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" (1, 1),
-            1, 128 => 64 "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" (1, 1),
-            1, 192 => 96 "wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3" (1, 1),
-            1, 256 => 128 "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3" (1, 1))
+            2, 64, TN => 32 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16" (1, 1, 0, 0),
+            2, 128, TN => 64 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" (1, 1, 0, 0),
+            2, 192, TN => 96 "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16" (1, 1, 0, 0),
+            2, 256, TN => 128 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" (1, 1, 0, 0),
+            2, 64, NN => 32 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16" (1, 1, 0, 1),
+            2, 128, NN => 64 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" (1, 1, 0, 1),
+            2, 192, NN => 96 "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16" (1, 1, 0, 1),
+            2, 256, NN => 128 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" (1, 1, 0, 1),
+            1, 64, TN => 32 "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" (1, 1),
+            1, 128, TN => 64 "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" (1, 1),
+            1, 192, TN => 96 "wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3" (1, 1),
+            1, 256, TN => 128 "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3" (1, 1))
     };
     (@ $m:ident, $name:ident, $cfg:ident, $in:ty, $params:ty, |$k:ident, $p:ident, $mma:ident| $body:expr;
-        $($bytes:literal, $bn:literal => $r:literal $chain:literal ($($imm:literal),*)),*) => {
-        match (<$in as GemmIn>::BYTES, $cfg.bn) {
-            $(($bytes, $bn) => $m.kernel($name, |$k, $p: $params| {
+        $($bytes:literal, $bn:literal, $layout:ident => $r:literal $chain:literal ($($imm:literal),*)),*) => {
+        match (<$in as GemmIn>::BYTES, $cfg.bn, $cfg.layout) {
+            $(($bytes, $bn, Layout::$layout) => $m.kernel($name, |$k, $p: $params| {
                 let $mma: Mma<$r> = |k, acc, a, b, d| { ptx!(k, $chain => acc, a, b, d, $($imm),*); };
                 $body
             }),)*
-            (_, other) => Err(invalid($name, format!("no wgmma form for {} and bn = {other}", <$in as GemmIn>::NAME))),
+            (_, bn, layout) => Err(invalid($name, format!("no wgmma form for {} at bn = {bn}, {layout:?}", <$in as GemmIn>::NAME))),
         }
     };
 }
 
 /// Adds the kernel `name` computing `C = α·A·Bᵀ` (A M×K, B N×K, C M×N, all row-major; A
-/// and B in `I`) to `m`, which must target sm_90a. The host launches it with
+/// and B in `I`), or `C = α·A·B` with B K×N for [`Layout::NN`], to `m`, which must target
+/// sm_90a. The host launches it with
 /// `cfg.threads()` threads, `cfg.shared_bytes()` of dynamic shared memory and at most one
 /// CTA per SM. Each consumer stores its accumulator to C straight from registers
 /// ([`Out::Direct`]): any N.
-pub fn gemm_tn<O: GemmOut, I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmParams<O, I>>, Error> {
-    cfg.check().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
+pub fn gemm<O: GemmOut, I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmParams<O, I>>, Error> {
+    cfg.check_for::<I>().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
     for_tile_n!(m, name, cfg, I, GemmParams<O, I>, |k, p, mma| {
         let (a, b, c, alpha, mm, nn, kk) = p;
         body::<O, I, _>(k, cfg, (a, b, mm, nn, kk), Out::<O>::Direct(c), alpha, mma)
     })
 }
 
-/// As [`gemm_tn`] for bf16 C, storing through shared memory: each consumer writes its
+/// As [`gemm`] for bf16 C, storing through shared memory: each consumer writes its
 /// accumulator in 64 × 64 chunks with `stmatrix` into two staging buffers and one thread
 /// stores each chunk with a TMA tensor store, so the next tile's wgmmas start while the
 /// stores drain. C's rows must be 16-byte multiples (N a multiple of 8) for its tensor
 /// map; the launch takes `cfg.staged_shared_bytes()` of dynamic shared memory.
-pub fn gemm_tn_staged<I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmStagedParams<I>>, Error> {
-    cfg.check().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
+pub fn gemm_staged<I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmStagedParams<I>>, Error> {
+    cfg.check_for::<I>().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
     if cfg.staged_shared_bytes() > super::MAX_DYNAMIC_SHARED {
         return Err(invalid(
             name,
@@ -112,7 +118,11 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(k: &mut Kernel, cfg: &GemmConfig,
     let (a_map, b_map, m, n, kk) = p;
     let (at_entry, producer_regs, consumer_regs) = cfg.registers();
     k.maxnreg(at_entry);
-    let plan = Plan { cfg: *cfg, bk: I::BK, a_layout: layout::<I>(k, ROWS_PER_CONSUMER), b_layout: layout::<I>(k, cfg.bn) };
+    let b_layout = match cfg.layout {
+        Layout::TN => layout::<I>(k, cfg.bn),
+        Layout::NN => nn_layout(k, cfg.bn),
+    };
+    let plan = Plan { cfg: *cfg, bk: I::BK, a_layout: layout::<I>(k, ROWS_PER_CONSUMER), b_layout };
     if cfg.cluster > 1 {
         k.reqnctapercluster(cfg.cluster, 1, 1);
     }
@@ -165,6 +175,15 @@ fn layout<I: GemmIn>(k: &mut Kernel, rows: u32) -> TileLayout {
     TileLayout::new(I::ELEM_BYTES, rows, I::BK, Major::K, Swizzle::B128).unwrap_or_else(|e| {
         k.invalid(format!("GEMM tile layout: {e}"));
         TileLayout::new(I::ELEM_BYTES, 64, I::BK, Major::K, Swizzle::B128).expect("the 64-row layout exists")
+    })
+}
+
+/// The N-major B tile of NN (bf16): `bn / 64` TMA boxes of 64 columns × 64 K side by side,
+/// each 64 K-lines of 128 bytes, so its swizzle atoms run K-first.
+fn nn_layout(k: &mut Kernel, bn: u32) -> TileLayout {
+    TileLayout::new(ElemBytes::B2, bn, 64, Major::MN, Swizzle::B128).map(|l| l.with_order(AtomOrder::KFirst)).unwrap_or_else(|e| {
+        k.invalid(format!("GEMM tile layout: {e}"));
+        TileLayout::new(ElemBytes::B2, 64, 64, Major::MN, Swizzle::B128).expect("the 64-column layout exists")
     })
 }
 
@@ -244,7 +263,9 @@ fn produce<T: TensorElem>(
             let a = stage_base(k, plan, smem, slot.stage);
             let b = ptx!(k, "add.u32", a, a_bytes);
             a_map.load(k, SharedPtr::<B8>::from_reg32(a), [x, ya], slot.full.ptr());
-            if plan.cfg.cluster > 1 {
+            if plan.cfg.layout == Layout::NN {
+                load_nn_b(k, plan, g, b_map, b, (x, yb), slot.full.ptr(), mask);
+            } else if plan.cfg.cluster > 1 {
                 // This CTA's share of the B tile, to the same place in every CTA of the cluster.
                 let share = ptx!(k, "mul.lo.u32", g.rank, b_share);
                 let row = ptx!(k, "add.u32", yb.bitcast::<U32>(), share).bitcast::<S32>();
@@ -263,6 +284,43 @@ fn produce<T: TensorElem>(
             ptx!(k, "add.u32" => it, it, 1u32);
         });
     });
+}
+
+/// NN: this CTA's share of the stage's B tile (all of it without a cluster), as boxes of
+/// 64 columns (`[n, k]` coordinates `[yb + 64j, x]`), box `j` at `b + j · 8 KB`; with a
+/// cluster each box goes to the same place in every CTA.
+#[allow(clippy::too_many_arguments)]
+fn load_nn_b<T: TensorElem>(
+    k: &mut Kernel,
+    plan: &Plan,
+    g: &Grid,
+    b_map: TensorMap<T, 2>,
+    b: Reg<U32>,
+    (x, yb): (Reg<S32>, Reg<S32>),
+    full: SharedPtr<B64>,
+    mask: Reg<U16>,
+) {
+    let cluster = plan.cfg.cluster;
+    let boxes = plan.cfg.bn / NN_BOX / cluster;
+    let box_bytes = NN_BOX * BK_BYTES;
+    let first = ptx!(k, "mul.lo.u32", g.rank, boxes);
+    for j in 0..boxes {
+        let index = ptx!(k, "add.u32", first, j);
+        let col = ptx!(k, "mad.lo.u32", index, NN_BOX, yb.bitcast::<U32>()).bitcast::<S32>();
+        let place = SharedPtr::<B8>::from_reg32(ptx!(k, "mad.lo.u32", index, box_bytes, b));
+        if cluster > 1 {
+            ptx!(
+                k,
+                "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster",
+                place,
+                b_map.at([col, x]),
+                full,
+                mask
+            );
+        } else {
+            b_map.load(k, place, [col, x], full);
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -1,8 +1,10 @@
-//! Matrix multiply on the Hopper tensor cores: `C = α·A·Bᵀ` with bf16 or FP8 (e4m3) inputs
-//! and f32 accumulation (what cuBLAS calls TN: A is M×K and B is N×K, both row-major, so both
-//! are K-contiguous), C M×N row-major in bf16 or f32. α carries FP8's per-tensor scales.
+//! Matrix multiply on the Hopper tensor cores with bf16 or FP8 (e4m3) inputs and f32
+//! accumulation, C M×N row-major in bf16 or f32, A M×K row-major, and B in either layout
+//! ([`Layout`]): `C = α·A·Bᵀ` with B N×K row-major (what cuBLAS calls TN: both operands
+//! K-contiguous), or `C = α·A·B` with B K×N row-major (cuBLAS's NN; bf16 only, as wgmma
+//! reads N-contiguous B only for 16-bit types). α carries FP8's per-tensor scales.
 //!
-//! The kernel ([`gemm_tn`]) is warp-specialised and persistent:
+//! The kernel ([`gemm`]) is warp-specialised and persistent:
 //!
 //! - **Roles.** A CTA is `1 + consumers` warpgroups. Warpgroup 0 is the *producer*: it gives
 //!   registers back (`setmaxnreg.dec` to 40) and one thread issues the TMA loads. Each
@@ -10,7 +12,8 @@
 //!   `64·consumers × bn` tile: its accumulator is one `m64n{bn}` wgmma fragment in f32.
 //! - **Pipeline.** Shared memory is a ring of `stages` stages, each an A tile
 //!   (`64·consumers` rows of 128 bytes: 64 bf16 or 128 e4m3 along K) and a B tile (`bn`
-//!   such rows), both with the 128-byte swizzle that TMA writes and wgmma reads. Each stage has a *full* mbarrier (the producer arms it with
+//!   such rows; for NN, `bn/64` TMA boxes of 64 N-contiguous columns by 64 K, their swizzle
+//!   atoms K-first), all with the 128-byte swizzle that TMA writes and wgmma reads. Each stage has a *full* mbarrier (the producer arms it with
 //!   the stage's bytes, TMA completes them) and an *empty* one (one arrival per consumer
 //!   warpgroup once its wgmmas have read the stage). Every wait is bounded: a pipeline that
 //!   stops moving ends the kernel with `trap` instead of hanging the GPU.
@@ -25,13 +28,13 @@
 //! encodes the tensor maps over the caller's buffers and launches the persistent grid.
 //!
 //! ```
-//! use ptxkit::kernels::gemm::{gemm_tn, E4m3, GemmConfig};
+//! use ptxkit::kernels::gemm::{gemm, E4m3, GemmConfig};
 //! use ptxkit::prelude::*;
 //!
 //! let cfg = GemmConfig::default();
 //! let mut m = Module::new(Target::SM_90A);
-//! gemm_tn::<Bf16, Bf16>(&mut m, "gemm", &cfg)?;
-//! gemm_tn::<Bf16, E4m3>(&mut m, "gemm_fp8", &cfg)?;
+//! gemm::<Bf16, Bf16>(&mut m, "gemm", &cfg)?;
+//! gemm::<Bf16, E4m3>(&mut m, "gemm_fp8", &cfg)?;
 //! let ptx = m.to_ptx()?;
 //! assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"));
 //! assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"));
@@ -43,7 +46,7 @@
 mod epilogue;
 mod hopper;
 
-pub use hopper::{gemm_tn, gemm_tn_staged, GemmParams, GemmStagedParams};
+pub use hopper::{gemm, gemm_staged, GemmParams, GemmStagedParams};
 
 use crate::builder::{Error, TensorElem};
 use crate::descriptors::ElemBytes;
@@ -59,9 +62,22 @@ pub const MAX_DYNAMIC_SHARED: u32 = 227 * 1024 - 1024;
 /// The `bn` values the kernel has wgmma forms for.
 pub const TILE_NS: [u32; 4] = [64, 128, 192, 256];
 
+/// How B is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// B is N×K row-major (K-contiguous): `C = A·Bᵀ`, cuBLAS's TN.
+    #[default]
+    TN,
+    /// B is K×N row-major (N-contiguous): `C = A·B`, cuBLAS's NN. bf16 inputs only; N must
+    /// be a multiple of 8 (16-byte rows of B).
+    NN,
+}
+
 /// The shape of the kernel: tile, pipeline depth, roles and tile order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GemmConfig {
+    /// How B is stored.
+    pub layout: Layout,
     /// Columns of C per CTA tile: one of [`TILE_NS`].
     pub bn: u32,
     /// Consumer warpgroups, 1 or 2; the CTA tile has `64 · consumers` rows.
@@ -83,7 +99,7 @@ pub struct GemmConfig {
 impl Default for GemmConfig {
     /// 128×256 tiles, two consumers, four stages, bands of 16 tile rows.
     fn default() -> Self {
-        GemmConfig { bn: 256, consumers: 2, stages: 4, group_m: 16, cluster: 1, overlap: true, wait_tries: 1 << 22 }
+        GemmConfig { layout: Layout::TN, bn: 256, consumers: 2, stages: 4, group_m: 16, cluster: 1, overlap: true, wait_tries: 1 << 22 }
     }
 }
 
@@ -104,7 +120,7 @@ impl GemmConfig {
     pub fn shared_bytes(&self) -> u32 {
         self.stages * self.stage_bytes()
     }
-    /// Dynamic shared memory of the staged kernel ([`gemm_tn_staged`]): the stages, then
+    /// Dynamic shared memory of the staged kernel ([`gemm_staged`]): the stages, then
     /// two 8 KB staging buffers per consumer.
     pub fn staged_shared_bytes(&self) -> u32 {
         self.shared_bytes() + self.consumers * 2 * epilogue::CHUNK_BYTES
@@ -146,6 +162,21 @@ impl GemmConfig {
         if self.wait_tries == 0 {
             return Err("wait_tries = 0: a wait needs at least one try".into());
         }
+        if self.layout == Layout::NN && (self.bn / self.cluster) % NN_BOX != 0 {
+            return Err(format!(
+                "NN loads B in boxes of {NN_BOX} columns: bn / cluster = {} / {} is not a multiple",
+                self.bn, self.cluster
+            ));
+        }
+        Ok(())
+    }
+
+    /// As [`check`](Self::check), for inputs in `I`: NN needs 16-bit inputs.
+    pub fn check_for<I: GemmIn>(&self) -> Result<(), String> {
+        self.check()?;
+        if self.layout == Layout::NN && I::BYTES != 2 {
+            return Err(format!("NN (N-contiguous B) needs 16-bit inputs: wgmma reads {} B K-contiguous only", I::NAME));
+        }
         Ok(())
     }
 
@@ -156,10 +187,11 @@ impl GemmConfig {
     }
 }
 
-/// Whether `m × n × k` can be computed with inputs in `I`: M, N and K from 1 to 2³¹ − 1 (the
-/// TMA coordinates are signed 32-bit), and rows of A and B a multiple of 16 bytes (K a
-/// multiple of 8 for bf16, 16 for e4m3), as TMA requires of row pitches.
-pub fn check_shape<I: GemmIn>(m: u32, n: u32, k: u32) -> Result<(), String> {
+/// Whether `m × n × k` can be computed with inputs in `I` and B stored as `layout`: M, N and
+/// K from 1 to 2³¹ − 1 (the TMA coordinates are signed 32-bit), and rows of A and B a
+/// multiple of 16 bytes (K a multiple of 8 for bf16, 16 for e4m3; for NN also N a multiple
+/// of 8), as TMA requires of row pitches.
+pub fn check_shape<I: GemmIn>(layout: Layout, m: u32, n: u32, k: u32) -> Result<(), String> {
     for (name, v) in [("M", m), ("N", n), ("K", k)] {
         if v == 0 || v > i32::MAX as u32 {
             return Err(format!("{name} = {v} is outside 1..=2^31-1"));
@@ -169,8 +201,14 @@ pub fn check_shape<I: GemmIn>(m: u32, n: u32, k: u32) -> Result<(), String> {
     if k % align != 0 {
         return Err(format!("K = {k} is not a multiple of {align}: rows of {} A and B must be 16-byte multiples for TMA", I::NAME));
     }
+    if layout == Layout::NN && n % align != 0 {
+        return Err(format!("N = {n} is not a multiple of {align}: rows of NN B ({} K×N) must be 16-byte multiples for TMA", I::NAME));
+    }
     Ok(())
 }
+
+/// Columns of B per TMA box in the NN layout: one 128-byte swizzle row of bf16.
+pub const NN_BOX: u32 = 64;
 
 /// Element types the GEMM reads A and B in: [`Bf16`], or [`E4m3`] (FP8).
 pub trait GemmIn: 'static {
@@ -242,10 +280,17 @@ mod tests {
         assert!(GemmConfig { bn: 100, ..c }.check().unwrap_err().contains("bn = 100"));
         assert!(GemmConfig { stages: 5, ..c }.check().unwrap_err().contains("shared memory"));
         assert!(GemmConfig { consumers: 3, ..c }.check().unwrap_err().contains("consumers"));
-        assert!(check_shape::<Bf16>(128, 128, 100).unwrap_err().contains("multiple of 8"));
-        assert!(check_shape::<E4m3>(128, 128, 40).unwrap_err().contains("multiple of 16"));
-        assert!(check_shape::<E4m3>(128, 128, 48).is_ok());
-        assert!(check_shape::<Bf16>(0, 128, 64).unwrap_err().contains("M = 0"));
-        assert!(check_shape::<Bf16>(1, 4096, 4096).is_ok());
+        let (tn, nn) = (Layout::TN, Layout::NN);
+        assert!(check_shape::<Bf16>(tn, 128, 128, 100).unwrap_err().contains("multiple of 8"));
+        assert!(check_shape::<E4m3>(tn, 128, 128, 40).unwrap_err().contains("multiple of 16"));
+        assert!(check_shape::<E4m3>(tn, 128, 128, 48).is_ok());
+        assert!(check_shape::<Bf16>(tn, 0, 128, 64).unwrap_err().contains("M = 0"));
+        assert!(check_shape::<Bf16>(tn, 1, 4096, 4096).is_ok());
+        assert!(check_shape::<Bf16>(tn, 1, 4097, 4096).is_ok());
+        assert!(check_shape::<Bf16>(nn, 1, 4097, 4096).unwrap_err().contains("N = 4097"));
+        let nn_cfg = GemmConfig { layout: nn, ..c };
+        assert!(nn_cfg.check_for::<Bf16>().is_ok());
+        assert!(nn_cfg.check_for::<E4m3>().unwrap_err().contains("16-bit"));
+        assert!(GemmConfig { bn: 64, cluster: 2, ..nn_cfg }.check().unwrap_err().contains("boxes of 64"));
     }
 }
