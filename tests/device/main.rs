@@ -12,6 +12,7 @@ mod cmp_cvt;
 #[path = "../common/mod.rs"]
 mod common;
 mod gemm;
+mod gemm_mma;
 mod guards;
 mod intrinsics;
 mod matrix;

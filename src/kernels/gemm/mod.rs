@@ -38,9 +38,11 @@
 //! # Ok::<(), ptxkit::Error>(())
 //! ```
 
+mod ampere;
 mod epilogue;
 mod hopper;
 
+pub use ampere::{check_mma_shape, gemm_tn_mma, MmaGemmConfig, MmaGemmParams, MMA_MAX_SHARED};
 pub use hopper::{gemm_tn, gemm_tn_staged, GemmParams, GemmStagedParams};
 
 use crate::builder::Error;
