@@ -62,6 +62,7 @@ fn configs() -> Vec<MmaGemmConfig> {
                     "stages" => cfg.stages = v,
                     "group_m" => cfg.group_m = v,
                     "ctas_per_sm" => cfg.ctas_per_sm = v,
+                    "persistent" => cfg.persistent = v != 0,
                     other => panic!("PTXKIT_MMA_CONFIGS: no field `{other}`"),
                 }
             }
@@ -86,8 +87,9 @@ fn main() -> Result<(), RuntimeError> {
     for cfg in configs() {
         let gemm = MmaGemm::<Bf16>::new(&gpu, cfg)?;
         let head = format!(
-            "{} (driver {drv_major}.{drv_minor}), {cfg:?}, JIT {:?}\n| M×N×K | ptxkit TFLOP/s | cuBLAS TFLOP/s | ratio | rel. error |\n|---|---|---|---|---|\n",
+            "{} (driver {drv_major}.{drv_minor}), {cfg:?}, {} CTAs resident, JIT {:?}\n| M×N×K | ptxkit TFLOP/s | cuBLAS TFLOP/s | ratio | rel. error |\n|---|---|---|---|---|\n",
             gpu.name(),
+            gemm.resident_ctas(),
             gemm.module().jit_time()
         );
         print!("{head}");

@@ -13,6 +13,7 @@ fn variants() -> Vec<MmaGemmConfig> {
     let d = MmaGemmConfig::default();
     vec![
         d,
+        MmaGemmConfig { persistent: false, ..d },
         MmaGemmConfig { bk: 64, stages: 3, ..d },
         MmaGemmConfig { bm: 256, bn: 128, warps_m: 4, warps_n: 2, ..d },
         MmaGemmConfig { bm: 128, bn: 128, warps_m: 2, warps_n: 2, ctas_per_sm: 2, ..d },

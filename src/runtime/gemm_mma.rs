@@ -27,10 +27,28 @@ use half::bf16;
 use std::marker::PhantomData;
 
 /// The `mma.sync` GEMM loaded on one GPU, for C in `O` (`Bf16` or `F32`).
+///
+/// ```no_run
+/// use ptxkit::kernels::gemm::MmaGemmConfig;
+/// use ptxkit::runtime::testing::{normal_bf16, poisoned};
+/// use ptxkit::runtime::{Gpu, MmaGemm};
+///
+/// let gpu = Gpu::new()?;
+/// let gemm = MmaGemm::<ptxkit::types::F32>::new(&gpu, MmaGemmConfig::default())?;
+/// let (m, n, k) = (4000u32, 4000u32, 4000u32);
+/// let a = gpu.upload(&normal_bf16(1, (m * k) as usize))?;
+/// let b = gpu.upload(&normal_bf16(2, (n * k) as usize))?;
+/// let mut c = poisoned::<f32>(&gpu, (m * n) as usize)?;
+/// gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
+/// assert!(gpu.download(&c)?.iter().all(|x| x.is_finite()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct MmaGemm<O: GemmOut> {
     cfg: MmaGemmConfig,
     module: LoadedModule,
     kernel: TypedKernel<MmaGemmParams<O>>,
+    /// CTAs resident at once: the persistent grid.
+    resident: u32,
     _o: PhantomData<O>,
 }
 
@@ -53,12 +71,20 @@ impl<O: GemmOut> MmaGemm<O> {
         let kref = gemm_tn_mma::<O>(&mut m, "gemm_tn_mma", &cfg).map_err(build)?;
         let module = gpu.load(&m.to_ptx().map_err(build)?)?;
         let kernel = module.kernel(&kref)?;
-        Ok(MmaGemm { cfg, module, kernel, _o: PhantomData })
+        let resident = kernel.max_active_clusters(&Launch::new(1, cfg.threads()).shared(cfg.shared_bytes()))?;
+        if resident == 0 {
+            return Err(RuntimeError::Invalid(format!("no CTA of the mma GEMM ({cfg:?}) fits on this GPU")));
+        }
+        Ok(MmaGemm { cfg, module, kernel, resident, _o: PhantomData })
     }
 
     /// The configuration the kernel was built for.
     pub fn config(&self) -> &MmaGemmConfig {
         &self.cfg
+    }
+    /// CTAs resident at once: the grid of a persistent launch.
+    pub fn resident_ctas(&self) -> u32 {
+        self.resident
     }
     /// The loaded module (its JIT time and log).
     pub fn module(&self) -> &LoadedModule {
@@ -73,7 +99,8 @@ impl<O: GemmOut> MmaGemm<O> {
                 return Err(RuntimeError::Invalid(format!("{name} holds {len} elements; a {m}x{n}x{k} product needs {want}")));
             }
         }
-        let grid = self.cfg.tiles(m, n) as u32;
+        let tiles = self.cfg.tiles(m, n);
+        let grid = if self.cfg.persistent { tiles.min(self.resident as u64) } else { tiles } as u32;
         Ok(Launch::new(grid, self.cfg.threads()).shared(self.cfg.shared_bytes()).on(gpu.stream()))
     }
 }

@@ -1,6 +1,6 @@
 //! The `mma.sync` GEMM against cuBLAS on the same buffers (random normal bf16, outputs
-//! poisoned first), at odd shapes and edges, in bf16 and f32, in several configurations; and
-//! against a CPU product on a small shape.
+//! poisoned first), at odd shapes and edges, in bf16 and f32, in several configurations
+//! (persistent grids and a CTA per tile); and against a CPU product on a small shape.
 
 use crate::{gpu, rng};
 use half::bf16;
@@ -80,6 +80,7 @@ fn mma_gemm_matches_cublas_at_odd_shapes() {
     // Other configurations, on the shapes of at most 2^36 multiply-adds.
     let others: Vec<(String, Kernel)> = vec![
         ("f32 C".into(), Kernel::F32(MmaGemm::new(&gpu, d).unwrap())),
+        ("a CTA per tile".into(), Kernel::Bf16(MmaGemm::new(&gpu, MmaGemmConfig { persistent: false, ..d }).unwrap())),
         ("bk 64, 3 stages".into(), Kernel::Bf16(MmaGemm::new(&gpu, MmaGemmConfig { bk: 64, stages: 3, ..d }).unwrap())),
         (
             "128x128, 2 CTAs per SM".into(),
@@ -91,7 +92,9 @@ fn mma_gemm_matches_cublas_at_odd_shapes() {
             Kernel::F32(MmaGemm::new(&gpu, MmaGemmConfig { bm: 64, bn: 64, warps_m: 2, warps_n: 2, stages: 2, group_m: 1, ..d }).unwrap()),
         ),
     ];
-    let shapes: [Shape; 12] = [
+    // Shapes with fewer k-tiles than stages and more tiles than resident CTAs: the copies
+    // run into the next tile's k-tiles already in the prologue.
+    let shapes: [Shape; 14] = [
         (1, 1, 8),
         (77, 130, 40),
         (130, 260, 72),
@@ -99,6 +102,8 @@ fn mma_gemm_matches_cublas_at_odd_shapes() {
         (128, 256, 64),
         (257, 129, 8),
         (300, 555, 1000),
+        (2000, 3000, 8),
+        (4000, 4000, 40),
         (1, 4096, 4096),
         (4096, 1, 4096),
         (4000, 4000, 4000),

@@ -18,8 +18,13 @@
 //! - **Edges.** Any M and N, K a multiple of 8: a chunk outside A or B is filled with zeros
 //!   (`cp.async` with ignore-src, from a clamped address), and stores outside C are
 //!   predicated off. Tiles inside C store pairs unpredicated.
-//! - **Order.** CTA `i` takes tile `i` in bands of `group_m` tile rows, column by column
-//!   inside a band, so the CTAs running at once share their A and B tiles in L2.
+//! - **Order.** Tiles are numbered in bands of `group_m` tile rows, column by column inside
+//!   a band, so the CTAs running at once share their A and B tiles in L2. With
+//!   `persistent` (the default) the grid is the CTAs resident at once and CTA `c` of `g`
+//!   takes tiles `c`, `c + g`, …: its copies run on from a tile's last k-tile into the next
+//!   tile's first, so those are in flight while the tile is stored. Only the last
+//!   `stages − 1` k-tiles of a tile check for that crossing, in a loop of their own; the
+//!   others run in a loop with no branch, which ptxas schedules as one block.
 //!
 //! ```
 //! use ptxkit::kernels::gemm::{gemm_tn_mma, MmaGemmConfig};
@@ -35,6 +40,7 @@
 //! # Ok::<(), ptxkit::Error>(())
 //! ```
 
+use super::ampere_store::Store;
 use super::{invalid, GemmOut};
 use crate::builder::{Error, Kernel, KernelRef, Module};
 use crate::prelude::*;
@@ -48,6 +54,17 @@ pub type MmaGemmParams<O> = (GlobalPtr<Bf16>, GlobalPtr<Bf16>, GlobalPtr<O>, Reg
 pub const MMA_MAX_SHARED: u32 = 227 * 1024;
 
 /// The shape of the sm_80 kernel: CTA tile, warps, pipeline depth and tile order.
+///
+/// ```
+/// use ptxkit::kernels::gemm::MmaGemmConfig;
+///
+/// let cfg = MmaGemmConfig { bk: 64, stages: 3, ..MmaGemmConfig::default() };
+/// cfg.check().unwrap();
+/// assert_eq!((cfg.threads(), cfg.warp_tile(), cfg.shared_bytes()), (256, (64, 64), 3 * 384 * 128));
+/// assert_eq!(cfg.tiles(4000, 4000), 32 * 16);
+/// let too_deep = MmaGemmConfig { stages: 5, ..cfg };
+/// assert!(too_deep.check().unwrap_err().contains("shared memory"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MmaGemmConfig {
     /// Rows of C per CTA tile.
@@ -56,8 +73,9 @@ pub struct MmaGemmConfig {
     pub bn: u32,
     /// K elements per stage: 32 or 64 (rows of 64 or 128 bytes).
     pub bk: u32,
-    /// Warps along M and along N; each computes a `bm/warps_m × bn/warps_n` block.
+    /// Warps along M; each computes a `bm/warps_m × bn/warps_n` block.
     pub warps_m: u32,
+    /// Warps along N.
     pub warps_n: u32,
     /// Shared-memory stages, 2 to 8.
     pub stages: u32,
@@ -66,13 +84,17 @@ pub struct MmaGemmConfig {
     /// CTAs per SM the kernel is built for (`.minnctapersm`): the register budget is the
     /// register file over `ctas_per_sm · threads`.
     pub ctas_per_sm: u32,
+    /// Launch as many CTAs as are resident at once, each taking every `grid`-th tile, so
+    /// that a CTA copies its next tile's first k-tiles while it stores the last one; `false`
+    /// launches a CTA per tile. The kernel is the same; the runner picks the grid.
+    pub persistent: bool,
 }
 
 impl Default for MmaGemmConfig {
     /// 128×256 tiles of 8 warps (64×64 each), k-tiles of 32, four stages (96 KB), bands of
-    /// 8 tile rows.
+    /// 8 tile rows, a persistent grid.
     fn default() -> Self {
-        MmaGemmConfig { bm: 128, bn: 256, bk: 32, warps_m: 2, warps_n: 4, stages: 4, group_m: 8, ctas_per_sm: 1 }
+        MmaGemmConfig { bm: 128, bn: 256, bk: 32, warps_m: 2, warps_n: 4, stages: 4, group_m: 8, ctas_per_sm: 1, persistent: true }
     }
 }
 
@@ -93,7 +115,7 @@ impl MmaGemmConfig {
     pub fn shared_bytes(&self) -> u32 {
         self.stages * self.stage_bytes()
     }
-    /// Tiles of an `m × n` product: the grid.
+    /// Tiles of an `m × n` product: the grid when not persistent.
     pub fn tiles(&self, m: u32, n: u32) -> u64 {
         m.div_ceil(self.bm) as u64 * n.div_ceil(self.bn) as u64
     }
@@ -158,6 +180,14 @@ impl MmaGemmConfig {
 /// Whether [`gemm_tn_mma`] with `cfg` computes an `m × n × k` product: M, N, K from 1 to
 /// 2³¹ − 1, K a multiple of 8 (rows of A and B start on 16-byte boundaries for the 16-byte
 /// copies), and at most 2³¹ − 1 tiles (one CTA each).
+///
+/// ```
+/// use ptxkit::kernels::gemm::{check_mma_shape, MmaGemmConfig};
+///
+/// let cfg = MmaGemmConfig::default();
+/// assert!(check_mma_shape(&cfg, 77, 130, 40).is_ok());
+/// assert!(check_mma_shape(&cfg, 77, 130, 42).unwrap_err().contains("multiple of 8"));
+/// ```
 pub fn check_mma_shape(cfg: &MmaGemmConfig, m: u32, n: u32, k: u32) -> Result<(), String> {
     for (name, v) in [("M", m), ("N", n), ("K", k)] {
         if v == 0 || v > i32::MAX as u32 {
@@ -174,8 +204,21 @@ pub fn check_mma_shape(cfg: &MmaGemmConfig, m: u32, n: u32, k: u32) -> Result<()
 }
 
 /// Adds the kernel `name` computing `C = A·Bᵀ` to `m` (any target from sm_80). The host
-/// launches `cfg.tiles(M, N)` CTAs of `cfg.threads()` threads with `cfg.shared_bytes()` of
-/// dynamic shared memory.
+/// launches at most `cfg.tiles(M, N)` CTAs (CTA `c` of `g` computes tiles `c`, `c + g`, …)
+/// of `cfg.threads()` threads with `cfg.shared_bytes()` of dynamic shared memory
+/// (`ptxkit::runtime::MmaGemm` does, with feature `cuda`).
+///
+/// ```
+/// use ptxkit::kernels::gemm::{gemm_tn_mma, MmaGemmConfig};
+/// use ptxkit::prelude::*;
+///
+/// let mut m = Module::new(Target::SM_80);
+/// gemm_tn_mma::<F32>(&mut m, "gemm_f32", &MmaGemmConfig { persistent: false, ..MmaGemmConfig::default() })?;
+/// let ptx = m.to_ptx()?;
+/// assert!(ptx.contains("cp.async.cg.shared.global"));
+/// assert!(ptx.contains("st.global.v2.f32"));
+/// # Ok::<(), ptxkit::Error>(())
+/// ```
 pub fn gemm_tn_mma<O: GemmOut>(m: &mut Module, name: &str, cfg: &MmaGemmConfig) -> Result<KernelRef<MmaGemmParams<O>>, Error> {
     cfg.check().map_err(|e| invalid(name, format!("mma GEMM configuration: {e}")))?;
     let cfg = *cfg;
@@ -231,22 +274,17 @@ fn body<O: GemmOut>(
     let warp_m = ptx!(k, "rem.u32", warp, cfg.warps_m);
     let warp_n = ptx!(k, "div.u32", warp, cfg.warps_m);
 
-    // The tile of this CTA.
-    let (tm, tn) = tile_of_cta(k, cfg, m, n);
-    let row0 = ptx!(k, "mul.lo.u32", tm, cfg.bm);
-    let col0 = ptx!(k, "mul.lo.u32", tn, cfg.bn);
-
-    let lanes = lane_offsets(k, cfg, lane, warp_m, warp_n);
-    let copies = Copies::new(k, cfg, tid, a, b, row0, col0, m, n, kk);
-
+    let order = Order::new(k, cfg, m, n);
     let k_tiles = ptx!(k, "add.u32", kk, cfg.bk - 1);
     let k_tiles = ptx!(k, "div.u32", k_tiles, cfg.bk);
+    let lanes = lane_offsets(k, cfg, lane, warp_m, warp_n);
+    let copies = Copies::new(k, cfg, &order, tid, a, b, m, n, kk, k_tiles);
     let acc: Vec<[Reg<F32>; 4]> = (0..mi * nj * 2).map(|_| *k.zeroed_acc::<F32, 4>()).collect();
 
-    // Prologue: k-tiles 0 .. stages-2 in flight, the first one landed.
+    // Prologue: the first `stages - 1` k-tiles of the stream in flight, the first landed.
     for s in 0..cfg.stages - 1 {
         let stage = ptx!(k, "add.u32", smem, s * cfg.stage_bytes());
-        copies.issue(k, cfg, stage);
+        copies.issue(k, cfg, &order, stage, true);
     }
     ptx!(k, "cp.async.wait_group", cfg.stages - 2);
     ptx!(k, "bar.sync", 0u32);
@@ -256,12 +294,15 @@ fn body<O: GemmOut>(
     let end = ptx!(k, "add.u32", smem, cfg.shared_bytes());
     load_frags(k, &frags[0], read, &lanes, 0, a_tile, row_bytes);
 
-    k.for_range(0u32, k_tiles, 1, |k, _kt| {
+    let out = Store { m, n, warp_m, warp_n, lane, wm, wn, mi, nj, bm: cfg.bm, bn: cfg.bn };
+    // One k-tile: its 16-K steps, the copies of the stream's k-tile `stages - 1` further
+    // (`cross`: that k-tile may be the next tile's), the barrier before the last step.
+    let k_tile = |k: &mut Kernel, cross: bool| {
         for s in 0..steps {
             let (cur, next) = (&frags[s % 2], &frags[(s + 1) % 2]);
             if s + 1 == steps {
-                // The next k-tile has landed, and every warp is done reading the stage the
-                // copies below refill.
+                // The next k-tile of the stream (this tile's or the next one's) has landed,
+                // and every warp is done reading the stage the copies refill.
                 ptx!(k, "cp.async.wait_group", cfg.stages - 2);
                 ptx!(k, "bar.sync", 0u32);
                 advance(k, read, cfg.stage_bytes(), smem, end);
@@ -270,7 +311,7 @@ fn body<O: GemmOut>(
                 load_frags(k, next, read, &lanes, s + 1, a_tile, row_bytes);
             }
             if s == 0 {
-                copies.issue(k, cfg, write);
+                copies.issue(k, cfg, &order, write, cross);
                 advance(k, write, cfg.stage_bytes(), smem, end);
             }
             for i in 0..mi {
@@ -284,12 +325,35 @@ fn body<O: GemmOut>(
                 }
             }
         }
-    });
-    // Copies of k-tiles past K (zero fills) may still be landing.
+    };
+    let tile = ptx!(k, "mov.u32", sreg::CTAID_X);
+    if cfg.persistent {
+        // The copies of the first `k_tiles - (stages - 1)` k-tiles stay in the tile (a loop
+        // with no branch but its own), the last `stages - 1` may start the next tile.
+        let cross_at = ptx!(k, "max.u32", k_tiles, cfg.stages - 1);
+        let cross_at = ptx!(k, "sub.u32", cross_at, cfg.stages - 1);
+        k.while_(
+            |k| ptx!(k, "setp.lt.u32", tile, order.tiles),
+            |k| {
+                k.for_range(0u32, cross_at, 1, |k, _| k_tile(k, false));
+                k.for_range(cross_at, k_tiles, 1, |k, _| k_tile(k, true));
+                // The next tile's first k-tiles are in flight while this one is stored.
+                let (row0, col0) = order.origin(k, cfg, tile);
+                out.write::<O>(k, c, &acc, row0, col0);
+                for d in acc.iter().flatten() {
+                    ptx!(k, "mov.b32" => d.bitcast::<B32>(), 0u32);
+                }
+                ptx!(k, "add.u32" => tile, tile, order.step);
+            },
+        );
+    } else {
+        // One tile; the copies past its last k-tile are zero fills.
+        k.for_range(0u32, k_tiles, 1, |k, _| k_tile(k, false));
+        let (row0, col0) = order.origin(k, cfg, tile);
+        out.write::<O>(k, c, &acc, row0, col0);
+    }
+    // Copies past the last tile (zero fills) may still be landing.
     ptx!(k, "cp.async.wait_group", 0u32);
-
-    let out = Store { m, n, row0, col0, warp_m, warp_n, lane, wm, wn, mi, nj, bm: cfg.bm, bn: cfg.bn };
-    out.write::<O>(k, c, &acc);
 }
 
 /// `x += step`, back to `start` at `end`.
@@ -299,23 +363,39 @@ fn advance(k: &mut Kernel, x: Reg<U32>, step: u32, start: Reg<U32>, end: Reg<U32
     ptx!(k, "selp.u32" => x, start, x, wrap);
 }
 
-/// The CTA's tile: bands of `group_m` tile rows, column by column inside a band.
-fn tile_of_cta(k: &mut Kernel, cfg: &MmaGemmConfig, m: Reg<U32>, n: Reg<U32>) -> (Reg<U32>, Reg<U32>) {
-    let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
-    let tiles_m = ptx!(k, "add.u32", m, cfg.bm - 1);
-    let tiles_m = ptx!(k, "div.u32", tiles_m, cfg.bm);
-    let tiles_n = ptx!(k, "add.u32", n, cfg.bn - 1);
-    let tiles_n = ptx!(k, "div.u32", tiles_n, cfg.bn);
-    let per_band = ptx!(k, "mul.lo.u32", tiles_n, cfg.group_m);
-    let band = ptx!(k, "div.u32", cta, per_band);
-    let first_m = ptx!(k, "mul.lo.u32", band, cfg.group_m);
-    let left = ptx!(k, "sub.u32", tiles_m, first_m);
-    let rows = ptx!(k, "min.u32", left, cfg.group_m);
-    let in_band = ptx!(k, "rem.u32", cta, per_band);
-    let r = ptx!(k, "rem.u32", in_band, rows);
-    let tm = ptx!(k, "add.u32", first_m, r);
-    let tn = ptx!(k, "div.u32", in_band, rows);
-    (tm, tn)
+/// The tile order: CTA `c` of `g` takes tiles `c`, `c + g`, …; tiles are numbered in bands
+/// of `group_m` tile rows, column by column inside a band.
+struct Order {
+    tiles_m: Reg<U32>,
+    tiles: Reg<U32>,
+    step: Reg<U32>,
+    per_band: Reg<U32>,
+}
+
+impl Order {
+    fn new(k: &mut Kernel, cfg: &MmaGemmConfig, m: Reg<U32>, n: Reg<U32>) -> Order {
+        let tiles_m = ptx!(k, "add.u32", m, cfg.bm - 1);
+        let tiles_m = ptx!(k, "div.u32", tiles_m, cfg.bm);
+        let tiles_n = ptx!(k, "add.u32", n, cfg.bn - 1);
+        let tiles_n = ptx!(k, "div.u32", tiles_n, cfg.bn);
+        let tiles = ptx!(k, "mul.lo.u32", tiles_m, tiles_n);
+        let step = ptx!(k, "mov.u32", sreg::NCTAID_X);
+        let per_band = ptx!(k, "mul.lo.u32", tiles_n, cfg.group_m);
+        Order { tiles_m, tiles, step, per_band }
+    }
+
+    /// The first row and column of C in tile `t` (`t` below the tile count).
+    fn origin(&self, k: &mut Kernel, cfg: &MmaGemmConfig, t: Reg<U32>) -> (Reg<U32>, Reg<U32>) {
+        let band = ptx!(k, "div.u32", t, self.per_band);
+        let first_m = ptx!(k, "mul.lo.u32", band, cfg.group_m);
+        let left = ptx!(k, "sub.u32", self.tiles_m, first_m);
+        let rows = ptx!(k, "min.u32", left, cfg.group_m);
+        let in_band = ptx!(k, "rem.u32", t, self.per_band);
+        let r = ptx!(k, "rem.u32", in_band, rows);
+        let tm = ptx!(k, "add.u32", first_m, r);
+        let tn = ptx!(k, "div.u32", in_band, rows);
+        (ptx!(k, "mul.lo.u32", tm, cfg.bm), ptx!(k, "mul.lo.u32", tn, cfg.bn))
+    }
 }
 
 /// The swizzled byte offset of chunk `chunk` of row `row` in a tile of `bk`-element rows:
@@ -376,9 +456,14 @@ fn load_frags(k: &mut Kernel, f: &Frags, stage: Reg<U32>, lanes: &Lanes, s: usiz
     }
 }
 
-/// One thread's share of a stage's copies: chunk `tid % (bk/8)` of row `tid / (bk/8)`, and
-/// of every `threads / (bk/8)` rows further (a pass), of the A tile and of the B tile.
+/// One thread's share of the copies of a stage: chunk `tid % (bk/8)` of row `tid / (bk/8)`,
+/// and of every `threads / (bk/8)` rows further (a pass), of the A tile and of the B tile.
+/// The k-tiles of the CTA's tiles are one stream: after a tile's last k-tile come the next
+/// tile's first, and after the last tile, zeros.
 struct Copies {
+    /// The tile being copied, and its k-tiles left to copy.
+    tile: Reg<U32>,
+    left_k: Reg<U32>,
     /// The chunk's global address in the thread's first row of A and of B, at the next
     /// k-tile to copy, and the bytes between passes.
     a: Reg<U64>,
@@ -390,10 +475,16 @@ struct Copies {
     /// A and B themselves: the (valid) source named by the chunks that are zero-filled.
     a_base: Reg<U64>,
     b_base: Reg<U64>,
-    /// The chunk's K in the next k-tile, and K.
+    /// The chunk's K in the next k-tile, its K in a tile's first, K, k-tiles per tile, M, N.
     k_next: Reg<U32>,
+    k_first: Reg<U32>,
     kk: Reg<U32>,
-    /// The chunk's destination offset in the first pass of a stage's A tile.
+    k_tiles: Reg<U32>,
+    m: Reg<U32>,
+    n: Reg<U32>,
+    /// The thread's row in a pass, and its chunk's destination offset in the first pass of
+    /// a stage's A tile.
+    row: Reg<U32>,
     dst0: Reg<U32>,
 }
 
@@ -402,40 +493,77 @@ impl Copies {
     fn new(
         k: &mut Kernel,
         cfg: &MmaGemmConfig,
+        order: &Order,
         tid: Reg<U32>,
         a: GlobalPtr<Bf16>,
         b: GlobalPtr<Bf16>,
-        row0: Reg<U32>,
-        col0: Reg<U32>,
         m: Reg<U32>,
         n: Reg<U32>,
         kk: Reg<U32>,
+        k_tiles: Reg<U32>,
     ) -> Copies {
         let chunks = cfg.bk / 8;
         let pass = cfg.threads() / chunks;
         let chunk = ptx!(k, "and.b32", tid, chunks - 1).bitcast::<U32>();
         let row = ptx!(k, "div.u32", tid, chunks);
         let dst0 = swizzled(k, cfg.bk, row, chunk);
-        let k_next = ptx!(k, "mul.lo.u32", chunk, 8u32);
+        let k_first = ptx!(k, "mul.lo.u32", chunk, 8u32);
         let pass_bytes = ptx!(k, "mul.wide.u32", kk, pass * 2);
-        let first = |k: &mut Kernel, ptr: GlobalPtr<Bf16>, tile0: Reg<U32>, rows: Reg<U32>| {
-            let base = ptr.addr(k);
-            let r = ptx!(k, "add.u32", tile0, row);
-            let left = ptx!(k, "sub.s32", rows.bitcast::<S32>(), r.bitcast::<S32>());
-            let elem = ptx!(k, "mul.wide.u32", r, kk);
-            let kw = ptx!(k, "cvt.u64.u32", k_next);
-            let elem = ptx!(k, "add.u64", elem, kw);
-            let at = ptx!(k, "mad.lo.u64", elem, 2u64, base);
-            (base, at, left)
+        let c = Copies {
+            tile: ptx!(k, "mov.u32", sreg::CTAID_X),
+            left_k: k.reg(),
+            a: k.reg(),
+            b: k.reg(),
+            pass_bytes,
+            a_left: k.reg(),
+            b_left: k.reg(),
+            a_base: a.addr(k),
+            b_base: b.addr(k),
+            k_next: k.reg(),
+            k_first,
+            kk,
+            k_tiles,
+            m,
+            n,
+            row,
+            dst0,
         };
-        let (a_base, a, a_left) = first(k, a, row0, m);
-        let (b_base, b, b_left) = first(k, b, col0, n);
-        Copies { a, b, pass_bytes, a_left, b_left, a_base, b_base, k_next, kk, dst0 }
+        c.start_tile(k, cfg, order);
+        c
     }
 
-    /// Copies the next k-tile into the stage at `stage` (zeros outside A and B) and commits
-    /// the group.
-    fn issue(&self, k: &mut Kernel, cfg: &MmaGemmConfig, stage: Reg<U32>) {
+    /// Points the copies at the first k-tile of tile `self.tile` (all rows outside A and B
+    /// past the last tile).
+    fn start_tile(&self, k: &mut Kernel, cfg: &MmaGemmConfig, order: &Order) {
+        let inside = ptx!(k, "setp.lt.u32", self.tile, order.tiles);
+        let t = ptx!(k, "selp.u32", self.tile, 0u32, inside);
+        let (row0, col0) = order.origin(k, cfg, t);
+        for (ptr, base, left, tile0, rows) in
+            [(self.a, self.a_base, self.a_left, row0, self.m), (self.b, self.b_base, self.b_left, col0, self.n)]
+        {
+            let r = ptx!(k, "add.u32", tile0, self.row);
+            let l = ptx!(k, "sub.s32", rows.bitcast::<S32>(), r.bitcast::<S32>());
+            ptx!(k, "selp.s32" => left, l, 0i32, inside);
+            let elem = ptx!(k, "mul.wide.u32", r, self.kk);
+            let kw = ptx!(k, "cvt.u64.u32", self.k_first);
+            let elem = ptx!(k, "add.u64", elem, kw);
+            ptx!(k, "mad.lo.u64" => ptr, elem, 2u64, base);
+        }
+        ptx!(k, "mov.u32" => self.k_next, self.k_first);
+        ptx!(k, "mov.u32" => self.left_k, self.k_tiles);
+    }
+
+    /// Copies the next k-tile of the stream into the stage at `stage` (zeros outside A and
+    /// B) and commits the group. Without `cross` the k-tile must be the current tile's (or
+    /// past K: zeros).
+    fn issue(&self, k: &mut Kernel, cfg: &MmaGemmConfig, order: &Order, stage: Reg<U32>, cross: bool) {
+        if cross {
+            let done = ptx!(k, "setp.eq.u32", self.left_k, 0u32);
+            k.if_(done, |k| {
+                ptx!(k, "add.u32" => self.tile, self.tile, order.step);
+                self.start_tile(k, cfg, order);
+            });
+        }
         let pass = cfg.threads() / (cfg.bk / 8);
         let past_k = ptx!(k, "setp.ge.u32", self.k_next, self.kk);
         let dst = ptx!(k, "add.u32", stage, self.dst0);
@@ -457,120 +585,8 @@ impl Copies {
         }
         ptx!(k, "cp.async.commit_group");
         ptx!(k, "add.u32" => self.k_next, self.k_next, cfg.bk);
+        ptx!(k, "sub.u32" => self.left_k, self.left_k, 1u32);
         ptx!(k, "add.u64" => self.a, self.a, cfg.bk as u64 * 2);
         ptx!(k, "add.u64" => self.b, self.b, cfg.bk as u64 * 2);
-    }
-}
-
-/// Writing the accumulators to C. Lane `l` of the warp holds, for product (`i`, `j`), rows
-/// `16i + l/4` and `+8` of its block, columns `8j + 2(l%4)` and `+1`: registers 0–1 the
-/// upper row, 2–3 the lower.
-struct Store {
-    m: Reg<U32>,
-    n: Reg<U32>,
-    row0: Reg<U32>,
-    col0: Reg<U32>,
-    warp_m: Reg<U32>,
-    warp_n: Reg<U32>,
-    lane: Reg<U32>,
-    wm: u32,
-    wn: u32,
-    mi: usize,
-    nj: usize,
-    bm: u32,
-    bn: u32,
-}
-
-impl Store {
-    fn write<O: GemmOut>(&self, k: &mut Kernel, c: GlobalPtr<O>, acc: &[[Reg<F32>; 4]]) {
-        let esize = if O::BF16 { 2u32 } else { 4 };
-        let group = ptx!(k, "shr.u32", self.lane, 2u32);
-        let quad = ptx!(k, "and.b32", self.lane, 3u32).bitcast::<U32>();
-        let r = ptx!(k, "mad.lo.u32", self.warp_m, self.wm, self.row0);
-        let r0 = ptx!(k, "add.u32", r, group);
-        let cc = ptx!(k, "mad.lo.u32", self.warp_n, self.wn, self.col0);
-        let col = ptx!(k, "mad.lo.u32", quad, 2u32, cc);
-        // &C[r0][col].
-        let elem = ptx!(k, "mul.wide.u32", r0, self.n);
-        let col_wide = ptx!(k, "cvt.u64.u32", col);
-        let elem = ptx!(k, "add.u64", elem, col_wide);
-        let base = c.addr(k);
-        let p0 = ptx!(k, "mad.lo.u64", elem, esize as u64, base);
-        let pitch8 = ptx!(k, "mul.wide.u32", self.n, 8 * esize);
-        // Inside: the whole CTA tile inside C, and N even (pairs aligned).
-        let m_end = ptx!(k, "add.u32", self.row0, self.bm);
-        let n_end = ptx!(k, "add.u32", self.col0, self.bn);
-        let rows_in = ptx!(k, "setp.le.u32", m_end, self.m);
-        let cols_in = ptx!(k, "setp.le.u32", n_end, self.n);
-        let odd = ptx!(k, "and.b32", self.n, 1u32);
-        let even = ptx!(k, "setp.eq.b32", odd, 0u32);
-        let inside = ptx!(k, "and.pred", rows_in, cols_in);
-        let interior = ptx!(k, "and.pred", inside, even);
-        let (mi, nj2) = (self.mi, self.nj * 2);
-        k.if_else(
-            interior,
-            |k| {
-                let mut p = p0;
-                for i in 0..mi {
-                    let lower = ptx!(k, "add.u64", p, pitch8);
-                    for (half, row) in [(0usize, p), (1, lower)] {
-                        let at = GlobalPtr::<O>::from_reg(row);
-                        for j in 0..nj2 {
-                            let d = acc[i * nj2 + j];
-                            store_pair::<O>(k, at.byte_offset((8 * esize * j as u32) as i64), d[2 * half], d[2 * half + 1]);
-                        }
-                    }
-                    if i + 1 < mi {
-                        p = ptx!(k, "add.u64", lower, pitch8);
-                    }
-                }
-            },
-            |k| {
-                // Columns left from col: col + x is inside when x < left.
-                let left = ptx!(k, "sub.s32", self.n.bitcast::<S32>(), col.bitcast::<S32>());
-                let mut p = p0;
-                for i in 0..mi {
-                    let lower = ptx!(k, "add.u64", p, pitch8);
-                    for (half, row) in [(0usize, p), (1, lower)] {
-                        let rr = ptx!(k, "add.u32", r0, (16 * i + 8 * half) as u32);
-                        let row_in = ptx!(k, "setp.lt.u32", rr, self.m);
-                        let at = GlobalPtr::<O>::from_reg(row);
-                        for j in 0..nj2 {
-                            for x in 0..2u32 {
-                                let cx = 8 * j as i32 + x as i32;
-                                let col_in = ptx!(k, "setp.gt.s32", left, cx);
-                                let ok = ptx!(k, "and.pred", col_in, row_in);
-                                let v = acc[i * nj2 + j][2 * half + x as usize];
-                                let off = (cx as u32 * esize) as i64;
-                                k.if_(ok, |k| store_one::<O>(k, at.byte_offset(off), v));
-                            }
-                        }
-                    }
-                    if i + 1 < mi {
-                        p = ptx!(k, "add.u64", lower, pitch8);
-                    }
-                }
-            },
-        );
-    }
-}
-
-/// Two adjacent elements of C, as one 4-byte (bf16) or 8-byte (f32) store.
-fn store_pair<O: GemmOut>(k: &mut Kernel, at: GlobalPtr<O>, lo: Reg<F32>, hi: Reg<F32>) {
-    if O::BF16 {
-        let v = ptx!(k, "cvt.rn.bf16x2.f32", hi, lo);
-        ptx!(k, "st.global.b32", at.cast::<B32>().offset(0), v.bitcast::<B32>());
-    } else {
-        ptx!(k, "st.global.v2.f32", at.cast::<F32>().offset(0), [lo, hi]);
-    }
-}
-
-/// One element of C.
-fn store_one<O: GemmOut>(k: &mut Kernel, at: GlobalPtr<O>, v: Reg<F32>) {
-    if O::BF16 {
-        let b = ptx!(k, "cvt.rn.bf16.f32", v);
-        ptx!(k, "st.global.b16", at.cast::<B16>().offset(0), b.bitcast::<B16>());
-    } else {
-        ptx!(k, "st.global.f32", at.cast::<F32>().offset(0), v);
     }
 }

@@ -39,6 +39,7 @@
 //! ```
 
 mod ampere;
+mod ampere_store;
 mod epilogue;
 mod hopper;
 
