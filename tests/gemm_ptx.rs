@@ -62,11 +62,7 @@ fn every_gemm_variant_assembles_clean() {
         };
         let (cap, _, _) = cfg.registers();
         for l in &lines {
-            let bad = l.contains("warning")
-                || (l.contains("spill") && !l.contains("0 bytes spill stores, 0 bytes spill loads"))
-                || (l.contains("stack frame") && !l.trim_start().starts_with("0 bytes stack frame"))
-                || l.split("Used ").nth(1).and_then(|r| r.split(' ').next()?.parse::<u32>().ok()).is_some_and(|r| r > cap);
-            if bad {
+            if common::bad_resource_line(l, cap) {
                 failures.push(format!("{cfg:?}: {l}"));
             }
         }

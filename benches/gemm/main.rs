@@ -15,7 +15,10 @@
 //! configuration are plotted (TFLOP/s against size: ptxkit and cuBLAS in bf16 and FP8) into
 //! `bench/results/gemm.png`, or `PTXKIT_PLOT=path`.
 
+mod env;
 mod plot;
+
+use env::tflops;
 
 use half::bf16;
 use ptxkit::kernels::gemm::{E4m3, GemmConfig, Layout};
@@ -31,42 +34,22 @@ const SQUARES: [u32; 6] = [512, 1024, 2048, 4096, 8192, 16384];
 const ODD: [(u32, u32, u32); 3] = [(4000, 4000, 4000), (1, 4096, 4096), (4096, 7168, 16384)];
 
 fn shapes() -> Vec<(u32, u32, u32)> {
-    match std::env::var("PTXKIT_GEMM_SHAPES") {
-        Ok(s) => s
-            .split(',')
-            .map(|t| {
-                let v: Vec<u32> = t.split('x').map(|x| x.trim().parse().expect("PTXKIT_GEMM_SHAPES: MxNxK,...")).collect();
-                (v[0], v[1], v[2])
-            })
-            .collect(),
-        Err(_) => SQUARES.iter().map(|&s| (s, s, s)).chain(ODD).collect(),
-    }
+    env::shapes(SQUARES.iter().map(|&s| (s, s, s)).chain(ODD).collect())
 }
 
 /// `PTXKIT_GEMM_CONFIGS=cluster=2,overlap=0;stages=3`: configurations to time, each the
 /// default with the fields named changed; the default alone when unset.
 fn configs() -> Vec<GemmConfig> {
-    let Ok(s) = std::env::var("PTXKIT_GEMM_CONFIGS") else { return vec![GemmConfig::default()] };
-    s.split(';')
-        .map(|c| {
-            let mut cfg = GemmConfig::default();
-            for kv in c.split(',').filter(|kv| !kv.trim().is_empty()) {
-                let (key, v) = kv.split_once('=').expect("PTXKIT_GEMM_CONFIGS: field=value,...");
-                let v: u32 = v.trim().parse().expect("PTXKIT_GEMM_CONFIGS: numeric values");
-                match key.trim() {
-                    "bn" => cfg.bn = v,
-                    "consumers" => cfg.consumers = v,
-                    "stages" => cfg.stages = v,
-                    "group_m" => cfg.group_m = v,
-                    "cluster" => cfg.cluster = v,
-                    "overlap" => cfg.overlap = v != 0,
-                    "nn" => cfg.layout = if v != 0 { Layout::NN } else { Layout::TN },
-                    other => panic!("PTXKIT_GEMM_CONFIGS: no field `{other}`"),
-                }
-            }
-            cfg
-        })
-        .collect()
+    env::configs("PTXKIT_GEMM_CONFIGS", GemmConfig::default(), |cfg, key, v| match key {
+        "bn" => cfg.bn = v,
+        "consumers" => cfg.consumers = v,
+        "stages" => cfg.stages = v,
+        "group_m" => cfg.group_m = v,
+        "cluster" => cfg.cluster = v,
+        "overlap" => cfg.overlap = v != 0,
+        "nn" => cfg.layout = if v != 0 { Layout::NN } else { Layout::TN },
+        other => panic!("PTXKIT_GEMM_CONFIGS: no field `{other}`"),
+    })
 }
 
 /// The e4m3 GEMM (bf16 C) beside cuBLASLt on every shape; returns the square sizes' (size,
@@ -114,10 +97,6 @@ fn fp8_table(gpu: &Gpu, cfg: GemmConfig, table: &mut String) -> Result<Vec<(u32,
         writeln!(table, "{line}").unwrap();
     }
     Ok(curve)
-}
-
-fn tflops(m: u32, n: u32, k: u32, ms: f32) -> f64 {
-    2.0 * m as f64 * n as f64 * k as f64 / (ms as f64 * 1e-3) / 1e12
 }
 
 fn main() -> Result<(), RuntimeError> {

@@ -36,23 +36,7 @@ impl Cublas {
         n: u32,
         k: u32,
     ) -> Result<(), RuntimeError> {
-        self.check(a.len(), b.len(), c.len(), (m, n, k))?;
-        let int = |v: u32| i32::try_from(v).map_err(|_| RuntimeError::Invalid(format!("{v} exceeds cuBLAS's int")));
-        let cfg = BlasConfig {
-            transa: cublasOperation_t::CUBLAS_OP_T,
-            transb: cublasOperation_t::CUBLAS_OP_N,
-            m: int(n)?,
-            n: int(m)?,
-            k: int(k)?,
-            alpha: bf16::ONE,
-            lda: int(k)?,
-            ldb: int(k)?,
-            beta: bf16::ZERO,
-            ldc: int(n)?,
-        };
-        // SAFETY: the lengths were checked against the shape; the leading dimensions are the
-        // packed row lengths.
-        unsafe { self.blas.gemm(cfg, b, a, c) }.map_err(|e| RuntimeError::Invalid(format!("cublasGemmEx: {e:?}")))
+        self.gemm_bf16(true, a, b, c, (m, n, k))
     }
 
     /// `C = A·B` in bf16 with f32 accumulation, all row-major: A `m × k`, B `k × n`, C
@@ -68,32 +52,48 @@ impl Cublas {
         n: u32,
         k: u32,
     ) -> Result<(), RuntimeError> {
-        self.check(a.len(), b.len(), c.len(), (m, n, k))?;
+        self.gemm_bf16(false, a, b, c, (m, n, k))
+    }
+
+    /// Row-major `C = A·Bᵀ` (`b_nk`: B is `n × k`) or `C = A·B` (B `k × n`).
+    fn gemm_bf16(
+        &self,
+        b_nk: bool,
+        a: &CudaSlice<bf16>,
+        b: &CudaSlice<bf16>,
+        c: &mut CudaSlice<bf16>,
+        (m, n, k): (u32, u32, u32),
+    ) -> Result<(), RuntimeError> {
+        check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
         let int = |v: u32| i32::try_from(v).map_err(|_| RuntimeError::Invalid(format!("{v} exceeds cuBLAS's int")));
+        let (transa, lda) = if b_nk { (cublasOperation_t::CUBLAS_OP_T, k) } else { (cublasOperation_t::CUBLAS_OP_N, n) };
         let cfg = BlasConfig {
-            transa: cublasOperation_t::CUBLAS_OP_N,
+            transa,
             transb: cublasOperation_t::CUBLAS_OP_N,
             m: int(n)?,
             n: int(m)?,
             k: int(k)?,
             alpha: bf16::ONE,
-            lda: int(n)?,
+            lda: int(lda)?,
             ldb: int(k)?,
             beta: bf16::ZERO,
             ldc: int(n)?,
         };
-        // SAFETY: as in `gemm_tn_bf16`; B's leading dimension is its row length n.
+        // SAFETY: the lengths were checked against the shape; the leading dimensions are the
+        // packed row lengths (B's is k when it is n × k, n when it is k × n).
         unsafe { self.blas.gemm(cfg, b, a, c) }.map_err(|e| RuntimeError::Invalid(format!("cublasGemmEx: {e:?}")))
     }
+}
 
-    fn check(&self, a: usize, b: usize, c: usize, (m, n, k): (u32, u32, u32)) -> Result<(), RuntimeError> {
-        for (name, len, want) in [("A", a, m as u64 * k as u64), ("B", b, n as u64 * k as u64), ("C", c, m as u64 * n as u64)] {
-            if (len as u64) < want {
-                return Err(RuntimeError::Invalid(format!("{name} holds {len} elements; a {m}x{n}x{k} product needs {want}")));
-            }
+/// Whether buffers of `lens` elements (A, B, C) hold an `m × n × k` product's operands.
+pub(super) fn check_lengths(lens: [usize; 3], (m, n, k): (u32, u32, u32)) -> Result<(), RuntimeError> {
+    let want = [m as u64 * k as u64, n as u64 * k as u64, m as u64 * n as u64];
+    for ((name, len), want) in ["A", "B", "C"].into_iter().zip(lens).zip(want) {
+        if (len as u64) < want {
+            return Err(RuntimeError::Invalid(format!("{name} holds {len} elements; a {m}x{n}x{k} product needs {want}")));
         }
-        Ok(())
     }
+    Ok(())
 }
 
 /// How far one product is from another (the reference).

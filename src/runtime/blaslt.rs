@@ -103,13 +103,7 @@ impl<O: GemmOut> LtFp8<O> {
         O::Host: cudarc::driver::DeviceRepr,
     {
         let (m, n, k) = self.shape;
-        for (name, len, want) in
-            [("A", a.len(), m as u64 * k as u64), ("B", b.len(), n as u64 * k as u64), ("C", c.len(), m as u64 * n as u64)]
-        {
-            if (len as u64) < want {
-                return Err(RuntimeError::Invalid(format!("{name} holds {len} elements; a {m}x{n}x{k} product needs {want}")));
-            }
-        }
+        super::blas::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
         let beta = 0f32;
         let (pa, _ra) = a.device_ptr(&self.stream);
         let (pb, _rb) = b.device_ptr(&self.stream);

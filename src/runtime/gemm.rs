@@ -145,13 +145,7 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         if !alpha.is_finite() {
             return Err(RuntimeError::Invalid(format!("the scale {alpha} is not finite")));
         }
-        for (name, len, want) in
-            [("A", a.len(), m as u64 * k as u64), ("B", b.len(), n as u64 * k as u64), ("C", c_len, m as u64 * n as u64)]
-        {
-            if (len as u64) < want {
-                return Err(RuntimeError::Invalid(format!("{name} holds {len} elements; a {m}x{n}x{k} product needs {want}")));
-            }
-        }
+        super::blas::check_lengths([a.len(), b.len(), c_len], (m, n, k))?;
         let cfg = &self.cfg;
         let map = |rows: u32, box_rows: u32| {
             TiledMap::new([k as u64, rows as u64], [I::BK, box_rows]).swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256)

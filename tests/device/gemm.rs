@@ -77,13 +77,20 @@ fn ours<G: Run>(gpu: &Gpu, gemm: &G, x: &Inputs, (m, n, k): (u32, u32, u32)) -> 
     Ok(gpu.download(&c).map_err(|e| e.to_string())?.iter().map(|v| v.f32()).collect())
 }
 
-fn judge(what: &str, got: &[f32], want: &[f32], n: u32, failures: &mut Vec<String>) {
-    let d = discrepancy(got, want, TOL);
-    println!("{what}: relative error {:.2e}, {} elements outside tolerance", d.relative, d.wrong);
-    if d.wrong > 0 || !(d.relative < TOL) {
+/// Compares a product with its reference (elements within `tol` of their magnitude plus
+/// the reference's rms, and the relative norm under `tol`), printing the figures and
+/// adding a line to `failures` where it fails.
+pub fn judge_tol(what: &str, got: &[f32], want: &[f32], n: u32, tol: f64, failures: &mut Vec<String>) {
+    let d = discrepancy(got, want, tol);
+    println!("{what}: relative error {:.2e}, {} elements outside {tol:e}", d.relative, d.wrong);
+    if d.wrong > 0 || d.relative.is_nan() || d.relative >= tol {
         let at = d.first.map(|(i, g, w)| format!("; first at row {}, column {}: {g} against {w}", i / n as usize, i % n as usize));
         failures.push(format!("{what}: relative error {:.2e}, {} wrong{}", d.relative, d.wrong, at.unwrap_or_default()));
     }
+}
+
+fn judge(what: &str, got: &[f32], want: &[f32], n: u32, failures: &mut Vec<String>) {
+    judge_tol(what, got, want, n, TOL, failures)
 }
 
 #[test]

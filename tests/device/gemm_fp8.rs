@@ -14,7 +14,7 @@ use crate::{gpu, rng};
 use half::bf16;
 use ptxkit::kernels::gemm::{E4m3, GemmConfig};
 use ptxkit::runtime::testing::{normal_e4m3, poisoned};
-use ptxkit::runtime::{discrepancy, Cublas, CudaSlice, Gemm, Gpu, LtFp8};
+use ptxkit::runtime::{Cublas, CudaSlice, Gemm, Gpu, LtFp8};
 use ptxkit::types::fp8::e4m3_to_f32;
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
@@ -41,14 +41,7 @@ fn inputs(gpu: &Gpu, g: &mut StdRng, (m, n, k): (u32, u32, u32)) -> (CudaSlice<u
     (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap(), ha, hb, alpha)
 }
 
-fn judge(what: &str, got: &[f32], want: &[f32], n: u32, tol: f64, failures: &mut Vec<String>) {
-    let d = discrepancy(got, want, tol);
-    println!("{what}: relative error {:.2e}, {} elements outside {tol:e}", d.relative, d.wrong);
-    if d.wrong > 0 || !(d.relative < tol) {
-        let at = d.first.map(|(i, g, w)| format!("; first at row {}, column {}: {g} against {w}", i / n as usize, i % n as usize));
-        failures.push(format!("{what}: relative error {:.2e}, {} wrong{}", d.relative, d.wrong, at.unwrap_or_default()));
-    }
-}
+use crate::gemm::judge_tol as judge;
 
 fn bf16s(v: Vec<bf16>) -> Vec<f32> {
     v.iter().map(|x| x.to_f32()).collect()

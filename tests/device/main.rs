@@ -13,6 +13,7 @@ mod cmp_cvt;
 mod common;
 mod gemm;
 mod gemm_fp8;
+mod gemm_mma;
 mod guards;
 mod intrinsics;
 mod matrix;

@@ -206,7 +206,7 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
 }
 
 /// Two adjacent elements of C, as one 4-byte (bf16) or 8-byte (f32) store.
-fn store_pair<O: GemmOut>(k: &mut Kernel, at: GlobalPtr<O>, lo: Reg<F32>, hi: Reg<F32>) {
+pub(super) fn store_pair<O: GemmOut>(k: &mut Kernel, at: GlobalPtr<O>, lo: Reg<F32>, hi: Reg<F32>) {
     if O::BF16 {
         let v = ptx!(k, "cvt.rn.bf16x2.f32", hi, lo);
         ptx!(k, "st.global.b32", at.cast::<B32>().offset(0), v.bitcast::<B32>());
@@ -216,7 +216,7 @@ fn store_pair<O: GemmOut>(k: &mut Kernel, at: GlobalPtr<O>, lo: Reg<F32>, hi: Re
 }
 
 /// One element of C.
-fn store_one<O: GemmOut>(k: &mut Kernel, at: GlobalPtr<O>, v: Reg<F32>) {
+pub(super) fn store_one<O: GemmOut>(k: &mut Kernel, at: GlobalPtr<O>, v: Reg<F32>) {
     if O::BF16 {
         let b = ptx!(k, "cvt.rn.bf16.f32", v);
         ptx!(k, "st.global.b16", at.cast::<B16>().offset(0), b.bitcast::<B16>());

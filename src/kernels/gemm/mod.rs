@@ -43,9 +43,12 @@
 //! # Ok::<(), ptxkit::Error>(())
 //! ```
 
+mod ampere;
+mod ampere_store;
 mod epilogue;
 mod hopper;
 
+pub use ampere::{check_mma_shape, gemm_tn_mma, MmaGemmConfig, MmaGemmParams, MMA_MAX_SHARED};
 pub use hopper::{gemm, gemm_staged, GemmParams, GemmStagedParams};
 
 use crate::builder::{Error, TensorElem};
