@@ -12,19 +12,16 @@ fn variants() -> Vec<GemmConfig> {
     let mut out = vec![];
     for bn in TILE_NS {
         for consumers in [1, 2] {
-            for (cluster, pingpong) in [(1, false), (2, false), (1, true), (2, true)] {
-                if pingpong && consumers == 1 {
-                    continue;
-                }
+            for cluster in [1, 2] {
                 for overlap in [false, true] {
                     let stages = (2..=8)
                         .rev()
                         .find(|&s| {
-                            GemmConfig { bn, consumers, pingpong, stages: s, ..base }.staged_shared_bytes()
+                            GemmConfig { bn, consumers, stages: s, ..base }.staged_shared_bytes()
                                 <= ptxkit::kernels::gemm::MAX_DYNAMIC_SHARED
                         })
                         .unwrap();
-                    out.push(GemmConfig { bn, consumers, cluster, pingpong, overlap, stages, ..base });
+                    out.push(GemmConfig { bn, consumers, cluster, overlap, stages, ..base });
                 }
             }
         }

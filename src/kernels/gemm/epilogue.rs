@@ -83,8 +83,7 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
     /// Writes tile (`tm`, `tn`) of this consumer from `acc`.
     pub(super) fn store<const R: usize>(&mut self, k: &mut Kernel, m: Reg<U32>, n: Reg<U32>, tm: Reg<U32>, tn: Reg<U32>, acc: Acc<F32, R>) {
         let tile_row = ptx!(k, "mul.lo.u32", tm, self.cfg.bm());
-        // A ping-pong consumer's tile is its own; otherwise its rows are its part of the tile.
-        let m0 = if self.cfg.pingpong { tile_row } else { ptx!(k, "mad.lo.u32", self.consumer, ROWS_PER_CONSUMER, tile_row) };
+        let m0 = ptx!(k, "mad.lo.u32", self.consumer, ROWS_PER_CONSUMER, tile_row);
         let n0 = ptx!(k, "mul.lo.u32", tn, self.cfg.bn);
         match self.out {
             Out::Direct(c) => self.direct(k, m, n, m0, n0, *c, acc),

@@ -130,7 +130,7 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(k: &mut Kernel, cfg: &GemmConfig,
     let ring = Ring::new(k, "stage", cfg.stages);
     // Each stage is released by every consumer of every CTA that multicasts into it.
     let publish = if cfg.cluster > 1 { Publish::Cluster } else { Publish::Cta };
-    ring.init(k, 1, cfg.readers() * cfg.cluster, publish);
+    ring.init(k, 1, cfg.consumers * cfg.cluster, publish);
     let rank = if cfg.cluster > 1 { ptx!(k, "mov.u32", sreg::CLUSTER_CTARANK) } else { ptx!(k, "mov.u32", 0u32) };
 
     let tiles_m = ceil_div(k, m, cfg.bm());
@@ -195,16 +195,13 @@ fn ceil_div(k: &mut Kernel, x: Reg<U32>, d: u32) -> Reg<U32> {
 /// Runs `body(tile_m, tile_n)` for this CTA's tiles. The unit of work is a cluster's
 /// `cluster` vertically adjacent tiles (the CTA of rank `r` takes the `r`-th); cluster `c`
 /// takes units `c`, then every `nclusters`-th. Units are numbered in bands of `group_m` unit
-/// rows, column by column inside a band. `share` = (`j`, `of`) keeps the `j`-th of every
-/// `of` of those tiles (a ping-pong consumer's); (0, 1) keeps them all.
-fn for_each_tile(k: &mut Kernel, plan: &Plan, g: &Grid, (j, of): (Reg<U32>, u32), mut body: impl FnMut(&mut Kernel, Tile)) {
+/// rows, column by column inside a band.
+fn for_each_tile(k: &mut Kernel, plan: &Plan, g: &Grid, mut body: impl FnMut(&mut Kernel, Reg<U32>, Reg<U32>)) {
     let cluster = plan.cfg.cluster;
     let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
     let ctas = ptx!(k, "mov.u32", sreg::NCTAID_X);
-    let first = ptx!(k, "div.u32", cta, cluster);
-    let stride = ptx!(k, "div.u32", ctas, cluster);
-    let unit = ptx!(k, "mad.lo.u32", j, stride, first);
-    let step = ptx!(k, "mul.lo.u32", stride, of);
+    let unit = ptx!(k, "div.u32", cta, cluster);
+    let step = ptx!(k, "div.u32", ctas, cluster);
     let group = plan.cfg.group_m;
     let (units, units_m, tiles_n) = (g.units, g.units_m, g.tiles_n);
     k.while_(
@@ -220,30 +217,11 @@ fn for_each_tile(k: &mut Kernel, plan: &Plan, g: &Grid, (j, of): (Reg<U32>, u32)
             let um = ptx!(k, "add.u32", first_m, row);
             let tm = ptx!(k, "mad.lo.u32", um, cluster, g.rank);
             let tn = ptx!(k, "div.u32", in_band, rows);
-            // Whether this is the CTA's first tile, and whether the CTA has another after it.
-            let first_of_cta = ptx!(k, "setp.eq.u32", unit, first);
-            let next = ptx!(k, "add.u32", unit, stride);
-            let more = ptx!(k, "setp.lt.u32", next, units);
-            body(k, Tile { m: tm, n: tn, first_of_cta, more });
+            body(k, tm, tn);
             ptx!(k, "add.u32" => unit, unit, step);
         },
     );
 }
-
-/// One tile of C in a CTA's sequence.
-#[derive(Clone, Copy)]
-struct Tile {
-    /// Its row and column among the tiles.
-    m: Reg<U32>,
-    n: Reg<U32>,
-    /// The CTA's first tile, and whether another follows it.
-    first_of_cta: Reg<Pred>,
-    more: Reg<Pred>,
-}
-
-/// Named barriers that order ping-pong consumers' main loops: consumer `c` arrives on
-/// `MAINLOOP_DONE + c` when its k-loop is over, and the other waits on it before its own.
-const MAINLOOP_DONE: u32 = 3;
 
 /// A bounded wait that came back false ends the kernel: the launch fails instead of hanging.
 fn trap_unless(k: &mut Kernel, ok: Reg<Pred>) {
@@ -273,8 +251,7 @@ fn produce<T: TensorElem>(
     let (bm, bn, a_bytes) = (plan.cfg.bm(), plan.cfg.bn, plan.cfg.bm() * BK_BYTES);
     let b_share = bn / plan.cfg.cluster;
     let mask = ptx!(k, "mov.u16", ((1u32 << plan.cfg.cluster) - 1) as u16);
-    let all = ptx!(k, "mov.u32", 0u32);
-    for_each_tile(k, plan, g, (all, 1), |k, Tile { m: tm, n: tn, .. }| {
+    for_each_tile(k, plan, g, |k, tm, tn| {
         let ya = ptx!(k, "mul.lo.u32", tm, bm).bitcast::<S32>();
         let yb = ptx!(k, "mul.lo.u32", tn, bn).bitcast::<S32>();
         k.for_range(0u32, g.k_tiles, 1, |k, kt| {
@@ -361,33 +338,13 @@ fn consume<O: GemmOut, const R: usize>(
 ) {
     let acc: Acc<F32, R> = k.zeroed_acc();
     let mut epilogue = Epilogue::new(k, plan.cfg, smem, consumer, thread, out, alpha);
-    // Ping-pong: this consumer's tiles are every `consumers`-th from its index, and their
-    // stages follow the other consumers' in the ring.
-    let (share, it, skip) = if plan.cfg.pingpong {
-        let it = ptx!(k, "mul.lo.u32", consumer, g.k_tiles);
-        let skip = ptx!(k, "mul.lo.u32", g.k_tiles, plan.cfg.consumers - 1);
-        ((consumer, plan.cfg.consumers), it, Some(skip))
-    } else {
-        let zero = ptx!(k, "mov.u32", 0u32);
-        ((zero, 1), ptx!(k, "mov.u32", 0u32), None)
-    };
+    let it = ptx!(k, "mov.u32", 0u32);
     let always = ptx!(k, "setp.eq.u32", thread, thread);
     let lead = ptx!(k, "setp.eq.u32", thread, 0u32);
     // This consumer's 64 rows of each A tile start 64 rows (8 KB) further per consumer.
-    let a_rows = if plan.cfg.pingpong { ptx!(k, "mov.u32", 0u32) } else { ptx!(k, "mul.lo.u32", consumer, ROWS_PER_CONSUMER * BK_BYTES) };
+    let a_rows = ptx!(k, "mul.lo.u32", consumer, ROWS_PER_CONSUMER * BK_BYTES);
     let a_bytes = plan.cfg.bm() * BK_BYTES;
-    // Ping-pong (two consumers): the main loops take turns, so that a consumer's ring
-    // position is never more than one round ahead of the producer's (the parity waits need
-    // that) and the tensor cores serve one consumer at a time while the other stores.
-    let turns = plan.cfg.pingpong.then(|| {
-        let mine = ptx!(k, "add.u32", consumer, MAINLOOP_DONE);
-        let other = ptx!(k, "sub.u32", MAINLOOP_DONE + 1, consumer);
-        (mine, other)
-    });
-    for_each_tile(k, plan, g, share, |k, Tile { m: tm, n: tn, first_of_cta, more }| {
-        if let Some((_, other)) = turns {
-            k.if_(!first_of_cta, |k| ptx!(k, "bar.sync" as counted, other, 256u32));
-        }
+    for_each_tile(k, plan, g, |k, tm, tn| {
         k.for_range(0u32, g.k_tiles, 1, |k, kt| {
             let slot = ring.slot(k, it);
             let full = slot.wait(k, deadline);
@@ -421,11 +378,6 @@ fn consume<O: GemmOut, const R: usize>(
             }
             ptx!(k, "add.u32" => it, it, 1u32);
         });
-        if let Some((mine, _)) = turns {
-            // Every stage of the tile has been waited for: the other consumer may start
-            // (its wgmmas queue behind this one's last).
-            k.if_(more, |k| ptx!(k, "bar.arrive", mine, 256u32));
-        }
         if plan.cfg.overlap {
             // The tile's last k-tile.
             ptx!(k, "wgmma.wait_group.sync.aligned", 0);
@@ -433,9 +385,6 @@ fn consume<O: GemmOut, const R: usize>(
                 let prev = ptx!(k, "sub.u32", it, 1u32);
                 release_stage(k, plan, g, ring, prev);
             });
-        }
-        if let Some(skip) = skip {
-            ptx!(k, "add.u32" => it, it, skip);
         }
         epilogue.store(k, g.m, g.n, tm, tn, acc);
     });

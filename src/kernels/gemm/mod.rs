@@ -92,11 +92,6 @@ pub struct GemmConfig {
     /// CTAs per cluster along M, 1 or 2. With 2, the two CTAs compute vertically adjacent
     /// tiles that share their B tile: each loads half of it and multicasts it to both.
     pub cluster: u32,
-    /// Ping-pong: each consumer computes tiles of its own (64 × bn; the CTA's tiles
-    /// alternate between the consumers), so that one consumer's epilogue runs while the
-    /// other's wgmmas keep the tensor cores busy. Otherwise the consumers share each tile
-    /// (`64·consumers × bn`) and store it together.
-    pub pingpong: bool,
     /// Keep one k-tile's wgmmas in flight: wait for the previous k-tile's (`wait_group 1`)
     /// and release its stage, instead of waiting for the current one's (`wait_group 0`).
     pub overlap: bool,
@@ -107,36 +102,14 @@ pub struct GemmConfig {
 impl Default for GemmConfig {
     /// 128×256 tiles, two consumers, four stages, bands of 16 tile rows.
     fn default() -> Self {
-        GemmConfig {
-            layout: Layout::TN,
-            bn: 256,
-            consumers: 2,
-            stages: 4,
-            group_m: 16,
-            cluster: 1,
-            pingpong: false,
-            overlap: true,
-            wait_tries: 1 << 22,
-        }
+        GemmConfig { layout: Layout::TN, bn: 256, consumers: 2, stages: 4, group_m: 16, cluster: 1, overlap: true, wait_tries: 1 << 22 }
     }
 }
 
 impl GemmConfig {
-    /// Rows of C per tile: a consumer's 64 with ping-pong, all consumers' otherwise.
+    /// Rows of C per CTA tile.
     pub fn bm(&self) -> u32 {
-        if self.pingpong {
-            ROWS_PER_CONSUMER
-        } else {
-            ROWS_PER_CONSUMER * self.consumers
-        }
-    }
-    /// Consumers that read each stage (and arrive on its empty barrier).
-    pub fn readers(&self) -> u32 {
-        if self.pingpong {
-            1
-        } else {
-            self.consumers
-        }
+        ROWS_PER_CONSUMER * self.consumers
     }
     /// Threads per CTA: the producer warpgroup and the consumers.
     pub fn threads(&self) -> u32 {
