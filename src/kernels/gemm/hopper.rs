@@ -64,7 +64,7 @@ pub fn gemm<O: GemmOut, I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig)
     cfg.check_for::<I>().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
     for_tile_n!(m, name, cfg, I, GemmParams<O, I>, |k, p, mma| {
         let (a, b, c, alpha, mm, nn, kk) = p;
-        body::<O, I, _>(k, cfg, (a, b, mm, nn, kk), Out::<O>::Direct(c), alpha, mma)
+        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<O>::Direct(c), alpha, mma)
     })
 }
 
@@ -83,7 +83,7 @@ pub fn gemm_staged<I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> R
     }
     for_tile_n!(m, name, cfg, I, GemmStagedParams<I>, |k, p, mma| {
         let (a, b, c, alpha, mm, nn, kk) = p;
-        body::<Bf16, I, _>(k, cfg, (a, b, mm, nn, kk), Out::<Bf16>::Staged(c), alpha, mma)
+        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<Bf16>::Staged(c), alpha, mma)
     })
 }
 
@@ -111,11 +111,23 @@ struct Grid {
     rank: Reg<U32>,
 }
 
-/// The maps of A and B, and M, N, K.
-type Inputs<I> = (Map<I>, Map<I>, Reg<U32>, Reg<U32>, Reg<U32>);
+/// The maps of A and B (of `I` elements), and M, N, K.
+struct Inputs<I: GemmIn> {
+    a: Map<I>,
+    b: Map<I>,
+    m: Reg<U32>,
+    n: Reg<U32>,
+    k: Reg<U32>,
+}
+
+impl<I: GemmIn> Inputs<I> {
+    fn new(a: Map<I>, b: Map<I>, m: Reg<U32>, n: Reg<U32>, k: Reg<U32>) -> Self {
+        Inputs { a, b, m, n, k }
+    }
+}
 
 fn body<O: GemmOut, I: GemmIn, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: Inputs<I>, out: Out<O>, alpha: Reg<F32>, mma: Mma<R>) {
-    let (a_map, b_map, m, n, kk) = p;
+    let Inputs { a: a_map, b: b_map, m, n, k: kk } = p;
     let (at_entry, producer_regs, consumer_regs) = cfg.registers();
     k.maxnreg(at_entry);
     let b_layout = match cfg.layout {
