@@ -59,7 +59,7 @@ macro_rules! for_tile_n {
 /// sm_90a. The host launches it with
 /// `cfg.threads()` threads, `cfg.shared_bytes()` of dynamic shared memory and at most one
 /// CTA per SM. Each consumer stores its accumulator to C straight from registers
-/// ([`Out::Direct`]): any N.
+/// (no shared-memory staging): any N.
 pub fn gemm<O: GemmOut, I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmParams<O, I>>, Error> {
     cfg.check_for::<I>().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
     for_tile_n!(m, name, cfg, I, GemmParams<O, I>, |k, p, mma| {
