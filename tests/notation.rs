@@ -278,3 +278,37 @@ fn a_wgmma_pipeline_advisory_is_returned() {
     assert!(warnings.iter().any(|w| w.contains("C75")), "expected a C75xx warning, got {warnings:?}");
     assert!(ptxkit::ptxas::check_clean(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble).is_err());
 }
+
+/// `.e2m1x2` values, which PTX keeps in 8-bit registers: converted from and to f32/f16x2,
+/// stored and loaded as `.b8`, copied, shuffled, scanned and zeroed through the value
+/// helpers (which
+/// must use `cvt`, as `mov` has no 8-bit form), all in `.reg .b8` registers that ptxas
+/// accepts for sm_100a.
+#[test]
+fn e2m1x2_values_live_in_8_bit_registers() {
+    use ptxkit::intrinsics::warp::{LaneMask, Shfl};
+    let mut m = Module::new(Target::SM_100A);
+    m.kernel("fp4", |k, (x, out, packed): (GlobalPtr<F32>, GlobalPtr<B32>, GlobalPtr<E2m1x2>)| {
+        let i = k.global_thread_index_x();
+        let (a, b) = (k.ld(x.at(i)), k.ld(x.at(i).offset(1)));
+        let p = ptx!(k, "cvt.rn.satfinite.relu.e2m1x2.f32", a, b); // Reg<E2m1x2>, an 8-bit register
+        k.st(packed.at(i), p);
+        let q = k.ld(packed.at(i).offset(1));
+        let q = k.shfl(Shfl::Xor, q, 1u32, LaneMask::FULL);
+        let r = ptxkit::intrinsics::copy(k, q);
+        // A scan keeps its running value in a register it assigns to.
+        let last = k.warp_scan(r, LaneMask::FULL, |_, _, b| b);
+        k.st(packed.at(i).offset(3), last);
+        let z: ptxkit::ops::Acc<E2m1x2, 1> = k.zeroed_acc();
+        let h = ptx!(k, "cvt.rn.f16x2.e2m1x2", r);
+        k.st(out.at(i), h.bitcast::<B32>());
+        k.st(packed.at(i).offset(2), z[0]);
+    })
+    .unwrap();
+    let text = assemble("e2m1x2", &m);
+    assert!(text.contains(".reg .b8 %rc<"), "{text}");
+    assert!(text.contains("cvt.rn.satfinite.relu.e2m1x2.f32 %rc"), "{text}");
+    assert!(text.contains("ld.global.b8 %rc") && text.contains("st.global.b8 ["), "{text}");
+    assert!(text.contains("cvt.u8.u8 %rc") && text.contains("cvt.u32.u8 %r") && text.contains("cvt.u8.u32 %rc"), "{text}");
+    assert!(!text.contains("mov.b16 %rc"), "{text}");
+}

@@ -146,6 +146,10 @@ impl Kernel {
                 crate::types::RegClass::B16 => {
                     ptx!(self, "mov.b16" => r.retype::<crate::types::B16>(), 0u16);
                 }
+                crate::types::RegClass::B8 => {
+                    let z = ptx!(self, "mov.u32", 0u32);
+                    ptx!(self, "cvt.u8.u32" => r.retype::<crate::types::U8>(), z);
+                }
                 crate::types::RegClass::B32 => {
                     ptx!(self, "mov.b32" => r.retype::<crate::types::B32>(), 0u32);
                 }

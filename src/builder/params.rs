@@ -105,6 +105,9 @@ pub(crate) fn mov_class<T: DataType>(k: &mut Kernel, dst: RegRef, src: Reg<T>) {
         RegClass::B16 => {
             ptx!(k, "mov.b16" => Reg::<B16>::new(dst, id), src.retype::<B16>());
         }
+        RegClass::B8 => {
+            ptx!(k, "cvt.u8.u8" => Reg::<crate::types::U8>::new(dst, id), src.retype::<crate::types::U8>());
+        }
         RegClass::B32 => {
             ptx!(k, "mov.b32" => Reg::<B32>::new(dst, id), src.retype::<B32>());
         }

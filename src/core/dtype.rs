@@ -5,6 +5,12 @@
 
 /// Register classes. Every register is declared by width (`.b16`, `.b32`, ...), and keeps
 /// its data type at the Rust level, so the declaration never fights the instruction type.
+///
+/// 8-bit integers (`.u8`, `.s8`, `.b8`) live in 16-bit registers, as nvcc keeps them: PTX
+/// loads, stores and converts them there, and `mov` has no 8-bit form. Only the values PTX
+/// requires in an 8-bit register have the `B8` class: the packed FP4 pair `.e2m1x2`, which
+/// `cvt` writes and reads as `.b8`. Such a register is copied with `cvt.u8.u8` and widened
+/// with `cvt.u16.u8`/`cvt.u32.u8`, and `ld`/`st .b8` move it to and from memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RegClass {
     Pred = 0,
@@ -12,20 +18,21 @@ pub enum RegClass {
     B32 = 2,
     B64 = 3,
     B128 = 4,
+    B8 = 5,
 }
 
 impl RegClass {
-    pub const ALL: [RegClass; 5] = [RegClass::Pred, RegClass::B16, RegClass::B32, RegClass::B64, RegClass::B128];
+    pub const ALL: [RegClass; 6] = [RegClass::Pred, RegClass::B16, RegClass::B32, RegClass::B64, RegClass::B128, RegClass::B8];
     /// The `.reg` declaration type.
     pub fn decl(self) -> &'static str {
-        ["pred", "b16", "b32", "b64", "b128"][self as usize]
+        ["pred", "b16", "b32", "b64", "b128", "b8"][self as usize]
     }
     /// The register-name prefix (`%r7`).
     pub fn prefix(self) -> &'static str {
-        ["%p", "%rs", "%r", "%rd", "%rq"][self as usize]
+        ["%p", "%rs", "%r", "%rd", "%rq", "%rc"][self as usize]
     }
     pub fn bits(self) -> u32 {
-        [1, 16, 32, 64, 128][self as usize]
+        [1, 16, 32, 64, 128, 8][self as usize]
     }
 }
 
@@ -72,7 +79,7 @@ macro_rules! dtype_table {
             F32x2    "f32x2"    64   B64   Packed    [f32; 2]             [F32x2 B64];
             E4m3x2   "e4m3x2"   16   B16   Packed    u16                  [E4m3x2 B16];
             E5m2x2   "e5m2x2"   16   B16   Packed    u16                  [E5m2x2 B16];
-            E2m1x2   "e2m1x2"   8    B16   Packed    u8                   [E2m1x2 B8];
+            E2m1x2   "e2m1x2"   8    B8    Packed    u8                   [E2m1x2 B8];
             E3m2x2   "e3m2x2"   16   B16   Packed    u16                  [E3m2x2 B16];
             E2m3x2   "e2m3x2"   16   B16   Packed    u16                  [E2m3x2 B16];
             Ue8m0x2  "ue8m0x2"  16   B16   Packed    u16                  [Ue8m0x2 B16];

@@ -75,6 +75,7 @@ impl<T: DataType> Value for Reg<T> {
         match T::CLASS {
             RegClass::Pred => out.push(ptx!(k, "selp.b32", 1u32, 0u32, self.retype::<Pred>())),
             RegClass::B16 => out.push(ptx!(k, "cvt.u32.u16", self.retype::<U16>()).retype()),
+            RegClass::B8 => out.push(ptx!(k, "cvt.u32.u8", self.retype::<crate::types::U8>()).retype()),
             RegClass::B32 => out.push(self.retype()),
             RegClass::B64 => {
                 let [lo, hi] = ptx!(k, "mov.b64" as unpack, self.retype::<B64>());
@@ -100,6 +101,12 @@ impl<T: DataType> Value for Reg<T> {
                 let w = next();
                 ptx!(k, "cvt.u16.u32", w.retype::<U32>()).retype()
             }
+            RegClass::B8 => {
+                // The result must be an 8-bit register: a `Reg<U8>` would be a 16-bit one.
+                let r: Reg<T> = k.reg();
+                ptx!(k, "cvt.u8.u32" => r.retype::<crate::types::U8>(), next().retype::<U32>());
+                r
+            }
             RegClass::B32 => next().retype(),
             RegClass::B64 => {
                 let (lo, hi) = (next(), next());
@@ -120,6 +127,9 @@ impl<T: DataType> Value for Reg<T> {
             }
             RegClass::B16 => {
                 ptx!(k, "mov.b16" => self.retype::<B16>(), src.retype::<B16>());
+            }
+            RegClass::B8 => {
+                ptx!(k, "cvt.u8.u8" => self.retype::<crate::types::U8>(), src.retype::<crate::types::U8>());
             }
             RegClass::B32 => {
                 ptx!(k, "mov.b32" => self.retype::<B32>(), src.retype::<B32>());

@@ -56,7 +56,6 @@ moves! {
     F32x2    B64    MovB64      B64    LdB64    StB64;
     E4m3x2   B16    MovB16      B16    LdB16    StB16;
     E5m2x2   B16    MovB16      B16    LdB16    StB16;
-    E2m1x2   B16    MovB16      B8     LdB8     StB8;
     E3m2x2   B16    MovB16      B16    LdB16    StB16;
     E2m3x2   B16    MovB16      B16    LdB16    StB16;
     Ue8m0x2  B16    MovB16      B16    LdB16    StB16;
@@ -66,6 +65,14 @@ moves! {
     E3m2x4   B32    MovB32      B32    LdB32    StB32;
     E2m3x4   B32    MovB32      B32    LdB32    StB32;
     Gdesc    B64    MovB64      B64    LdB64    StB64;
+}
+
+// `.e2m1x2` lives in an 8-bit register (`RegClass::B8`), which `mov` cannot move: it has
+// `ld`/`st .b8` and no `MovType`, so `k.assign` into one does not compile.
+impl MemType for types::E2m1x2 {
+    type Mem = types::B8;
+    type Ld = op::LdB8;
+    type St = op::StB8;
 }
 
 /// Tuple concatenation at the type level: `(A,) ++ (B, C)` is `(A, B, C)`.

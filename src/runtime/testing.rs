@@ -65,16 +65,16 @@ pub fn normal_bf16(seed: u64, len: usize) -> Vec<half::bf16> {
 }
 
 /// `len` normal samples of standard deviation `sigma`, as e4m3 codes
-/// ([`e4m3_from_f32`](crate::types::fp8::e4m3_from_f32)), from `seed` as in [`normal_bf16`].
+/// ([`e4m3_from_f32`](crate::types::minifloat::e4m3_from_f32)), from `seed` as in [`normal_bf16`].
 ///
 /// ```
-/// use ptxkit::types::fp8::e4m3_to_f32;
+/// use ptxkit::types::minifloat::e4m3_to_f32;
 /// let x = ptxkit::runtime::testing::normal_e4m3(7, 10_000, 4.0);
 /// let var = x.iter().map(|&b| (e4m3_to_f32(b) as f64).powi(2)).sum::<f64>() / 1e4;
 /// assert!((var.sqrt() - 4.0).abs() < 0.2);
 /// ```
 pub fn normal_e4m3(seed: u64, len: usize, sigma: f32) -> Vec<u8> {
-    normals(seed).take(len).map(|x| crate::types::fp8::e4m3_from_f32(sigma * x as f32)).collect()
+    normals(seed).take(len).map(|x| crate::types::minifloat::e4m3_from_f32(sigma * x as f32)).collect()
 }
 
 /// Standard normal samples from `seed` (SplitMix64 and Box–Muller).

@@ -15,7 +15,7 @@ use half::bf16;
 use ptxkit::kernels::gemm::{E4m3, GemmConfig};
 use ptxkit::runtime::testing::{normal_e4m3, poisoned};
 use ptxkit::runtime::{Cublas, CudaSlice, Gemm, Gpu, LtFp8};
-use ptxkit::types::fp8::e4m3_to_f32;
+use ptxkit::types::minifloat::e4m3_to_f32;
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
 use rand::Rng;

@@ -18,6 +18,7 @@ mod guards;
 mod intrinsics;
 mod matrix;
 mod memory;
+mod minifloat;
 mod mma;
 mod params;
 mod pipeline;
@@ -114,7 +115,27 @@ where
     R::Host: DeviceRepr,
     for<'x> (&'x CudaSlice<A::Host>, &'x CudaSlice<B::Host>, &'x mut CudaSlice<R::Host>, u32): LaunchArgs<P3<A, B, R>>,
 {
-    let mut m = Module::new(target(gpu));
+    map2_on(gpu, target(gpu), a, b, f)
+}
+
+/// [`map2`] with the module built for `target` (an architecture-specific one, say).
+pub fn map2_on<A, B, R>(
+    gpu: &Gpu,
+    target: Target,
+    a: &[A::Host],
+    b: &[B::Host],
+    f: impl FnOnce(&mut Kernel, Reg<A>, Reg<B>) -> Reg<R>,
+) -> Vec<R::Host>
+where
+    A: Load<(), m::Global>,
+    B: Load<(), m::Global>,
+    R: Store<(), m::Global>,
+    A::Host: DeviceRepr,
+    B::Host: DeviceRepr,
+    R::Host: DeviceRepr,
+    for<'x> (&'x CudaSlice<A::Host>, &'x CudaSlice<B::Host>, &'x mut CudaSlice<R::Host>, u32): LaunchArgs<P3<A, B, R>>,
+{
+    let mut m = Module::new(target);
     let kr = m
         .kernel("map2", |k, (x, y, out, n): P3<A, B, R>| {
             let i = k.global_thread_index_x();
