@@ -56,12 +56,14 @@ mod desc;
 mod error;
 mod layout;
 mod swizzle;
+mod tcgen05;
 mod tensor_map;
 
 pub use desc::{SmemDesc, MAX_FIELD_BYTES};
 pub use error::DescError;
 pub use layout::{AtomOrder, ElemBytes, Major, TileLayout, K_SLICE_BYTES, SHARED_WINDOW};
 pub use swizzle::Swizzle;
+pub use tcgen05::{LboMode, Tcgen05SmemDesc, Tcgen05Swizzle};
 pub use tensor_map::{
     Field, Im2colMap, Interleave, L2Promotion, OobFill, TensorDataType, TensorMapError, TiledMap, MAX_BOX_DIM, MAX_DIM, MAX_ELEMENT_STRIDE,
     MAX_STRIDE_BYTES,
