@@ -57,6 +57,7 @@ mod error;
 mod layout;
 mod swizzle;
 mod tcgen05;
+mod tcgen05_instr;
 mod tensor_map;
 
 pub use desc::{SmemDesc, MAX_FIELD_BYTES};
@@ -64,6 +65,9 @@ pub use error::DescError;
 pub use layout::{AtomOrder, ElemBytes, Major, TileLayout, K_SLICE_BYTES, SHARED_WINDOW};
 pub use swizzle::Swizzle;
 pub use tcgen05::{LboMode, Tcgen05SmemDesc, Tcgen05Swizzle};
+pub use tcgen05_instr::{
+    F16Type, F8f6f4Type, FloatAccum, Fp4K, Fp4Scale, I8Type, InstrDesc, KindTag, MaxShift, MmaIssue, MmaKind, MmaParams, Sparsity,
+};
 pub use tensor_map::{
     Field, Im2colMap, Interleave, L2Promotion, OobFill, TensorDataType, TensorMapError, TiledMap, MAX_BOX_DIM, MAX_DIM, MAX_ELEMENT_STRIDE,
     MAX_STRIDE_BYTES,

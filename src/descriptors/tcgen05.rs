@@ -545,7 +545,7 @@ mod tests {
             let lbo = (rng(&mut s) % 0x4000) as u32 * 16;
             let sbo = (rng(&mut s) % 0x4000) as u32 * 16;
             let base = (rng(&mut s) % 8) as u8;
-            let mode = if rng(&mut s) % 2 == 0 { LboMode::Relative } else { LboMode::Absolute };
+            let mode = if rng(&mut s).is_multiple_of(2) { LboMode::Relative } else { LboMode::Absolute };
             let sw = Tcgen05Swizzle::ALL[(rng(&mut s) % 5) as usize];
             let x = d(start, lbo, sbo, base, mode, sw);
             assert_eq!((x.start_addr(), x.lbo(), x.sbo(), x.base_offset(), x.lbo_mode(), x.swizzle()), (start, lbo, sbo, base, mode, sw));
