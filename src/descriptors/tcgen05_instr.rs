@@ -19,8 +19,8 @@
 //! | 24–28 | M >> 4                                                          |
 //! | 30–31 | maximum shift of B reuse in `.ws`: none 0, 8 1, 16 2, 32 3      |
 //!
-//! and for the block-scaled kinds `kind::mxf8f6f4`, `kind::mxf4`, `kind::mxf4nvf4` (tables
-//! 43–44 in 9.0; tables 46–47 in later editions, identical):
+//! and for the block-scaled kinds `kind::mxf8f6f4`, `kind::mxf4`, `kind::mxf4nvf4` (the two
+//! tables that follow table 42; numbered 46 and 47 in the later edition read alongside):
 //!
 //! | bits  | field                                                           |
 //! |-------|-----------------------------------------------------------------|
@@ -50,10 +50,11 @@
 //! - CUTLASS notes that only E4M3, E5M2, INT8, F16, BF16 and TF32 operands may be MN-major;
 //!   the ISA tables do not say so for `kind::f8f6f4`/`mxf8f6f4`. Here a 6- or 4-bit operand
 //!   must be K-major (the stricter rule).
-//! - The 9.0 table gives `kind::f8f6f4` only an F32 D type, while its shape table (and later
-//!   editions of the descriptor table) also list F16; F16 is accepted here.
-//! - Table 44 (9.0) says "0 or 2" for the `mxf4*` scale-factor IDs, while the block32 with
-//!   K = 96 layout section allows all four byte offsets; the latter is followed.
+//! - One rendering of the 9.0 table gives `kind::f8f6f4` only an F32 D type, while the shape
+//!   table and another rendering of the descriptor table (as CUTLASS) also allow F16; F16 is
+//!   accepted here.
+//! - The `mxf4*` descriptor table says "0 or 2" for the scale-factor IDs, while the layout
+//!   section of block32 with K = 96 selects any of the four bytes; the latter is followed.
 //!
 //! Two rules depend on the shared-memory descriptor, not on this one: a transposed tf32
 //! operand needs [`Tcgen05Swizzle::B128Atom32`](super::Tcgen05Swizzle::B128Atom32) and a
