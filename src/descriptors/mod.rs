@@ -1,7 +1,9 @@
 //! Pure bit packing for Hopper wgmma operands in shared memory: the 64-bit matrix
 //! descriptor ([`SmemDesc`]), the swizzle modes ([`Swizzle`]) and the canonical tile
-//! layouts that the two must agree on ([`TileLayout`]); and the parameters of TMA tensor
-//! maps ([`TiledMap`], [`Im2colMap`]), checked as the driver requires.
+//! layouts that the two must agree on ([`TileLayout`]); for Blackwell's `tcgen05.mma`, its
+//! shared-memory descriptor ([`Tcgen05SmemDesc`], also from a `TileLayout`) and its
+//! instruction descriptors ([`InstrDesc`] from [`MmaParams`]); and the parameters of TMA
+//! tensor maps ([`TiledMap`], [`Im2colMap`]), checked as the driver requires.
 //!
 //! Nothing here depends on the rest of the crate, so host code (to plan shared memory,
 //! or to check a kernel's addressing on the CPU) and the kernel builder (to bake a
@@ -15,7 +17,13 @@
 //! CUTLASS `GmmaDescriptor` (include/cute/arch/mma_sm90_desc.hpp), `make_gmma_desc` and the
 //! `Layout_*_Atom` definitions (include/cute/atom/mma_traits_sm90_gmma.hpp), `Swizzle`
 //! (include/cute/swizzle.hpp); DeepGEMM's sm90 `make_gmma_desc`
-//! (deep_gemm/include/deep_gemm/common/sm90_utils.cuh). Each file cites what it uses.
+//! (deep_gemm/include/deep_gemm/common/sm90_utils.cuh). For tcgen05: the PTX ISA's
+//! "Matrix Descriptors" sections (9.7.16.4.1 shared memory, 9.7.16.4.2 instruction),
+//! "Matrix Shape" (9.7.16.2.1) and "Block Scaling" (9.7.16.10.7); CUTLASS
+//! `UMMA::SmemDescriptor`, `InstrDescriptor`, `InstrDescriptorBlockScaled`
+//! (include/cute/arch/mma_sm100_desc.hpp) and `make_umma_desc`
+//! (include/cute/atom/mma_traits_sm100.hpp); DeepGEMM's sm100 `make_umma_desc`
+//! (deep_gemm/include/deep_gemm/common/sm100_utils.cuh). Each file cites what it uses.
 //!
 //! # Example
 //!

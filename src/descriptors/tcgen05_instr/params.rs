@@ -246,6 +246,31 @@ pub enum MaxShift {
 /// Everything an instruction descriptor encodes, plus the issue form its shape is checked
 /// against. [`new`](Self::new) gives a dense, K-major, unnegated mma; the `with_` methods
 /// change one thing each.
+///
+/// ```
+/// use ptxkit::descriptors::{
+///     DescError, F8f6f4Type, FloatAccum, Fp4K, Fp4Scale, InstrDesc, KindTag, Major, MmaIssue, MmaKind, MmaParams, Sparsity,
+/// };
+/// // NVFP4 (e2m1 with ue4m3 scales per 16 elements) on a CTA pair, 256 x 256 x 64.
+/// let nvfp4 = MmaKind::Mxf4nvf4 { scale: Fp4Scale::Ue4m3Block16, k: Fp4K::K64, sfa_id: 0, sfb_id: 0 };
+/// let p = MmaParams::new(nvfp4, MmaIssue::Cta2, 256, 256);
+/// assert_eq!(p.k(), 64);
+/// // A e2m1 1 << 7 | B 1 << 10 | N >> 3 = 32 << 17 | ue4m3 0 << 23 | M >> 7 = 2 << 27
+/// assert_eq!(p.encode()?.bits(), 0x1040_0480);
+/// // fp4 operands are K-major only, and one CTA has no M = 256.
+/// assert!(matches!(p.with_majors(Major::MN, Major::K).encode(), Err(DescError::Unsupported { .. })));
+/// assert!(matches!(MmaParams { issue: MmaIssue::Cta1, ..p }.encode(), Err(DescError::Shape { .. })));
+///
+/// // e4m3 x e5m2 -> f32, sparse A (K = 64), B MN-major.
+/// let f8 = MmaKind::F8f6f4 { a: F8f6f4Type::E4m3, b: F8f6f4Type::E5m2, d: FloatAccum::F32 };
+/// let p = MmaParams::new(f8, MmaIssue::Cta1, 128, 128)
+///     .with_sparsity(Sparsity::Sparse { selector: 1 })
+///     .with_majors(Major::K, Major::MN);
+/// assert_eq!(p.k(), 64);
+/// let d = p.encode()?;
+/// assert_eq!(InstrDesc::decode(d.bits(), KindTag::F8f6f4, MmaIssue::Cta1)?, p);
+/// # Ok::<(), DescError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MmaParams {
     /// Kind, types and kind-specific fields.
