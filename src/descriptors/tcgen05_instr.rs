@@ -53,6 +53,10 @@
 //! - One rendering of the 9.0 table gives `kind::f8f6f4` only an F32 D type, while the shape
 //!   table and another rendering of the descriptor table (as CUTLASS) also allow F16; F16 is
 //!   accepted here.
+//! - The ISA lists f16 and bf16 as the A/B types of `kind::f16` without saying whether they
+//!   mix; CUTLASS checks only that both are 16-bit. Here one type serves both operands,
+//!   the pairs that `mma` and `wgmma` allow (s8 and u8 of `kind::i8`, and the f8f6f4
+//!   types, mix freely as CUTLASS's separate A and B types have them).
 //! - The `mxf4*` descriptor table says "0 or 2" for the scale-factor IDs, while the layout
 //!   section of block32 with K = 96 selects any of the four bytes; the latter is followed.
 //!
@@ -433,16 +437,21 @@ impl fmt::Display for InstrDesc {
 
 impl fmt::Display for MmaParams {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "tcgen05.mma{} {} {:?} m{}n{}k{}", self.issue.name(), self.kind.tag().name(), self.kind, self.m, self.n, self.k())?;
+        write!(f, "tcgen05.mma{} m{}n{}k{} {}", self.issue.name(), self.m, self.n, self.k(), self.kind)?;
         if let Sparsity::Sparse { selector } = self.sparsity {
             write!(f, ", sparse (selector {selector})")?;
         }
         if self.negate_a || self.negate_b {
-            write!(f, ", negate A {} B {}", self.negate_a, self.negate_b)?;
+            write!(f, ", negate{}{}", if self.negate_a { " A" } else { "" }, if self.negate_b { " B" } else { "" })?;
         }
         write!(f, ", A {}, B {}", self.major_a, self.major_b)?;
         if !matches!(self.max_shift, MaxShift::None) {
-            write!(f, ", max shift {:?}", self.max_shift)?;
+            let by = match self.max_shift {
+                MaxShift::By8 => 8,
+                MaxShift::By16 => 16,
+                _ => 32,
+            };
+            write!(f, ", max shift {by}")?;
         }
         Ok(())
     }

@@ -5,6 +5,7 @@ use super::super::layout::Major;
 use super::super::tcgen05::Tcgen05Swizzle;
 use super::InstrDesc;
 use crate::descriptors::DescError;
+use std::fmt;
 
 /// How a `tcgen05.mma` is issued: one CTA, a CTA pair, or the weight-stationary `.ws`
 /// form (which is `.cta_group::1` only).
@@ -366,5 +367,73 @@ impl MmaParams {
     /// The descriptor, checked: see [`InstrDesc::new`].
     pub const fn encode(&self) -> Result<InstrDesc, DescError> {
         InstrDesc::new(self)
+    }
+}
+
+impl F8f6f4Type {
+    /// The PTX type name, e.g. `e4m3`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            F8f6f4Type::E4m3 => "e4m3",
+            F8f6f4Type::E5m2 => "e5m2",
+            F8f6f4Type::E2m3 => "e2m3",
+            F8f6f4Type::E3m2 => "e3m2",
+            F8f6f4Type::E2m1 => "e2m1",
+        }
+    }
+}
+
+const fn accum_name(d: FloatAccum) -> &'static str {
+    match d {
+        FloatAccum::F16 => "f16",
+        FloatAccum::F32 => "f32",
+    }
+}
+
+const fn i8_name(t: I8Type) -> &'static str {
+    match t {
+        I8Type::U8 => "u8",
+        I8Type::S8 => "s8",
+    }
+}
+
+/// `kind::f16 bf16 x bf16 -> f32`, `kind::mxf4 e2m1 x e2m1 -> f32, ue8m0 per 32, K 96, SF A 0 B 2`.
+impl fmt::Display for MmaKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self.tag().name();
+        let (k, sfa, sfb, scale) = match *self {
+            MmaKind::F16 { ab, d } => {
+                let t = if matches!(ab, F16Type::F16) { "f16" } else { "bf16" };
+                return write!(f, "{name} {t} x {t} -> {}", accum_name(d));
+            }
+            MmaKind::Tf32 => return write!(f, "{name} tf32 x tf32 -> f32"),
+            MmaKind::F8f6f4 { a, b, d } => return write!(f, "{name} {} x {} -> {}", a.name(), b.name(), accum_name(d)),
+            MmaKind::I8 { a, b, saturate } => {
+                let sat = if saturate { ", saturating" } else { "" };
+                return write!(f, "{name} {} x {} -> s32{sat}", i8_name(a), i8_name(b));
+            }
+            MmaKind::Mxf8f6f4 { a, b, sfa_id, sfb_id } => {
+                write!(f, "{name} {} x {} -> f32", a.name(), b.name())?;
+                (None, sfa_id, sfb_id, "ue8m0 per 32")
+            }
+            MmaKind::Mxf4 { k, sfa_id, sfb_id } => {
+                write!(f, "{name} e2m1 x e2m1 -> f32")?;
+                (Some(k), sfa_id, sfb_id, "ue8m0 per 32")
+            }
+            MmaKind::Mxf4nvf4 { scale, k, sfa_id, sfb_id } => {
+                write!(f, "{name} e2m1 x e2m1 -> f32")?;
+                let s = match scale {
+                    Fp4Scale::Ue8m0Block32 => "ue8m0 per 32",
+                    Fp4Scale::Ue8m0Block16 => "ue8m0 per 16",
+                    Fp4Scale::Ue4m3Block16 => "ue4m3 per 16",
+                };
+                (Some(k), sfa_id, sfb_id, s)
+            }
+        };
+        write!(f, ", {scale}")?;
+        if let Some(Fp4K::K96) = k {
+            write!(f, ", K 96")?;
+        }
+        write!(f, ", SF A {sfa} B {sfb}")
     }
 }

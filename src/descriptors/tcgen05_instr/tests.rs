@@ -371,4 +371,17 @@ fn operand_layouts_and_k() {
     let k96 = MmaParams::new(MmaKind::Mxf4 { k: Fp4K::K96, sfa_id: 0, sfb_id: 0 }, MmaIssue::Cta2, 256, 128);
     assert_eq!(k96.k(), 96);
     assert_eq!(InstrDesc::new(&bf16).unwrap().to_string(), "0x08200490 (M 128, N 128)");
+    let p = bf16.with_negate(false, true).with_majors(Major::MN, Major::K);
+    assert_eq!(p.to_string(), "tcgen05.mma.cta_group::1 m128n128k16 kind::f16 bf16 x bf16 -> f32, negate B, A MN-major, B K-major");
+    assert_eq!(
+        k96.with_sparsity(Sparsity::Dense).to_string(),
+        "tcgen05.mma.cta_group::2 m256n128k96 kind::mxf4 e2m1 x e2m1 -> f32, ue8m0 per 32, K 96, SF A 0 B 0, A K-major, B K-major"
+    );
+    let ws = MmaParams::new(MmaKind::I8 { a: I8Type::S8, b: I8Type::U8, saturate: true }, MmaIssue::Ws, 64, 64)
+        .with_sparsity(Sparsity::Sparse { selector: 1 })
+        .with_max_shift(MaxShift::By32);
+    assert_eq!(
+        ws.to_string(),
+        "tcgen05.mma.ws.cta_group::1 m64n64k64 kind::i8 s8 x u8 -> s32, saturating, sparse (selector 1), A K-major, B K-major, max shift 32"
+    );
 }
