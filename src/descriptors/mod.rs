@@ -66,6 +66,7 @@ mod layout;
 mod swizzle;
 mod tcgen05;
 mod tcgen05_instr;
+mod tcgen05_params;
 mod tensor_map;
 
 pub use desc::{SmemDesc, MAX_FIELD_BYTES};
@@ -80,3 +81,8 @@ pub use tensor_map::{
     Field, Im2colMap, Interleave, L2Promotion, OobFill, TensorDataType, TensorMapError, TiledMap, MAX_BOX_DIM, MAX_DIM, MAX_ELEMENT_STRIDE,
     MAX_STRIDE_BYTES,
 };
+
+#[cfg(test)]
+mod tcgen05_instr_tests;
+#[cfg(test)]
+mod tcgen05_tests;

@@ -58,7 +58,7 @@ const BASE_OFFSET_SHIFT: u32 = 49;
 const LBO_MODE_SHIFT: u32 = 52;
 const LAYOUT_SHIFT: u32 = 61;
 /// Bits that are always 0: 14–15, 30–31, 53–60.
-const ZERO_MASK: u64 = 0x3 << 14 | 0x3 << 30 | 0xFF << 53;
+pub(super) const ZERO_MASK: u64 = 0x3 << 14 | 0x3 << 30 | 0xFF << 53;
 
 /// The 3-bit layout (swizzle) field of a tcgen05 shared-memory descriptor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -392,6 +392,3 @@ impl TileLayout {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

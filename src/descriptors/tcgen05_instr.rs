@@ -68,8 +68,9 @@ use super::error::DescError;
 use super::layout::Major;
 use std::fmt;
 
-mod params;
-pub use params::{F16Type, F8f6f4Type, FloatAccum, Fp4K, Fp4Scale, I8Type, KindTag, MaxShift, MmaIssue, MmaKind, MmaParams, Sparsity};
+pub use super::tcgen05_params::{
+    F16Type, F8f6f4Type, FloatAccum, Fp4K, Fp4Scale, I8Type, KindTag, MaxShift, MmaIssue, MmaKind, MmaParams, Sparsity,
+};
 
 macro_rules! tri {
     ($e:expr) => {
@@ -456,6 +457,3 @@ impl fmt::Display for MmaParams {
         Ok(())
     }
 }
-
-#[cfg(test)]
-mod tests;

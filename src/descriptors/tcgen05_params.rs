@@ -1,10 +1,10 @@
 //! The typed parameters of a tcgen05.mma instruction descriptor: the issue form, the kind
 //! with its operand types, sparsity, and [`MmaParams`] that gathers them.
 
-use super::super::layout::Major;
-use super::super::tcgen05::Tcgen05Swizzle;
-use super::InstrDesc;
-use crate::descriptors::DescError;
+use super::error::DescError;
+use super::layout::Major;
+use super::tcgen05::Tcgen05Swizzle;
+use super::tcgen05_instr::InstrDesc;
 use std::fmt;
 
 /// How a `tcgen05.mma` is issued: one CTA, a CTA pair, or the weight-stationary `.ws`

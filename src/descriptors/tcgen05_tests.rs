@@ -1,8 +1,7 @@
 //! Host tests of the tcgen05 shared-memory descriptor.
 
-use super::super::desc::SmemDesc;
-use super::super::layout::{AtomOrder, ElemBytes, Major};
-use super::*;
+use super::tcgen05::ZERO_MASK;
+use super::{AtomOrder, DescError, ElemBytes, LboMode, Major, SmemDesc, Swizzle, Tcgen05SmemDesc, Tcgen05Swizzle, TileLayout};
 
 const V: u64 = 1 << 46; // the version bit, present in every descriptor
 

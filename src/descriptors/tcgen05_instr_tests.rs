@@ -1,8 +1,10 @@
 //! Host tests of the tcgen05 instruction descriptors: values worked out by hand from the
 //! ISA tables, CUTLASS's bitfields, the shape table, errors and random round trips.
 
-use super::super::tcgen05::Tcgen05Swizzle;
-use super::*;
+use super::{
+    DescError, F16Type, F8f6f4Type, FloatAccum, Fp4K, Fp4Scale, I8Type, InstrDesc, KindTag, Major, MaxShift, MmaIssue, MmaKind, MmaParams,
+    Sparsity, Tcgen05Swizzle,
+};
 
 fn enc(p: MmaParams) -> u32 {
     InstrDesc::new(&p).unwrap_or_else(|e| panic!("{p}: {e}")).bits()
