@@ -57,6 +57,9 @@
 //!   mix; CUTLASS checks only that both are 16-bit. Here one type serves both operands,
 //!   the pairs that `mma` and `wgmma` allow (s8 and u8 of `kind::i8`, and the f8f6f4
 //!   types, mix freely as CUTLASS's separate A and B types have them).
+//! - For `kind::f8f6f4` with `.cta_group::1` the 9.0 shape table gives N = 8..256 in steps
+//!   of 8, while a later edition reads "steps of 8 OR steps of 16" without saying when
+//!   which; steps of 8 are accepted here.
 //! - The `mxf4*` descriptor table says "0 or 2" for the scale-factor IDs, while the layout
 //!   section of block32 with K = 96 selects any of the four bytes; the latter is followed.
 //!

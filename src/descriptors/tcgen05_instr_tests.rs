@@ -240,6 +240,16 @@ fn illegal_combinations_are_errors() {
     assert!(InstrDesc::new(&nv(Fp4Scale::Ue8m0Block32, Fp4K::K64, 0, 2)).is_ok());
     assert!(InstrDesc::new(&nv(Fp4Scale::Ue8m0Block16, Fp4K::K96, 2, 2)).is_ok());
     assert!(matches!(err(nv(Fp4Scale::Ue8m0Block16, Fp4K::K96, 1, 0)), DescError::Value { .. }));
+    // every error names its field or rule
+    assert_eq!(
+        err(mx4(Fp4K::K64, 1, 0)).to_string(),
+        "scale factor A ID = 1 is not allowed here: block32 with K = 64 selects a half word: 0 or 2"
+    );
+    assert_eq!(err(MmaParams::new(f16, Cta1, 128, 128)).to_string(), "kind::f16: bf16 inputs accumulate in f32 only");
+    assert_eq!(
+        InstrDesc::decode(0x0840_0490 | 1 << 6, KindTag::F16, Cta1).unwrap_err().to_string(),
+        "descriptor field reserved bits holds 0x40, which no legal parameters encode"
+    );
     // a shape error says what is legal
     let e = err(MmaParams::new(BF16_F32, Cta2, 64, 128));
     assert_eq!(
