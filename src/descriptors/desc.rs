@@ -44,7 +44,7 @@ const SWIZZLE_SHIFT: u32 = 62;
 pub struct SmemDesc(u64);
 
 /// `Ok(encode(value))` for a byte quantity of a 14-bit field, or the error naming it.
-const fn encode14(field: &'static str, value: u32) -> Result<u64, DescError> {
+pub(super) const fn encode14(field: &'static str, value: u32) -> Result<u64, DescError> {
     if !value.is_multiple_of(16) {
         Err(DescError::Misaligned { field, value: value as u64, align: 16 })
     } else if value > MAX_FIELD_BYTES {

@@ -61,6 +61,43 @@ pub enum DescError {
         /// How many K-slices the tile holds.
         steps: u32,
     },
+    /// A field value outside the set its context allows (a set that is not a range).
+    Value {
+        /// The field, e.g. `"scale factor A ID"`.
+        field: &'static str,
+        /// The value given.
+        value: u64,
+        /// The values allowed here, in words.
+        legal: &'static str,
+    },
+    /// An M × N shape that a tcgen05.mma kind and issue form does not have.
+    Shape {
+        /// The kind, e.g. `"kind::f16"`.
+        kind: &'static str,
+        /// The issue form, e.g. `".cta_group::1"`.
+        issue: &'static str,
+        /// M given.
+        m: u32,
+        /// N given.
+        n: u32,
+        /// The legal shapes, in words.
+        legal: &'static str,
+    },
+    /// A combination of parameters that the instruction does not support.
+    Unsupported {
+        /// The kind or descriptor concerned, e.g. `"kind::i8"`.
+        kind: &'static str,
+        /// What is not supported, in words.
+        what: &'static str,
+    },
+    /// A descriptor being decoded holds a value in a field that no parameters produce:
+    /// fixed or reserved bits that differ, or a code that names nothing.
+    Encoding {
+        /// The field, e.g. `"version (bits 46-48)"`.
+        field: &'static str,
+        /// The value found there.
+        value: u64,
+    },
 }
 
 impl fmt::Display for DescError {
@@ -86,6 +123,14 @@ impl fmt::Display for DescError {
                 elem.bytes()
             ),
             DescError::KStep { k, steps } => write!(f, "K-slice {k} is past the tile's last: it holds {steps} (0..{steps})"),
+            DescError::Value { field, value, legal } => write!(f, "{field} = {value} is not allowed here: {legal}"),
+            DescError::Shape { kind, issue, m, n, legal } => {
+                write!(f, "tcgen05.mma {kind} {issue} has no M = {m}, N = {n} shape: {legal}")
+            }
+            DescError::Unsupported { kind, what } => write!(f, "{kind}: {what}"),
+            DescError::Encoding { field, value } => {
+                write!(f, "descriptor field {field} holds {value:#x}, which no legal parameters encode")
+            }
         }
     }
 }

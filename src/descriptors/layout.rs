@@ -47,7 +47,10 @@
 //! swizzled tiles (the XOR uses absolute address bits, so the base offset stays 0 — as
 //! CUTLASS's `DescriptorIterator` and DeepGEMM's `advance_gmma_desc_lo` do), two atom
 //! columns (`2 * k * LBO`) for K-major unswizzled, and 16 K-lines (`2 * k` atoms along K)
-//! for MN-major.
+//! for MN-major bf16 (32 K-lines, `4 * k` atoms, for the 1-byte MN-major tiles that
+//! [`TileLayout::new_tcgen05`] admits). A dense tcgen05.mma reads the same 32 bytes of K
+//! (K = 16, 8, 32 for f16, tf32, 8-bit kinds), so the offsets serve both instruction
+//! families; see `descriptors::tcgen05` for the tcgen05 descriptor.
 
 use super::desc::SmemDesc;
 use super::error::DescError;
@@ -140,11 +143,40 @@ impl TileLayout {
     /// swizzle width; `cols` not a multiple of the wgmma K-slice; `rows` not a multiple
     /// of the atom (8 rows K-major, one swizzle row MN-major); a tile over 256 KiB.
     pub const fn new(elem: ElemBytes, rows: u32, cols: u32, major: Major, swizzle: Swizzle) -> Result<TileLayout, DescError> {
-        let eb = elem.bytes();
-        let w = swizzle.bytes();
-        if matches!(major, Major::MN) && eb != 2 {
+        if matches!(major, Major::MN) && elem.bytes() != 2 {
             return Err(DescError::ElemWidth { major, elem });
         }
+        Self::build(elem, rows, cols, major, swizzle)
+    }
+
+    /// The layout of a tcgen05.mma operand tile: as [`new`](Self::new), except that an
+    /// MN-major tile may also hold 1-byte elements (tcgen05 transposes e4m3, e5m2, s8 and
+    /// u8 operands; wgmma does not). An MN-major tf32 tile is an error: tcgen05 transposes
+    /// tf32 only in the 128-byte swizzle with 32-byte atoms, which `TileLayout` does not
+    /// model. Its descriptor is [`tcgen05_desc`](Self::tcgen05_desc).
+    ///
+    /// ```
+    /// use ptxkit::descriptors::{ElemBytes, Major, Swizzle, TileLayout};
+    /// // 256 (N) x 64 (K) e4m3, N contiguous: two 128-byte atoms along N, 8 along K.
+    /// let t = TileLayout::new_tcgen05(ElemBytes::B1, 256, 64, Major::MN, Swizzle::B128)?;
+    /// assert_eq!((t.lbo(), t.sbo()), (1024, 2048));
+    /// assert_eq!(t.k_step_offset(1)?, 8192); // 32 K-lines of 256 bytes
+    /// assert!(TileLayout::new_tcgen05(ElemBytes::B4, 64, 32, Major::MN, Swizzle::B128).is_err());
+    /// # Ok::<(), ptxkit::descriptors::DescError>(())
+    /// ```
+    pub const fn new_tcgen05(elem: ElemBytes, rows: u32, cols: u32, major: Major, swizzle: Swizzle) -> Result<TileLayout, DescError> {
+        if matches!(major, Major::MN) && elem.bytes() == 4 {
+            return Err(DescError::Unsupported {
+                kind: "tcgen05 MN-major tf32 tile",
+                what: "tf32 is transposed only with the 128B swizzle of 32-byte atoms, which TileLayout does not model",
+            });
+        }
+        Self::build(elem, rows, cols, major, swizzle)
+    }
+
+    const fn build(elem: ElemBytes, rows: u32, cols: u32, major: Major, swizzle: Swizzle) -> Result<TileLayout, DescError> {
+        let eb = elem.bytes();
+        let w = swizzle.bytes();
         let kslice = elem.k_slice();
         if cols == 0 || !cols.is_multiple_of(kslice) {
             return Err(dim_err("cols", cols, kslice, "the wgmma K-slice: 32 bytes of K"));
@@ -326,7 +358,8 @@ impl TileLayout {
 
     /// Bytes to add to the descriptor's start address for the `k`-th K-slice (the
     /// slice's first element, `offset(0, k * k_slice)`): `32k` for K-major swizzled,
-    /// `2k * LBO` for K-major unswizzled, `2k` atoms along K for MN-major.
+    /// `2k * LBO` for K-major unswizzled, `k * k_slice / 8` atoms along K for MN-major
+    /// (`2k` for 16-bit elements).
     pub const fn k_step_offset(&self, k: u32) -> Result<u32, DescError> {
         let steps = self.k_steps();
         if k >= steps {
@@ -335,7 +368,8 @@ impl TileLayout {
         Ok(match (self.major, self.swizzle) {
             (Major::K, Swizzle::None) => 2 * k * self.lbo(),
             (Major::K, _) => K_SLICE_BYTES * k,
-            (Major::MN, _) => 2 * k * self.atom_stride_k(),
+            // a slice is k_slice K-lines, 8 to an atom (2 atoms for 16-bit elements)
+            (Major::MN, _) => k * (self.elem.k_slice() / 8) * self.atom_stride_k(),
         })
     }
 

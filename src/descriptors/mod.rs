@@ -1,7 +1,9 @@
 //! Pure bit packing for Hopper wgmma operands in shared memory: the 64-bit matrix
 //! descriptor ([`SmemDesc`]), the swizzle modes ([`Swizzle`]) and the canonical tile
-//! layouts that the two must agree on ([`TileLayout`]); and the parameters of TMA tensor
-//! maps ([`TiledMap`], [`Im2colMap`]), checked as the driver requires.
+//! layouts that the two must agree on ([`TileLayout`]); for Blackwell's `tcgen05.mma`, its
+//! shared-memory descriptor ([`Tcgen05SmemDesc`], also from a `TileLayout`) and its
+//! instruction descriptors ([`InstrDesc`] from [`MmaParams`]); and the parameters of TMA
+//! tensor maps ([`TiledMap`], [`Im2colMap`]), checked as the driver requires.
 //!
 //! Nothing here depends on the rest of the crate, so host code (to plan shared memory,
 //! or to check a kernel's addressing on the CPU) and the kernel builder (to bake a
@@ -15,7 +17,13 @@
 //! CUTLASS `GmmaDescriptor` (include/cute/arch/mma_sm90_desc.hpp), `make_gmma_desc` and the
 //! `Layout_*_Atom` definitions (include/cute/atom/mma_traits_sm90_gmma.hpp), `Swizzle`
 //! (include/cute/swizzle.hpp); DeepGEMM's sm90 `make_gmma_desc`
-//! (deep_gemm/include/deep_gemm/common/sm90_utils.cuh). Each file cites what it uses.
+//! (deep_gemm/include/deep_gemm/common/sm90_utils.cuh). For tcgen05: the PTX ISA's
+//! "Matrix Descriptors" sections (9.7.16.4.1 shared memory, 9.7.16.4.2 instruction),
+//! "Matrix Shape" (9.7.16.2.1) and "Block Scaling" (9.7.16.10.7); CUTLASS
+//! `UMMA::SmemDescriptor`, `InstrDescriptor`, `InstrDescriptorBlockScaled`
+//! (include/cute/arch/mma_sm100_desc.hpp) and `make_umma_desc`
+//! (include/cute/atom/mma_traits_sm100.hpp); DeepGEMM's sm100 `make_umma_desc`
+//! (deep_gemm/include/deep_gemm/common/sm100_utils.cuh). Each file cites what it uses.
 //!
 //! # Example
 //!
@@ -56,13 +64,25 @@ mod desc;
 mod error;
 mod layout;
 mod swizzle;
+mod tcgen05;
+mod tcgen05_instr;
+mod tcgen05_params;
 mod tensor_map;
 
 pub use desc::{SmemDesc, MAX_FIELD_BYTES};
 pub use error::DescError;
 pub use layout::{AtomOrder, ElemBytes, Major, TileLayout, K_SLICE_BYTES, SHARED_WINDOW};
 pub use swizzle::Swizzle;
+pub use tcgen05::{LboMode, Tcgen05SmemDesc, Tcgen05Swizzle};
+pub use tcgen05_instr::{
+    F16Type, F8f6f4Type, FloatAccum, Fp4K, Fp4Scale, I8Type, InstrDesc, KindTag, MaxShift, MmaIssue, MmaKind, MmaParams, Sparsity,
+};
 pub use tensor_map::{
     Field, Im2colMap, Interleave, L2Promotion, OobFill, TensorDataType, TensorMapError, TiledMap, MAX_BOX_DIM, MAX_DIM, MAX_ELEMENT_STRIDE,
     MAX_STRIDE_BYTES,
 };
+
+#[cfg(test)]
+mod tcgen05_instr_tests;
+#[cfg(test)]
+mod tcgen05_tests;

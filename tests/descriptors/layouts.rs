@@ -12,8 +12,14 @@ use ptxkit::descriptors::{DescError, ElemBytes, Major, SmemDesc, Swizzle, TileLa
 /// T = 16 / elem bytes, w = swizzle bytes / 16, and the swizzle applied to the absolute
 /// address. It reads only the descriptor's bits, never the TileLayout.
 fn canonical_addr(d: SmemDesc, major: Major, eb: u32, mn: u32, kk: u32) -> u32 {
+    canonical_addr_of(d.start_addr(), d.lbo(), d.sbo(), d.swizzle(), major, eb, mn, kk)
+}
+
+/// [`canonical_addr`] from the descriptor's fields, for any descriptor that has them (the
+/// tcgen05 descriptor's are the same, see `tcgen05.rs`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn canonical_addr_of(start: u32, lbo: u32, sbo: u32, sw: Swizzle, major: Major, eb: u32, mn: u32, kk: u32) -> u32 {
     let t = 16 / eb;
-    let (lbo, sbo, sw) = (d.lbo(), d.sbo(), d.swizzle());
     let w = sw.bytes() / 16;
     let plain = match (major, sw) {
         // ((8,m),(T,2k)):((1T,SBO),(1,LBO))
@@ -25,7 +31,7 @@ fn canonical_addr(d: SmemDesc, major: Major, eb: u32, mn: u32, kk: u32) -> u32 {
         // ((T,w,m),(8,k)):((1,T,LBO),(wT,SBO))
         (Major::MN, _) => (mn % t) * eb + (mn / t % w) * 16 + (mn / (t * w)) * lbo + (kk % 8) * w * 16 + (kk / 8) * sbo,
     };
-    sw.apply(d.start_addr() + plain)
+    sw.apply(start + plain)
 }
 
 /// The first element where the model, given descriptor `d` for slice `k`, and the layout's
@@ -45,7 +51,7 @@ fn model_mismatch(l: &TileLayout, base: u32, k: u32, d: SmemDesc) -> Option<(u32
 }
 
 /// Tiles of every element width, major-ness and swizzle the layout accepts, at a few sizes.
-fn all_tiles() -> Vec<TileLayout> {
+pub(crate) fn all_tiles() -> Vec<TileLayout> {
     let mut v = vec![];
     for e in ElemBytes::ALL {
         let (eb, ks) = (e.bytes(), e.k_slice());

@@ -1,8 +1,10 @@
 //! ptxkit::descriptors on the host: the descriptor's fields, every error path, and the tile
-//! layouts checked against an independent model of what the tensor cores read.
+//! layouts checked against an independent model of what the tensor cores read (wgmma and
+//! tcgen05).
 
 mod fields;
 mod layouts;
+mod tcgen05;
 
 // ---------------------------------------------------------------------------------------
 // The module stands alone
