@@ -1,6 +1,6 @@
 //! How much of the PTX ISA reference the typed forms cover, page by page.
 //!
-//!     cargo run --release --example isa_coverage [-- REFERENCE_DIR] [--markdown PATH]
+//!     cargo run --release --example isa_coverage [-- REFERENCE_DIR] [--markdown PATH] [--lines]
 //!
 //! The reference (one markdown file per instruction page, each with a `### Syntax` section)
 //! is not part of the repository: it is read from REFERENCE_DIR, else from the environment
@@ -14,6 +14,7 @@
 //! compared). Lines of deprecated instructions are counted apart. Pages whose Syntax section
 //! repeats an earlier page's (`bar` and `barrier`, `fence` and `membar`, the video pages) are
 //! listed, and the totals are given both over all pages and over distinct sections.
+//! `--lines` appends every template line with its chain count and whether it is covered.
 
 mod syntax;
 
@@ -70,6 +71,7 @@ fn reference_dir() -> Result<PathBuf, String> {
     while i < args.len() {
         if args[i] == "--markdown" {
             i += 1;
+        } else if args[i].starts_with("--") {
         } else if positional.is_none() {
             positional = Some(PathBuf::from(&args[i]));
         }
@@ -166,7 +168,10 @@ fn main() {
             matched,
         });
     }
-    let text = render(&reports, &chains, n_forms, &matched_anywhere, &dir);
+    let mut text = render(&reports, &chains, n_forms, &matched_anywhere, &dir);
+    if std::env::args().any(|a| a == "--lines") {
+        text.push_str(&all_lines(&reports));
+    }
     print!("{text}");
     if let Some(path) = markdown_path() {
         std::fs::write(&path, &text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
@@ -289,6 +294,17 @@ fn render(reports: &[PageReport], chains: &BTreeMap<&str, usize>, n_forms: usize
     for (g, (n, k, ex)) in &groups {
         let on_page = if page_ops.contains(g.split('.').next().unwrap()) { "yes" } else { "no" };
         let _ = writeln!(w, "| {g} | {n} | {k} | `{ex}` | {on_page} |");
+    }
+    s
+}
+
+/// Every template line: page, covered or not, the number of chains it denotes, its text.
+fn all_lines(reports: &[PageReport]) -> String {
+    let mut s = String::from("\n## All template lines\n\n");
+    for r in reports.iter().filter(|r| r.same_as.is_none()) {
+        for (l, c) in r.page.lines.iter().zip(&r.covered) {
+            let _ = writeln!(s, "    {:<14} {:<9} {:>8}  {}", r.page.name, if *c { "covered" } else { "-" }, l.count(), l.text);
+        }
     }
     s
 }
