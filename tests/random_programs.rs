@@ -10,6 +10,7 @@
 //! `count` modules, seeds `first..first+count`, on `PTXKIT_RANDOM_THREADS` threads (1
 //! unless set), and names every seed whose module ptxas rejected.
 
+#[macro_use]
 mod common;
 
 use ptxkit::intrinsics::mbarrier::Mbarrier;
@@ -236,7 +237,7 @@ fn env_u64(name: &str) -> Option<u64> {
 
 /// Builds and assembles the module of `seed`; `Err` holds ptxas's messages (the module is
 /// saved beside them).
-fn check_seed(px: Option<&std::path::Path>, seed: u64, kernels: usize) -> Result<usize, String> {
+fn check_seed(px: &std::path::Path, seed: u64, kernels: usize) -> Result<usize, String> {
     let (m, total) = random_module(seed, kernels);
     let text = m.to_ptx().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     if kernels >= 100 {
@@ -245,17 +246,14 @@ fn check_seed(px: Option<&std::path::Path>, seed: u64, kernels: usize) -> Result
             assert!(text.contains(family), "seed {seed}: no `{family}` in {kernels} random kernels");
         }
     }
-    if let Some(px) = px {
-        if let Err(log) = ptxkit::ptxas::check_clean(px, &text, m.target(), ptxkit::ptxas::Mode::Assemble) {
-            let path = std::env::temp_dir().join(format!("ptxkit-random-{seed}.ptx"));
-            std::fs::write(&path, &text).ok();
-            return Err(format!("seed {seed}: ptxas rejected a random program (module saved to {}):\n{log}", path.display()));
-        }
+    if let Err(log) = ptxkit::ptxas::check_clean(px, &text, m.target(), ptxkit::ptxas::Mode::Assemble) {
+        let path = std::env::temp_dir().join(format!("ptxkit-random-{seed}.ptx"));
+        std::fs::write(&path, &text).ok();
+        return Err(format!("seed {seed}: ptxas rejected a random program (module saved to {}):\n{log}", path.display()));
     }
     Ok(total)
 }
 
-#[test]
 fn random_programs_assemble() {
     let first = env_u64("PTXKIT_SEED").unwrap_or_else(rand::random);
     let modules = env_u64("PTXKIT_RANDOM_MODULES").unwrap_or(1).max(1);
@@ -277,7 +275,7 @@ fn random_programs_assemble() {
                         if seed > last || seed < first {
                             break;
                         }
-                        match check_seed(px.as_deref(), seed, kernels) {
+                        match check_seed(&px, seed, kernels) {
                             Ok(t) => ins += t,
                             Err(e) => bad.push(e),
                         }
@@ -298,14 +296,15 @@ fn random_programs_assemble() {
         }
     });
     assert_eq!(done, modules);
-    let verdict = match &px {
-        Some(_) => format!("{} modules rejected by ptxas", failures.len()),
-        None => "not assembled (no ptxas)".into(),
-    };
+    let verdict = format!("{} modules rejected by ptxas", failures.len());
     println!(
         "random_programs: {modules} modules (seeds {first}..={last}), {} random kernels, {instructions} instructions, {verdict}, {:.1} s",
         modules * kernels as u64,
         started.elapsed().as_secs_f64()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn main() {
+    common::harness::main(&[&[host!(random_programs_assemble)]]);
 }
