@@ -103,7 +103,7 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
                 out.push('+');
                 num(out, *off as u64);
             } else if *off < 0 {
-                out.push('-');
+                out.push_str("+-");
                 num(out, off.unsigned_abs() as u64);
             }
             out.push(']');
