@@ -20,6 +20,7 @@ mod cmp_cvt;
 mod gemm;
 mod guards;
 mod intrinsics;
+mod malformed;
 mod matrix;
 mod memory;
 mod mma;
@@ -213,6 +214,7 @@ fn main() {
         gemm::TESTS,
         guards::TESTS,
         intrinsics::TESTS,
+        malformed::TESTS,
         matrix::TESTS,
         memory::TESTS,
         mma::TESTS,
