@@ -24,7 +24,7 @@ fn compose_cpu((a1, b1): (u32, u32), (a2, b2): (u32, u32)) -> (u32, u32) {
 
 fn vload_vstore_on_misaligned_views(gpu: Gpu) {
     let mut g = rng("vload_vstore_on_misaligned_views");
-    let blocks = sized(4096usize, 64);
+    let blocks = sized(4096usize, 256);
     let src32: Vec<u32> = (0..blocks * 8 + 16).map(|_| g.gen()).collect();
     for off in 0..4usize {
         for (ix, align) in [(Index::Rebased, Align::Unknown), (Index::Rebased, Align::Offset(off as u32)), (Index::Direct, Align::Unknown)]
