@@ -183,7 +183,14 @@ impl Kernel {
 
     /// Appends one instruction of a form; the operands are drained from `ops`.
     pub(crate) fn push_ins(&mut self, form: &'static FormDesc, guard: Guard, ops: &mut Vec<Opnd>) {
-        if matches!(form.opcode(), "bar" | "barrier") && !form.chain.starts_with("bar.warp") && !form.chain.starts_with("barrier.cluster") {
+        // `bar{.cta}.*` and `barrier{.cta}.*`, not `bar.warp.sync` or `barrier.cluster.*`
+        // (a byte test first: this runs for every instruction).
+        let c = form.chain;
+        if c.as_bytes().first() == Some(&b'b')
+            && (c.starts_with("bar.") || c.starts_with("barrier."))
+            && !c.starts_with("bar.warp")
+            && !c.starts_with("barrier.cluster")
+        {
             self.check_barrier_operands(form, ops);
         }
         let start = self.opnds.len() as u32;
