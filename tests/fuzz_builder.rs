@@ -611,7 +611,6 @@ fn random_calls_never_panic() {
     let first = env_u64("PTXKIT_SEED").unwrap_or_else(rand::random);
     let cases = env_u64("PTXKIT_FUZZ_CASES").unwrap_or(300);
     println!("fuzz_builder seeds {first}.. ({cases} cases; PTXKIT_SEED={first} PTXKIT_FUZZ_CASES={cases} replays them)");
-    let px = common::ptxas("random_calls_never_panic");
     let (mut ok, mut err, mut ptxas_runs) = (0u64, 0u64, 0u64);
     let mut kinds = std::collections::BTreeMap::<String, u64>::new();
     let mut batch: Vec<(u64, Target, String)> = vec![];
@@ -642,7 +641,8 @@ fn random_calls_never_panic() {
             }
         }
     }
-    // ptxas on every Ok text, one process per module.
+    // ptxas on every Ok text, one process per module (the builder's part ran either way).
+    let px = common::ptxas("random_calls_never_panic");
     for (seed, target, text) in &batch {
         ptxas_runs += 1;
         if let Err(log) = ptxkit::ptxas::check_clean(&px, text, *target, ptxkit::ptxas::Mode::Assemble) {
@@ -661,7 +661,6 @@ fn random_calls_never_panic() {
 /// Nesting thousands deep: `if_`, `guarded` scopes (each conjoining its guard with the
 /// enclosing one), loops and labels, in a kernel that must print and assemble.
 fn nesting_thousands_deep() {
-    let px = common::ptxas("nesting_thousands_deep");
     fn nest_if(k: &mut Kernel, p: Reg<Pred>, x: Reg<U32>, d: u32) {
         if d == 0 {
             return;
@@ -701,6 +700,7 @@ fn nesting_thousands_deep() {
         m.to_ptx().expect("deep nesting prints")
     });
     assert!(text.matches("bra").count() >= 5000 + 2 * 1000, "every level branches");
+    let px = common::ptxas("nesting_thousands_deep");
     ptxkit::ptxas::check_clean(&px, &text, Target::SM_90, ptxkit::ptxas::Mode::Assemble).unwrap_or_else(|e| panic!("ptxas: {e}"));
 }
 
