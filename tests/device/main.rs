@@ -27,6 +27,7 @@ mod mma;
 mod params;
 mod pipeline;
 mod reference;
+mod runtime;
 mod setmaxnreg;
 mod tma;
 mod warp;
@@ -221,6 +222,7 @@ fn main() {
         params::TESTS,
         pipeline::TESTS,
         reference::TESTS,
+        runtime::TESTS,
         setmaxnreg::TESTS,
         tma::TESTS,
         warp::TESTS,
