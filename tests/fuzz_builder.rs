@@ -18,7 +18,6 @@ use ptxkit::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 thread_local! {
@@ -587,17 +586,24 @@ fn env_u64(name: &str) -> Option<u64> {
 
 /// Runs `f` on a thread with a large stack, failing if it runs past `limit` (a hang).
 fn bounded<T: Send + 'static>(what: &str, limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let done = std::sync::Arc::new(AtomicBool::new(false));
-    let h = std::thread::Builder::new().stack_size(1 << 30).spawn(f).unwrap();
-    let start = Instant::now();
-    while !h.is_finished() {
-        assert!(start.elapsed() < limit, "{what}: still running after {limit:?}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    done.store(true, Ordering::Relaxed);
-    match h.join() {
-        Ok(v) => v,
-        Err(p) => std::panic::resume_unwind(p),
+    let (tx, rx) = std::sync::mpsc::channel();
+    let h = std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .unwrap();
+    match rx.recv_timeout(limit) {
+        Ok(v) => {
+            let _ = h.join();
+            v
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("{what}: still running after {limit:?}"),
+        // The thread ended without a value: it panicked.
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match h.join() {
+            Err(p) => std::panic::resume_unwind(p),
+            Ok(()) => unreachable!("the thread sends before it ends"),
+        },
     }
 }
 
