@@ -1,6 +1,7 @@
 //! Random programs: kernels built from random sequences of typed operations (arithmetic,
 //! compares, conversions, scalar and vector memory, atomics and reductions, ordered
-//! accesses and fences, warp and block collectives, mbarriers, proxy fences, `elect`), with
+//! accesses and fences, warp and block collectives, mbarriers, proxy fences, `elect`,
+//! `cp.async` and its groups, bulk copies completing on an mbarrier, bulk groups), with
 //! random guards, branches, loops and calls, must print and be accepted by ptxas without a
 //! warning.
 //!
@@ -58,7 +59,7 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
     let (fa, fb, fc) = (pick(r, &p.f), pick(r, &p.f), pick(r, &p.f));
     let imm: u32 = r.gen();
     let fimm: f32 = r.gen_range(-1e6f32..1e6);
-    match r.gen_range(0..56) {
+    match r.gen_range(0..59) {
         0 => p.u.push(ptx!(k, "add.u32", a, b)),
         1 => p.u.push(ptx!(k, "sub.u32", a, imm)),
         2 => p.u.push(ptx!(k, "mul.lo.u32", a, b)),
@@ -164,6 +165,19 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
             ptx!(k, "fence.proxy.async.shared::cta");
             let _ = p.bar.arrive_expect_tx(k, imm % 4096);
         }
+        // Asynchronous copies: cp.async with its groups, a bulk copy completing on the
+        // mbarrier, bulk groups.
+        56 => {
+            ptx!(k, "cp.async.cg.shared.global", p.sh.at(b), p.x.at(a), Const::<16>);
+            ptx!(k, "cp.async.commit_group");
+            ptx!(k, "cp.async.wait_group", imm % 4);
+        }
+        57 => ptx!(k, "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes", p.sh.at(c), p.x.at(a), 256u32, p.bar.ptr()),
+        58 => {
+            ptx!(k, "cp.async.bulk.global.shared::cta.bulk_group", p.x.at(b), p.sh.offset(64), 128u32);
+            ptx!(k, "cp.async.bulk.commit_group");
+            ptx!(k, "cp.async.bulk.wait_group.read", imm % 8);
+        }
         55 => {
             let (leader, is) = ptx!(k, "elect.sync", 0xffff_ffffu32);
             p.u.push(leader.bitcast());
@@ -228,6 +242,9 @@ const FAMILIES: &[&str] = &[
     "mbarrier.try_wait",
     "fence.proxy.async.shared::cta",
     "elect.sync",
+    "cp.async.cg.shared.global",
+    "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
+    "cp.async.bulk.wait_group.read",
     "call",
 ];
 
