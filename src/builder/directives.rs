@@ -9,7 +9,7 @@ impl Kernel {
     fn directive(&mut self, d: Directive, vals: &[u32]) {
         if self.kind != BodyKind::Entry {
             self.invalid(format!("{} applies to kernels only", d.keyword()));
-        } else if vals.iter().any(|v| *v == 0) {
+        } else if vals.contains(&0) {
             self.invalid(format!("{} takes positive values", d.keyword()));
         } else if self.directives.iter().any(|x| x.keyword() == d.keyword()) {
             self.invalid(format!("{} given twice", d.keyword()));
