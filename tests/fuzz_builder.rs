@@ -786,11 +786,70 @@ fn from_ptx_never_panics() {
     assert!(err > 10_000, "most mutations break the declaration");
 }
 
+/// Each input the fuzz test found mishandled, as a fixed case: the text ptxas accepts, or
+/// the error.
+fn regressions_found_by_fuzzing() {
+    type P = (GlobalPtr<U32>,);
+    let build = |f: fn(&mut Kernel, GlobalPtr<U32>)| {
+        let mut m = Module::new(Target::SM_90);
+        m.kernel("k", |k, (x,): P| f(k, x)).and_then(|_| m.to_ptx())
+    };
+    let err = |f: fn(&mut Kernel, GlobalPtr<U32>), what: &str| {
+        let e = build(f).expect_err(what);
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{what}: {e:?}");
+    };
+    // Negative constant offsets: `[%rd1+-8]`, which ptxas reads (it refuses `[%rd1-8]`).
+    let text = build(|k, x| {
+        let v = k.ld(x.offset(-2));
+        k.st(x.byte_offset(-12), v);
+        k.comment("ünïcödé\rsecond line\u{2028}third \\");
+    })
+    .unwrap();
+    assert!(text.contains("+-8]") && text.contains("+-12]"), "{text}");
+    let glued = text.match_indices('-').any(|(i, _)| text[..i].ends_with(|c: char| c.is_ascii_alphanumeric()));
+    assert!(!glued, "a minus sign glued to a register or symbol:\n{text}");
+    assert!(text.is_ascii() && text.contains("// third \\u{5c}"), "{text}");
+    let px = common::ptxas("regressions_found_by_fuzzing");
+    ptxkit::ptxas::check_clean(&px, &text, Target::SM_90, ptxkit::ptxas::Mode::Assemble).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    // Offsets beyond the address space are errors, not overflows.
+    err(|k, x| k.st(x.offset(i64::MAX), 1u32), "offset(i64::MAX)");
+    err(|k, x| k.st(x.byte_offset(i64::MIN).byte_offset(-1), 1u32), "byte_offset below i64::MIN");
+    err(
+        |k, x| {
+            let _ = k.ld(x.at(u64::MAX));
+        },
+        "at(u64::MAX)",
+    );
+    // Directives ptxas would warn about and ignore.
+    err(|k, _| k.reqntid(2000, 1, 1), "2000 threads");
+    err(|k, _| k.maxntid(u32::MAX, u32::MAX, u32::MAX), "a product beyond u64");
+    err(|k, _| k.maxnreg(4), ".maxnreg 4");
+    err(|k, _| k.minnctapersm(2), ".minnctapersm alone");
+    // Barrier numbers and thread counts ptxas refuses.
+    err(|k, _| ptx!(k, "bar.sync", 39u32), "bar.sync 39");
+    err(|k, _| ptx!(k, "bar.sync" as counted, 1u32, 33u32), "33 threads");
+    // Static shared memory beyond 48 KiB, and empty arrays.
+    err(
+        |k, _| {
+            let _ = k.shared_array::<U32>("a", 8192, 16);
+            let _ = k.shared_array::<U32>("b", 8192, 16);
+        },
+        "64 KiB of static shared memory",
+    );
+    err(
+        |k, _| {
+            let _ = k.local_array::<U32>("a", 0, 4);
+        },
+        "an empty array",
+    );
+}
+
 fn main() {
     common::harness::main(&[&[
         host!(random_calls_never_panic),
         host!(nesting_thousands_deep),
         host!(a_million_instructions),
         host!(from_ptx_never_panics),
+        host!(regressions_found_by_fuzzing),
     ]]);
 }
