@@ -712,7 +712,8 @@ fn nesting_thousands_deep() {
 }
 
 /// A kernel of a million instructions builds and prints; with `PTXKIT_FUZZ_HUGE=1` ptxas
-/// assembles it too (which takes ptxas 13.0 over a quarter of an hour and 2.5 GB).
+/// assembles it too (ptxas 13.0 had not finished after 48 minutes and 3 GB on a 2-core
+/// machine).
 fn a_million_instructions() {
     let text = bounded("a million instructions", Duration::from_secs(300), || {
         let mut m = Module::new(Target::SM_90);
