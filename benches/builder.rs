@@ -1,8 +1,43 @@
-//! Builder speed: build and print a 10,000-instruction kernel. Criterion reports the
-//! throughput in instructions per second.
+//! Builder speed and memory: build and print kernels of 10^4, 10^5 and 10^6 instructions.
+//! A table gives, per size, the median time, instructions per second and the peak heap
+//! (measured by a counting allocator) per instruction, so that linear growth shows as
+//! constant rates; criterion times the 10^4 kernel and the Hopper GEMM.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ptxkit::prelude::*;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// The system allocator, counting the bytes live and their peak.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc(l);
+        if !p.is_null() {
+            PEAK.fetch_max(LIVE.fetch_add(l.size(), Relaxed) + l.size(), Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l);
+        LIVE.fetch_sub(l.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = System.realloc(p, l, new);
+        if !q.is_null() {
+            if new > l.size() {
+                PEAK.fetch_max(LIVE.fetch_add(new - l.size(), Relaxed) + new - l.size(), Relaxed);
+            } else {
+                LIVE.fetch_sub(l.size() - new, Relaxed);
+            }
+        }
+        q
+    }
+}
+#[global_allocator]
+static ALLOC: Counting = Counting;
 
 /// A kernel of exactly `n` instructions (a mix of loads, arithmetic, compares, selects,
 /// stores and a loop), as text.
@@ -32,6 +67,45 @@ fn build(n: usize) -> (usize, String) {
     })
     .unwrap();
     (count, m.to_ptx().unwrap())
+}
+
+/// Median seconds of `reps` builds of `n` instructions, and the peak heap of one build
+/// (bytes above what was live before it).
+fn measure(n: usize, reps: usize) -> (f64, usize) {
+    let base = LIVE.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    let (count, text) = build(n);
+    assert_eq!(count, n);
+    let peak = PEAK.load(Relaxed) - base;
+    drop(text);
+    for _ in 0..reps.div_ceil(4) {
+        std::hint::black_box(build(n)); // warm-up
+    }
+    let mut times: Vec<f64> = (0..reps)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            std::hint::black_box(build(n));
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    (times[reps / 2], peak)
+}
+
+fn bench_sizes(_: &mut Criterion) {
+    println!("builder: build and print, median of the reps; peak heap of one build");
+    println!("| instructions | reps | median | million instructions/s | peak heap | heap bytes per instruction |");
+    println!("|---|---|---|---|---|---|");
+    for (n, reps) in [(10_000, 200), (100_000, 30), (1_000_000, 7)] {
+        let (t, peak) = measure(n, reps);
+        println!(
+            "| {n} | {reps} | {:.2} ms | {:.1} | {:.1} MiB | {:.0} |",
+            t * 1e3,
+            n as f64 / t / 1e6,
+            peak as f64 / (1 << 20) as f64,
+            peak as f64 / n as f64
+        );
+    }
 }
 
 fn bench(c: &mut Criterion) {
@@ -78,5 +152,5 @@ fn bench_gemm(c: &mut Criterion) {
     println!("builder: the Hopper GEMM's PTX built and printed in {:.0} us", t.elapsed().as_secs_f64() / reps as f64 * 1e6);
 }
 
-criterion_group!(benches, bench, bench_gemm);
+criterion_group!(benches, bench, bench_gemm, bench_sizes);
 criterion_main!(benches);

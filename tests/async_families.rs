@@ -5,6 +5,7 @@
 //! fences and griddepcontrol; and the typed barrier handles' bounded wait. Each module is
 //! printed, read, and assembled by ptxas with no warning.
 
+#[macro_use]
 mod common;
 
 use common::assemble;
@@ -12,7 +13,6 @@ use ptxkit::intrinsics::mbarrier::{Deadline, Mbarrier, Publish, Ring};
 use ptxkit::ops::m;
 use ptxkit::prelude::*;
 
-#[test]
 fn cp_async_sizes_zero_fill_ignore_source_and_groups() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("cp_async", |k, (src, n, skip, policy): (GlobalPtr<U32>, Reg<U32>, Reg<U32>, Reg<B64>)| {
@@ -44,7 +44,6 @@ fn cp_async_sizes_zero_fill_ignore_source_and_groups() {
     assert!(text.contains("cp.async.wait_group 1;"), "{text}");
 }
 
-#[test]
 fn a_copy_size_outside_its_set_is_an_error() {
     let mut m = Module::new(Target::SM_80);
     let r = m.kernel("bad", |k, (src,): (GlobalPtr<U32>,)| {
@@ -58,7 +57,6 @@ fn a_copy_size_outside_its_set_is_an_error() {
     }
 }
 
-#[test]
 fn a_counted_arrive_needs_sm_90_where_the_plain_one_runs_on_sm_80() {
     let build = |target: Target, counted: bool| {
         let mut m = Module::new(target);
@@ -85,7 +83,6 @@ fn a_counted_arrive_needs_sm_90_where_the_plain_one_runs_on_sm_80() {
     assert!(assemble("arrive_sm90", &build(Target::SM_90, true)).contains(".version 7.8\n.target sm_90\n"));
 }
 
-#[test]
 fn the_mbarrier_grammar() {
     let mut m = Module::new(Target::SM_90);
     m.kernel("mbar", |k, (peer, out): (Reg<U32>, GlobalPtr<U32>)| {
@@ -125,7 +122,6 @@ fn the_mbarrier_grammar() {
     assert!(text.contains(".version 8.6\n.target sm_90\n"), "{text}");
 }
 
-#[test]
 fn the_cluster_family_fences_and_griddepcontrol() {
     let mut m = Module::new(Target::SM_90);
     m.kernel("cluster", |k, (x, wide): (Reg<U32>, Reg<U64>)| {
@@ -182,7 +178,6 @@ fn the_cluster_family_fences_and_griddepcontrol() {
     assert!(text.contains(".version 8.6\n"), "{text}");
 }
 
-#[test]
 fn a_bounded_wait_is_a_loop_with_a_try_counter() {
     let mut m = Module::new(Target::SM_90);
     m.kernel("wait", |k, (out,): (GlobalPtr<U32>,)| {
@@ -212,7 +207,6 @@ fn a_bounded_wait_is_a_loop_with_a_try_counter() {
     assert!(at("mbarrier.init.shared.b64 [bars], 1;") < at("bar.sync 0;"));
 }
 
-#[test]
 fn a_ring_computes_stages_and_parities_from_the_index() {
     for stages in [4u32, 3] {
         let mut m = Module::new(Target::SM_90);
@@ -239,4 +233,16 @@ fn a_ring_computes_stages_and_parities_from_the_index() {
         assert_eq!(text.matches("mbarrier.init.shared.b64").count(), 2 * stages as usize, "{text}");
         assert!(text.contains("fence.mbarrier_init.release.cluster;"), "{text}");
     }
+}
+
+fn main() {
+    common::harness::main(&[&[
+        host!(cp_async_sizes_zero_fill_ignore_source_and_groups),
+        host!(a_copy_size_outside_its_set_is_an_error),
+        host!(a_counted_arrive_needs_sm_90_where_the_plain_one_runs_on_sm_80),
+        host!(the_mbarrier_grammar),
+        host!(the_cluster_family_fences_and_griddepcontrol),
+        host!(a_bounded_wait_is_a_loop_with_a_try_counter),
+        host!(a_ring_computes_stages_and_parities_from_the_index),
+    ]]);
 }

@@ -4,6 +4,7 @@
 //!
 //! `PTXKIT_DUMP_PTX=dir` also writes each module's text there (for reading the SASS).
 
+#[macro_use]
 mod common;
 use ptxkit::kernels::gemm::{check_mma_shape, gemm_tn_mma, MmaGemmConfig};
 use ptxkit::prelude::*;
@@ -22,9 +23,8 @@ fn variants() -> Vec<MmaGemmConfig> {
     ]
 }
 
-#[test]
 fn every_mma_gemm_variant_assembles_clean() {
-    let Some(px) = common::ptxas("every_mma_gemm_variant_assembles_clean") else { return };
+    let px = common::ptxas("every_mma_gemm_variant_assembles_clean");
     let dump = std::env::var("PTXKIT_DUMP_PTX").ok();
     let mut failures = vec![];
     let mut kernels = 0;
@@ -66,7 +66,6 @@ fn every_mma_gemm_variant_assembles_clean() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-#[test]
 fn mma_gemm_refuses_what_it_cannot_build() {
     let d = MmaGemmConfig::default();
     d.check().unwrap();
@@ -90,4 +89,8 @@ fn mma_gemm_refuses_what_it_cannot_build() {
     assert!(check_mma_shape(&d, 0, 64, 64).unwrap_err().contains("M = 0"));
     assert!(check_mma_shape(&d, 1, 4096, 4096).is_ok());
     assert!(check_mma_shape(&d, 77, 130, 40).is_ok());
+}
+
+fn main() {
+    common::harness::main(&[&[host!(every_mma_gemm_variant_assembles_clean), host!(mma_gemm_refuses_what_it_cannot_build)]]);
 }

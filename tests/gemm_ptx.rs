@@ -3,6 +3,7 @@
 //! serialised, C7510 and kin; no `setmaxnreg` ignored, C7508), no spill and no stack, and
 //! its registers under the `.maxnreg` cap that `setmaxnreg` budgets from.
 
+#[macro_use]
 mod common;
 use ptxkit::kernels::gemm::{gemm, gemm_staged, E4m3, GemmConfig, Layout, TILE_NS};
 use ptxkit::prelude::*;
@@ -29,9 +30,8 @@ fn variants() -> Vec<GemmConfig> {
     out
 }
 
-#[test]
 fn every_gemm_variant_assembles_clean() {
-    let Some(px) = common::ptxas("every_gemm_variant_assembles_clean") else { return };
+    let px = common::ptxas("every_gemm_variant_assembles_clean");
     let mut failures = vec![];
     let mut kernels = 0;
     for cfg in variants() {
@@ -75,4 +75,8 @@ fn every_gemm_variant_assembles_clean() {
     }
     println!("{kernels} GEMM kernels assembled for sm_90a");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn main() {
+    common::harness::main(&[&[host!(every_gemm_variant_assembles_clean)]]);
 }

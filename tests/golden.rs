@@ -2,6 +2,7 @@
 //! tests/golden/. `PTXKIT_BLESS=1 cargo test --test golden` rewrites them; every module is
 //! also assembled by ptxas at its target.
 
+#[macro_use]
 mod common;
 
 use ptxkit::prelude::*;
@@ -23,7 +24,6 @@ fn check_allowing(name: &str, m: &Module, allowed: &[&str]) {
     }
 }
 
-#[test]
 fn saxpy() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("saxpy", |k, (x, y, a, n): (GlobalPtr<F32>, GlobalPtr<F32>, Reg<F32>, Reg<U32>)| {
@@ -41,7 +41,6 @@ fn saxpy() {
     check("saxpy", &m);
 }
 
-#[test]
 fn control_flow() {
     let mut m = Module::new(Target::SM_75);
     m.kernel("loops", |k, (out, n): (GlobalPtr<U32>, Reg<U32>)| {
@@ -83,7 +82,6 @@ fn control_flow() {
     check("control_flow", &m);
 }
 
-#[test]
 fn device_function() {
     let mut m = Module::new(Target::SM_75);
     let f = m
@@ -105,7 +103,6 @@ fn device_function() {
     check_allowing("device_function", &m, &["with multiple return values found, disabling ABI"]);
 }
 
-#[test]
 fn shared_memory_and_atomics() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("histogram", |k, (data, hist, n): (GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>)| {
@@ -132,7 +129,6 @@ fn shared_memory_and_atomics() {
     check("shared_memory_and_atomics", &m);
 }
 
-#[test]
 fn warp_collectives() {
     let mut m = Module::new(Target::SM_90);
     m.kernel("warp", |k, (out,): (GlobalPtr<U32>,)| {
@@ -158,7 +154,6 @@ fn warp_collectives() {
     check("warp_collectives", &m);
 }
 
-#[test]
 fn variables_directives_and_immediates() {
     let mut m = Module::new(Target::SM_90A);
     let table = m.constant::<F32>("table", &[1.0, -2.5, 0.1, f32::INFINITY]).unwrap();
@@ -188,7 +183,6 @@ fn variables_directives_and_immediates() {
     check("variables_directives_and_immediates", &m);
 }
 
-#[test]
 fn example_kernels() {
     let mut m = Module::new(Target::SM_80);
     ptxkit::kernels::copy_scalar(&mut m).unwrap();
@@ -198,7 +192,6 @@ fn example_kernels() {
     check("example_kernels", &m);
 }
 
-#[test]
 fn reduction_and_scan_kernels() {
     let mut m = Module::new(Target::SM_80);
     ptxkit::kernels::sum_partials(&mut m).unwrap();
@@ -208,4 +201,17 @@ fn reduction_and_scan_kernels() {
     ptxkit::kernels::scan_tiles(&mut m).unwrap();
     ptxkit::kernels::scan_single_pass::<256>(&mut m, "scan_single_pass", 16, 0).unwrap();
     check("reduction_and_scan_kernels", &m);
+}
+
+fn main() {
+    common::harness::main(&[&[
+        host!(saxpy),
+        host!(control_flow),
+        host!(device_function),
+        host!(shared_memory_and_atomics),
+        host!(warp_collectives),
+        host!(variables_directives_and_immediates),
+        host!(example_kernels),
+        host!(reduction_and_scan_kernels),
+    ]]);
 }

@@ -3,6 +3,7 @@
 //! guard on every instruction a helper emits, and an instruction with a guard of its own
 //! inside the scope (a loop's branch, a nested scope) gets the conjunction of both.
 
+#[macro_use]
 mod common;
 
 use common::assemble;
@@ -21,7 +22,6 @@ fn guard_of(line: &str) -> Option<&str> {
     line.strip_prefix('@').map(|r| r.split_whitespace().next().unwrap_or(""))
 }
 
-#[test]
 fn an_explicit_guard_lands_on_its_instruction() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("explicit", |k, (x, y, n): (GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>)| {
@@ -43,7 +43,6 @@ fn an_explicit_guard_lands_on_its_instruction() {
     assert!(body.iter().filter(|l| l.contains("mad.wide.u32")).all(|l| guard_of(l).is_none()), "{text}");
 }
 
-#[test]
 fn a_guarded_scope_guards_every_instruction_of_a_helper() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("scoped", |k, (x, y, n): (GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>)| {
@@ -64,7 +63,6 @@ fn a_guarded_scope_guards_every_instruction_of_a_helper() {
     assert!(body.iter().any(|l| l.starts_with("@%p1 mad.wide.u32")) && body.iter().any(|l| l.starts_with("@%p1 ld.global.f32")));
 }
 
-#[test]
 fn guards_inside_a_scope_are_conjoined() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("conjoined", |k, (x, y, n): (GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>)| {
@@ -99,7 +97,6 @@ fn guards_inside_a_scope_are_conjoined() {
     assert!(body.iter().any(|l| l.contains(" bra ") && guard_of(l) != Some("!%p1")), "{text}");
 }
 
-#[test]
 fn raw_text_with_its_own_guard_is_refused_in_a_scope() {
     let mut m = Module::new(Target::SM_80);
     let r = m.kernel("raw_guard", |k, (n,): (Reg<U32>,)| {
@@ -107,4 +104,13 @@ fn raw_text_with_its_own_guard_is_refused_in_a_scope() {
         k.guarded(p, |k| k.raw("@%p1 membar.cta"));
     });
     assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
+}
+
+fn main() {
+    common::harness::main(&[&[
+        host!(an_explicit_guard_lands_on_its_instruction),
+        host!(a_guarded_scope_guards_every_instruction_of_a_helper),
+        host!(guards_inside_a_scope_are_conjoined),
+        host!(raw_text_with_its_own_guard_is_refused_in_a_scope),
+    ]]);
 }

@@ -1,6 +1,7 @@
 //! The intrinsics, read off the PTX they emit (widths, patterns, branches, orderings) and
 //! assembled by ptxas. Their values are checked on the GPU in tests/device/intrinsics.rs.
 
+#[macro_use]
 mod common;
 
 use ptxkit::intrinsics::order::{self, *};
@@ -10,7 +11,6 @@ use ptxkit::prelude::*;
 
 use common::assemble;
 
-#[test]
 fn access_patterns() {
     // (elements, misalignment) -> accesses (position, width)
     assert_eq!(pattern::<F32>(4, 0), [(0, 4)]);
@@ -36,7 +36,6 @@ fn access_patterns() {
     }
 }
 
-#[test]
 fn vload_widths_follow_the_alignment_mode() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("aligned", |k, (x, y): (GlobalPtr<F32>, GlobalPtr<F32>)| {
@@ -83,7 +82,6 @@ fn vload_widths_follow_the_alignment_mode() {
     assert_eq!(text.matches("st.global.v4.u8").count(), 2);
 }
 
-#[test]
 fn ordering_table_covers_every_combination_once() {
     let orderings = ["Weak", "Volatile", "Relaxed", "Acquire", "Release", "AcqRel", "SeqCst"];
     let scopes = ["NoScope", "Cta", "Cluster", "Gpu", "Sys"];
@@ -132,7 +130,6 @@ fn ordering_table_covers_every_combination_once() {
     }
 }
 
-#[test]
 fn warp_and_block_collectives_assemble_for_any_value() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("collectives", |k, (x, y): (GlobalPtr<U64>, GlobalPtr<U32>)| {
@@ -176,7 +173,6 @@ fn warp_and_block_collectives_assemble_for_any_value() {
     assert!(text.contains("bar.sync 0;"));
 }
 
-#[test]
 fn scans_and_reductions_are_real_loops() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("one_scan", |k, (x,): (GlobalPtr<U32>,)| {
@@ -194,4 +190,14 @@ fn scans_and_reductions_are_real_loops() {
     assert_eq!(text.matches("max.u32").count(), 1);
     let back_edges = text.lines().filter(|l| l.trim_start().starts_with("bra ")).count();
     assert!(back_edges >= 2, "each loop needs a back edge:\n{text}");
+}
+
+fn main() {
+    common::harness::main(&[&[
+        host!(access_patterns),
+        host!(vload_widths_follow_the_alignment_mode),
+        host!(ordering_table_covers_every_combination_once),
+        host!(warp_and_block_collectives_assemble_for_any_value),
+        host!(scans_and_reductions_are_real_loops),
+    ]]);
 }

@@ -65,3 +65,42 @@ fn layers_depend_one_way() {
     println!("{checked} files checked");
     assert!(bad.is_empty(), "dependencies against the layering:\n{}", bad.join("\n"));
 }
+
+/// The test binaries on `tests/common/harness.rs` (`harness = false`) run only the tests
+/// they list: a `#[test]` there would compile to nothing and never run.
+#[test]
+fn harness_binaries_have_no_libtest_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    let mut checked = 0;
+    let mut bad = vec![];
+    for block in manifest.split("[[test]]").skip(1) {
+        let block = block.split("\n[").next().unwrap_or(block);
+        if !block.contains("harness = false") {
+            continue;
+        }
+        let field = |key: &str| {
+            block
+                .lines()
+                .find_map(|l| l.trim().strip_prefix(key).map(|v| v.trim().trim_start_matches('=').trim().trim_matches('"').to_string()))
+        };
+        let name = field("name").expect("a [[test]] has a name");
+        let path = field("path").unwrap_or(format!("tests/{name}.rs"));
+        let path = root.join(path);
+        let mut fs = vec![];
+        if path.ends_with("main.rs") {
+            files(path.parent().unwrap(), &mut fs);
+        } else {
+            fs.push(path);
+        }
+        for f in fs {
+            let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            checked += 1;
+            if text.lines().any(|l| l.trim() == "#[test]") {
+                bad.push(f.display().to_string());
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} files of harness binaries found");
+    assert!(bad.is_empty(), "#[test] in binaries with harness = false (list the test in TESTS instead): {bad:?}");
+}

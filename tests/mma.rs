@@ -2,13 +2,13 @@
 //! metadata and selector, the selector's legal set enforced when a kernel is built, and the
 //! legal sets set against what ptxas accepts.
 
+#[macro_use]
 mod common;
 
 use ptxkit::ops::{mma, Kind};
 use ptxkit::prelude::*;
 use ptxkit::ptxas::{sample, Mode};
 
-#[test]
 fn fresh_in_place_and_sparse_calls() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("mma", |k, (a, b, e, out): (GlobalPtr<B32>, GlobalPtr<B32>, GlobalPtr<B32>, GlobalPtr<F32>)| {
@@ -41,7 +41,6 @@ fn fresh_in_place_and_sparse_calls() {
     assert!(text.contains(".target sm_80"));
 }
 
-#[test]
 fn a_selector_outside_its_set_is_an_error() {
     let mut m = Module::new(Target::SM_80);
     let r = m.kernel("sparse", |k, ()| {
@@ -63,9 +62,8 @@ fn a_selector_outside_its_set_is_an_error() {
 const PTXAS_LENIENT: &[&str] =
     &["mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32", "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32"];
 
-#[test]
 fn sparsity_selectors_against_ptxas() {
-    let Some(px) = common::ptxas("sparsity_selectors_against_ptxas") else { return };
+    let px = common::ptxas("sparsity_selectors_against_ptxas");
     let sparse: Vec<&'static ptxkit::ops::FormDesc> = mma::FORMS.iter().filter(|f| f.chain.starts_with("mma.sp")).collect();
     let legal = |f: &ptxkit::ops::FormDesc| match f.src.last() {
         Some(Kind::ImmIn(_, l)) => *l,
@@ -98,4 +96,12 @@ fn sparsity_selectors_against_ptxas() {
     }
     println!("{} sparse forms, selectors 0..4 each at sm_90: ptxas took {} (form, selector) pairs", sparse.len(), accepted.len());
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+fn main() {
+    common::harness::main(&[&[
+        host!(fresh_in_place_and_sparse_calls),
+        host!(a_selector_outside_its_set_is_an_error),
+        host!(sparsity_selectors_against_ptxas),
+    ]]);
 }

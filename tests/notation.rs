@@ -5,6 +5,7 @@
 //! tensor-memory operands. Each module is printed, read, and assembled by ptxas with no
 //! warning.
 
+#[macro_use]
 mod common;
 
 use common::assemble;
@@ -13,7 +14,6 @@ use ptxkit::ops::Acc;
 use ptxkit::prelude::*;
 use ptxkit::regs::{TensorAt, TmemAddr};
 
-#[test]
 fn wgmma_tied_accumulator_and_legal_immediates() {
     let mut m = Module::new(Target::SM_90A);
     m.kernel("wgmma", |k, (da, db, out): (Reg<B64>, Reg<B64>, GlobalPtr<F32>)| {
@@ -46,7 +46,6 @@ fn wgmma_tied_accumulator_and_legal_immediates() {
     assert!(text.contains(".target sm_90a"));
 }
 
-#[test]
 fn an_immediate_outside_its_legal_set_is_an_error() {
     let mut m = Module::new(Target::SM_90A);
     let r = m.kernel("bad", |k, ()| {
@@ -67,7 +66,6 @@ fn an_immediate_outside_its_legal_set_is_an_error() {
     assert!(text.contains("setmaxnreg.inc.sync.aligned.u32 240;") && text.contains("setmaxnreg.dec.sync.aligned.u32 40;"));
 }
 
-#[test]
 fn mbarrier_sink_and_shared_windows() {
     let mut m = Module::new(Target::SM_90);
     m.kernel("mbar", |k, (remote, out): (Reg<U32>, GlobalPtr<U32>)| {
@@ -91,7 +89,6 @@ fn mbarrier_sink_and_shared_windows() {
     assert!(text.contains("mbarrier.init.shared::cta.b64 [bar], 1;"), "{text}");
 }
 
-#[test]
 fn tensor_copies_with_per_operand_spaces() {
     let mut m = Module::new(Target::SM_90);
     m.kernel("tma", |k, (map, x, y): (Reg<U64>, Reg<S32>, Reg<S32>)| {
@@ -112,7 +109,6 @@ fn tensor_copies_with_per_operand_spaces() {
     assert!(text.contains("[%rd1, {%r1, %r2, %r3}], [full];"), "{text}");
 }
 
-#[test]
 fn bulk_copies_reductions_prefetches_and_tensor_map_instructions() {
     let mut m = Module::new(Target::SM_90A);
     m.kernel("bulk", |k, (src, dst, map, peer): (GlobalPtr<U32>, GlobalPtr<U32>, Reg<U64>, Reg<U32>)| {
@@ -202,7 +198,6 @@ fn tensor_map_kernel<T: TensorElem, const R: usize>(m: &mut Module, name: &str) 
     .unwrap();
 }
 
-#[test]
 fn tensor_map_parameters_of_every_rank_assemble() {
     // The tensor instructions take the map through the generic address of the `.param`
     // (`mov.u64` of the symbol, then `cvta.param.u64`); ptxas refuses the bare symbol.
@@ -221,7 +216,8 @@ fn tensor_map_parameters_of_every_rank_assemble() {
         assert!(text.contains(&format!("cp.async.bulk.prefetch.tensor.{r}d.L2.global.tile")), "{text}");
     }
     assert!(KernelRef::<(TensorMap<F32, 2>, TensorMap<F32, 2>)>::from_ptx(&text, "rank2").is_ok());
-    if let Some(px) = common::ptxas("tensor_map_parameters_of_every_rank_assemble") {
+    {
+        let px = common::ptxas("tensor_map_parameters_of_every_rank_assemble");
         // The bare parameter symbol as the tensor operand is refused, which is why the
         // parameter's generic address is taken.
         let bare = text.replacen("[%rd2, {%r1}], [bar]", "[rank1_param_0, {%r1}], [bar]", 1);
@@ -231,7 +227,6 @@ fn tensor_map_parameters_of_every_rank_assemble() {
     }
 }
 
-#[test]
 fn tensor_memory_and_several_destinations() {
     let mut m = Module::new(Target::SM_103A);
     m.kernel("tmem", |k, (out,): (GlobalPtr<F32>,)| {
@@ -255,11 +250,10 @@ fn tensor_memory_and_several_destinations() {
     assert!(red.contains("}, %r") && red.trim_end().ends_with("[%r1];"), "{red}");
 }
 
-#[test]
 fn a_wgmma_pipeline_advisory_is_returned() {
     // Reading the accumulator before `wgmma.wait_group` retires the multiply makes ptxas
     // inject a wait into the pipeline; it says so (C7517), and the check hands that back.
-    let Some(px) = common::ptxas("a_wgmma_pipeline_advisory_is_returned") else { return };
+    let px = common::ptxas("a_wgmma_pipeline_advisory_is_returned");
     let mut m = Module::new(Target::SM_90A);
     m.kernel("serialised", |k, (da, db, out): (Reg<B64>, Reg<B64>, GlobalPtr<F32>)| {
         let (da, db) = (da.bitcast::<Gdesc>(), db.bitcast::<Gdesc>());
@@ -281,10 +275,8 @@ fn a_wgmma_pipeline_advisory_is_returned() {
 
 /// `.e2m1x2` values, which PTX keeps in 8-bit registers: converted from and to f32/f16x2,
 /// stored and loaded as `.b8`, copied, shuffled, scanned and zeroed through the value
-/// helpers (which
-/// must use `cvt`, as `mov` has no 8-bit form), all in `.reg .b8` registers that ptxas
-/// accepts for sm_100a.
-#[test]
+/// helpers (which must use `cvt`, as `mov` has no 8-bit form), all in `.reg .b8` registers
+/// that ptxas accepts for sm_100a.
 fn e2m1x2_values_live_in_8_bit_registers() {
     use ptxkit::intrinsics::warp::{LaneMask, Shfl};
     let mut m = Module::new(Target::SM_100A);
@@ -311,4 +303,18 @@ fn e2m1x2_values_live_in_8_bit_registers() {
     assert!(text.contains("ld.global.b8 %rc") && text.contains("st.global.b8 ["), "{text}");
     assert!(text.contains("cvt.u8.u8 %rc") && text.contains("cvt.u32.u8 %r") && text.contains("cvt.u8.u32 %rc"), "{text}");
     assert!(!text.contains("mov.b16 %rc"), "{text}");
+}
+
+fn main() {
+    common::harness::main(&[&[
+        host!(wgmma_tied_accumulator_and_legal_immediates),
+        host!(an_immediate_outside_its_legal_set_is_an_error),
+        host!(mbarrier_sink_and_shared_windows),
+        host!(tensor_copies_with_per_operand_spaces),
+        host!(bulk_copies_reductions_prefetches_and_tensor_map_instructions),
+        host!(tensor_map_parameters_of_every_rank_assemble),
+        host!(tensor_memory_and_several_destinations),
+        host!(a_wgmma_pipeline_advisory_is_returned),
+        host!(e2m1x2_values_live_in_8_bit_registers),
+    ]]);
 }

@@ -3,6 +3,7 @@
 //! other target it claims, at the version inference picks there; and the recorded minimum
 //! checked to be a minimum (one step older fails).
 
+#[macro_use]
 mod common;
 
 use ptxkit::builder::{Suffix, Target, Version};
@@ -23,9 +24,8 @@ fn names(v: &[&FormDesc]) -> String {
     v.iter().map(|f| format!("{} ({})", f.chain, f.variant)).collect::<Vec<_>>().join("\n  ")
 }
 
-#[test]
 fn every_form_assembles_at_its_oldest_target_and_version() {
-    let Some(px) = common::ptxas("every_form_assembles_at_its_oldest_target_and_version") else { return };
+    let px = common::ptxas("every_form_assembles_at_its_oldest_target_and_version");
     let forms: Vec<&'static FormDesc> = ops::all_forms().collect();
     let mut groups: BTreeMap<(Target, Version), Vec<&'static FormDesc>> = BTreeMap::new();
     for f in &forms {
@@ -49,9 +49,8 @@ fn every_form_assembles_at_its_oldest_target_and_version() {
     assert!(failed.is_empty(), "{} forms rejected by ptxas:\n  {}", failed.len(), names(&failed));
 }
 
-#[test]
 fn every_form_assembles_at_every_target_it_claims() {
-    let Some(px) = common::ptxas("every_form_assembles_at_every_target_it_claims") else { return };
+    let px = common::ptxas("every_form_assembles_at_every_target_it_claims");
     // At each target a form claims, at the version inference would pick there for a module
     // using only that form: parse-only (`-arch compute_XX`), one ptxas run per group.
     let start = std::time::Instant::now();
@@ -84,9 +83,8 @@ fn every_form_assembles_at_every_target_it_claims() {
     assert!(failed.is_empty(), "{} (form, target) pairs rejected by ptxas:\n  {}", failed.len(), failed.join("\n  "));
 }
 
-#[test]
 fn recorded_minimums_are_minimal() {
-    let Some(px) = common::ptxas("recorded_minimums_are_minimal") else { return };
+    let px = common::ptxas("recorded_minimums_are_minimal");
     // One plain target older must fail. And the recorded version is the least that makes the
     // form work at every target it claims (inference picks max(it, the target's minimum)), so
     // where it is above the oldest target's minimum, one version older must fail at SOME
@@ -140,7 +138,6 @@ fn recorded_minimums_are_minimal() {
     assert!(wrong.is_empty(), "{} forms assemble below their recorded minimum:\n  {}", wrong.len(), wrong.join("\n  "));
 }
 
-#[test]
 fn isa_table_matches_the_tables() {
     let keys: std::collections::HashSet<String> = ops::all_forms().map(|f| f.isa_key().into_owned()).collect();
     for (key, _) in isa::rows() {
@@ -149,4 +146,13 @@ fn isa_table_matches_the_tables() {
     for f in ops::all_forms() {
         req(f);
     }
+}
+
+fn main() {
+    common::harness::main(&[&[
+        host!(every_form_assembles_at_its_oldest_target_and_version),
+        host!(every_form_assembles_at_every_target_it_claims),
+        host!(recorded_minimums_are_minimal),
+        host!(isa_table_matches_the_tables),
+    ]]);
 }

@@ -1,9 +1,24 @@
-//! Random programs: kernels built from random sequences of typed operations, with random
-//! guards, branches, loops and calls, must print and be accepted by ptxas. The seed is
-//! fresh each run and printed; `PTXKIT_SEED=n` replays one.
+//! Random programs: kernels built from random sequences of typed operations (arithmetic,
+//! compares, conversions, scalar and vector memory, atomics and reductions, ordered
+//! accesses and fences, warp and block collectives, mbarriers, proxy fences, `elect`,
+//! `cp.async` and its groups, bulk copies completing on an mbarrier, bulk groups), with
+//! random guards, branches, loops and calls, must print and be accepted by ptxas without a
+//! warning.
+//!
+//! One module is built per seed, with `PTXKIT_RANDOM_KERNELS` kernels (150 unless set);
+//! the seed is fresh each run and printed, `PTXKIT_SEED=n` replays one. A long run covers
+//! a range of seeds: `PTXKIT_SEED=first PTXKIT_RANDOM_MODULES=count` builds and assembles
+//! `count` modules, seeds `first..first+count`, on `PTXKIT_RANDOM_THREADS` threads (1
+//! unless set), and names every seed whose module ptxas rejected.
 
+#[macro_use]
 mod common;
 
+use ptxkit::intrinsics::mbarrier::Mbarrier;
+use ptxkit::intrinsics::order::{AcqRel, Acquire, Gpu, Release};
+use ptxkit::intrinsics::vector::{Align, Index};
+use ptxkit::intrinsics::warp::{LaneMask, Shfl};
+use ptxkit::ops::m;
 use ptxkit::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -14,6 +29,8 @@ struct Pools {
     p: Vec<Reg<Pred>>,
     x: GlobalPtr<U32>,
     y: GlobalPtr<F32>,
+    sh: Ptr<m::Shared, U32>,
+    bar: Mbarrier,
 }
 
 fn pick<T: Copy>(r: &mut StdRng, v: &[T]) -> T {
@@ -42,7 +59,7 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
     let (fa, fb, fc) = (pick(r, &p.f), pick(r, &p.f), pick(r, &p.f));
     let imm: u32 = r.gen();
     let fimm: f32 = r.gen_range(-1e6f32..1e6);
-    match r.gen_range(0..38) {
+    match r.gen_range(0..59) {
         0 => p.u.push(ptx!(k, "add.u32", a, b)),
         1 => p.u.push(ptx!(k, "sub.u32", a, imm)),
         2 => p.u.push(ptx!(k, "mul.lo.u32", a, b)),
@@ -104,6 +121,68 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
         }
         35 => p.u.push(k.ld(p.x.at(c))),
         36 => k.st(p.y.at(a), fb),
+        // Vector accesses: aligned, at a known offset, and checked at run time.
+        38 => p.u.extend(k.vload::<4, U32, _>(p.x, a, Index::Rebased, Align::Unknown)),
+        39 => p.f.extend(k.vload::<2, F32, _>(p.y, b, Index::Direct, Align::Aligned)),
+        40 => k.vstore::<4, F32, _>(p.y, a, [fa, fb, fc, fa], Index::Rebased, Align::Offset(r.gen_range(0..4))),
+        41 => p.f.extend(k.vload::<8, F32, _>(p.y, c, Index::Rebased, Align::Offset(r.gen_range(0..8)))),
+        // Atomics and reductions.
+        42 => {
+            let old = ptx!(k, "atom.relaxed.gpu.global.cas.b32", p.x.cast::<B32>().at(a), b.bitcast::<B32>(), c.bitcast::<B32>());
+            p.u.push(old.bitcast());
+        }
+        43 => p.u.push(ptx!(k, "atom.acq_rel.gpu.global.exch.b32", p.x.cast::<B32>().at(b), a.bitcast::<B32>()).bitcast()),
+        44 => ptx!(k, "red.release.gpu.global.add.f32", p.y.at(a), fa),
+        45 => p.u.push(ptx!(k, "atom.shared.inc.u32", p.sh.at(b), imm)),
+        46 => p.f.push(ptx!(k, "atom.global.add.f32", p.y.at(c), fb)),
+        // Ordered accesses and fences.
+        47 => p.u.push(k.load(Acquire, Gpu, p.x.at(a))),
+        48 => {
+            k.store(Release, Gpu, p.x.at(b), c);
+            k.fence(AcqRel, Gpu);
+        }
+        // Warp and block collectives.
+        49 => {
+            let (u, v) = k.shfl(Shfl::Xor, (a, fa), imm % 32, LaneMask::FULL);
+            p.u.push(u);
+            p.f.push(v);
+        }
+        50 => p.u.push(k.warp_reduce(a, LaneMask::FULL, |k, u, v| ptx!(k, "add.u32", u, v))),
+        51 => {
+            let q = pick(r, &p.p);
+            p.p.push(k.vote_any(q, LaneMask::FULL));
+            p.u.push(k.ballot(q, LaneMask::FULL).bitcast());
+            p.u.push(ptx!(k, "redux.sync.max.u32", a, 0xffff_ffffu32));
+        }
+        52 => p.f.push(k.block_reduce::<128, _>(fa, |k, u, v| ptx!(k, "add.f32", u, v))),
+        // Hopper: mbarriers, proxy fences, elect.
+        53 => {
+            let _ = p.bar.arrive(k);
+            p.p.push(p.bar.try_wait(k, imm & 1));
+        }
+        54 => {
+            k.st(p.sh.at(a), b);
+            ptx!(k, "fence.proxy.async.shared::cta");
+            let _ = p.bar.arrive_expect_tx(k, imm % 4096);
+        }
+        // Asynchronous copies: cp.async with its groups, a bulk copy completing on the
+        // mbarrier, bulk groups.
+        56 => {
+            ptx!(k, "cp.async.cg.shared.global", p.sh.at(b), p.x.at(a), Const::<16>);
+            ptx!(k, "cp.async.commit_group");
+            ptx!(k, "cp.async.wait_group", imm % 4);
+        }
+        57 => ptx!(k, "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes", p.sh.at(c), p.x.at(a), 256u32, p.bar.ptr()),
+        58 => {
+            ptx!(k, "cp.async.bulk.global.shared::cta.bulk_group", p.x.at(b), p.sh.offset(64), 128u32);
+            ptx!(k, "cp.async.bulk.commit_group");
+            ptx!(k, "cp.async.bulk.wait_group.read", imm % 8);
+        }
+        55 => {
+            let (leader, is) = ptx!(k, "elect.sync", 0xffff_ffffu32);
+            p.u.push(leader.bitcast());
+            p.p.push(is);
+        }
         _ => {
             let acc = pick(r, &p.f);
             ptx!(k, "add.f32" => acc, acc, fb);
@@ -111,26 +190,27 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
     }
 }
 
-#[test]
-fn random_programs_assemble() {
-    let seed: u64 = std::env::var("PTXKIT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random);
-    println!("random_programs seed {seed} (PTXKIT_SEED={seed} replays it)");
+/// One module of `kernels` random kernels from `seed`, and its instruction count.
+fn random_module(seed: u64, kernels: usize) -> (Module, usize) {
     let mut r = StdRng::seed_from_u64(seed);
-    let mut m = Module::new(Target::SM_80);
+    let mut m = Module::new(Target::SM_90);
     let f = m
         .func("helper", |k, (u, x): (Reg<U32>, Reg<F32>)| {
             let c = ptx!(k, "cvt.rn.f32.u32", u);
             ptx!(k, "fma.rn.f32", c, x, 1.5f32)
         })
         .unwrap();
-    let programs = 150;
     let mut total = 0;
-    for n in 0..programs {
+    for n in 0..kernels {
         m.kernel(&format!("random_{n}"), |k, (x, y, s): (GlobalPtr<U32>, GlobalPtr<F32>, Reg<U32>)| {
+            k.reqntid(128, 1, 1);
+            let sh = k.shared_array::<U32>("sh", 256, 16);
+            let bar = Mbarrier::at(k.shared_array::<B64>("bar", 1, 8));
             let t = ptx!(k, "mov.u32", sreg::TID_X);
+            bar.init(k, 128u32);
             let f0 = ptx!(k, "ld.global.f32", y.at(t));
             let p0 = ptx!(k, "setp.ne.u32", s, t);
-            let mut pools = Pools { u: vec![t, s], f: vec![f0], p: vec![p0], x, y };
+            let mut pools = Pools { u: vec![t, s], f: vec![f0], p: vec![p0], x, y, sh, bar };
             let len = r.gen_range(5..60);
             for _ in 0..len {
                 stmt(k, &mut r, &mut pools, 0, &f);
@@ -141,13 +221,107 @@ fn random_programs_assemble() {
         })
         .unwrap_or_else(|e| panic!("seed {seed}: program {n}: {e}"));
     }
+    (m, total)
+}
+
+/// Text that each family of statements leaves in the PTX.
+const FAMILIES: &[&str] = &[
+    "ld.global.v4.u32",
+    "ld.global.v2.f32",
+    "st.global.v4.f32",
+    "atom.relaxed.gpu.global.cas.b32",
+    "atom.acq_rel.gpu.global.exch.b32",
+    "red.release.gpu.global.add.f32",
+    "atom.shared.inc.u32",
+    "ld.acquire.gpu.global.u32",
+    "fence.acq_rel.gpu",
+    "shfl.sync.bfly.b32",
+    "vote.sync.any.pred",
+    "redux.sync.max.u32",
+    "bar.sync",
+    "mbarrier.try_wait",
+    "fence.proxy.async.shared::cta",
+    "elect.sync",
+    "cp.async.cg.shared.global",
+    "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
+    "cp.async.bulk.wait_group.read",
+    "call",
+];
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().map(|s| s.parse().unwrap_or_else(|_| panic!("{name}={s} is not a number")))
+}
+
+/// Builds and assembles the module of `seed`; `Err` holds ptxas's messages (the module is
+/// saved beside them).
+fn check_seed(px: &std::path::Path, seed: u64, kernels: usize) -> Result<usize, String> {
+    let (m, total) = random_module(seed, kernels);
     let text = m.to_ptx().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-    println!("{programs} random kernels, {total} instructions");
-    if let Some(px) = common::ptxas("random_programs_assemble") {
-        if let Err(log) = ptxkit::ptxas::check_clean(&px, &text, m.target(), ptxkit::ptxas::Mode::Assemble) {
-            let path = std::env::temp_dir().join(format!("ptxkit-random-{seed}.ptx"));
-            std::fs::write(&path, &text).ok();
-            panic!("seed {seed}: ptxas rejected a random program (module saved to {}):\n{log}", path.display());
+    if kernels >= 100 {
+        // Every family drawn from appears in a module of this many kernels.
+        for family in FAMILIES {
+            assert!(text.contains(family), "seed {seed}: no `{family}` in {kernels} random kernels");
         }
     }
+    if let Err(log) = ptxkit::ptxas::check_clean(px, &text, m.target(), ptxkit::ptxas::Mode::Assemble) {
+        let path = std::env::temp_dir().join(format!("ptxkit-random-{seed}.ptx"));
+        std::fs::write(&path, &text).ok();
+        return Err(format!("seed {seed}: ptxas rejected a random program (module saved to {}):\n{log}", path.display()));
+    }
+    Ok(total)
+}
+
+fn random_programs_assemble() {
+    let first = env_u64("PTXKIT_SEED").unwrap_or_else(rand::random);
+    let modules = env_u64("PTXKIT_RANDOM_MODULES").unwrap_or(1).max(1);
+    let kernels = env_u64("PTXKIT_RANDOM_KERNELS").unwrap_or(150).max(1) as usize;
+    let threads = env_u64("PTXKIT_RANDOM_THREADS").unwrap_or(1).clamp(1, 64);
+    let last = first.checked_add(modules - 1).expect("the seed range overflows u64");
+    println!("random_programs seeds {first}..={last} (PTXKIT_SEED={first} PTXKIT_RANDOM_MODULES={modules} replays them)");
+    let px = common::ptxas("random_programs_assemble");
+    let started = std::time::Instant::now();
+    let next = std::sync::atomic::AtomicU64::new(first);
+    let (mut instructions, mut done, mut failures) = (0usize, 0u64, Vec::new());
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let (mut ins, mut n, mut bad) = (0usize, 0u64, Vec::new());
+                    loop {
+                        let seed = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if seed > last || seed < first {
+                            break;
+                        }
+                        match check_seed(&px, seed, kernels) {
+                            Ok(t) => ins += t,
+                            Err(e) => bad.push(e),
+                        }
+                        n += 1;
+                        if modules > 1 && n % 20 == 0 {
+                            eprintln!("random_programs: a worker has checked {n} modules ({:.0} s)", started.elapsed().as_secs_f64());
+                        }
+                    }
+                    (ins, n, bad)
+                })
+            })
+            .collect();
+        for w in workers {
+            let (ins, n, bad) = w.join().unwrap();
+            instructions += ins;
+            done += n;
+            failures.extend(bad);
+        }
+    });
+    assert_eq!(done, modules);
+    let verdict = format!("{} modules rejected by ptxas", failures.len());
+    println!(
+        "random_programs: {modules} modules (seeds {first}..={last}), {} random kernels, {instructions} instructions, {verdict}, {:.1} s",
+        modules * kernels as u64,
+        started.elapsed().as_secs_f64()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn main() {
+    common::harness::main(&[&[host!(random_programs_assemble)]]);
 }

@@ -24,6 +24,15 @@ impl Kernel {
             self.invalid(format!("alignment {align} of `{name}` must be a power of two no smaller than its element"));
         }
         let bytes = len as u64 * elem_bytes::<T>() as u64;
+        // What ptxas accepts: 48 KiB of static shared memory per kernel (more is dynamic
+        // shared memory, opted in at launch), 512 KiB of local memory per thread.
+        let (limit, used) = if space == "shared" { (48 << 10, &mut self.shared_bytes) } else { (512 << 10, &mut self.local_bytes) };
+        let end = used.next_multiple_of(align.max(1) as u64) + bytes;
+        if len == 0 || end > limit {
+            self.invalid(format!("`{name}` ({bytes} bytes) does not fit: a body has 1 to {limit} bytes of static .{space} memory"));
+            return intern(name);
+        }
+        *used = end;
         self.locals.push(format!(".{space} .align {align} .b8 {name}[{bytes}];"));
         self.local_names.push(name.to_string());
         intern(name)

@@ -91,6 +91,9 @@ pub struct Kernel {
     pub(crate) dyn_smem: Option<u32>,
     /// Names made up so far by [`Kernel::fresh_name`].
     fresh: u32,
+    /// Bytes of static `.shared` and `.local` arrays declared so far (with alignment).
+    pub(crate) shared_bytes: u64,
+    pub(crate) local_bytes: u64,
     /// Instructions so far (statements other than labels and comments).
     count: usize,
 }
@@ -117,6 +120,8 @@ impl Kernel {
             scope: None,
             dyn_smem: None,
             fresh: 0,
+            shared_bytes: 0,
+            local_bytes: 0,
             count: 0,
         }
     }
@@ -178,11 +183,39 @@ impl Kernel {
 
     /// Appends one instruction of a form; the operands are drained from `ops`.
     pub(crate) fn push_ins(&mut self, form: &'static FormDesc, guard: Guard, ops: &mut Vec<Opnd>) {
+        // `bar{.cta}.*` and `barrier{.cta}.*`, not `bar.warp.sync` or `barrier.cluster.*`
+        // (a byte test first: this runs for every instruction).
+        let c = form.chain;
+        if c.as_bytes().first() == Some(&b'b')
+            && (c.starts_with("bar.") || c.starts_with("barrier."))
+            && !c.starts_with("bar.warp")
+            && !c.starts_with("barrier.cluster")
+        {
+            self.check_barrier_operands(form, ops);
+        }
         let start = self.opnds.len() as u32;
         self.opnds.append(ops);
         let len = self.opnds.len() as u32 - start;
         self.stmts.push(Stmt::Ins { form, guard, ops: (start, len as u16) });
         self.count += 1;
+    }
+
+    /// Immediates of `bar`/`barrier` that ptxas refuses: a barrier number beyond 15, a
+    /// thread count that is not a positive multiple of the warp size.
+    fn check_barrier_operands(&mut self, form: &'static FormDesc, ops: &[Opnd]) {
+        let first = ops.len().saturating_sub(form.src.len());
+        let imm = |o: Option<&Opnd>| match o {
+            Some(Opnd::Int(v)) => Some(*v as i128),
+            Some(Opnd::UInt(v)) => Some(*v as i128),
+            _ => None,
+        };
+        if let Some(id) = imm(ops.get(first)).filter(|id| !(0..=15).contains(id)) {
+            self.invalid(format!("`{}`: barrier number {id} is outside 0..=15", form.chain));
+        }
+        let counted = form.src.len() >= 2 && !form.chain.contains(".red.");
+        if let Some(n) = imm(ops.get(first + 1)).filter(|n| counted && (*n <= 0 || n % 32 != 0)) {
+            self.invalid(format!("`{}`: thread count {n} is not a positive multiple of 32", form.chain));
+        }
     }
 
     /// Appends a `call` statement.
@@ -247,10 +280,20 @@ impl Kernel {
         self.count += 1;
     }
 
-    /// A `//` comment line.
+    /// `//` comment lines, one per line of `text` (any line break, `\r` and Unicode ones
+    /// included). ptxas reads ASCII only: other characters, control characters and `\\`
+    /// (which could continue the comment onto the next line) are written as `\u{..}`.
     pub fn comment(&mut self, text: &str) {
-        for line in text.lines() {
-            self.stmts.push(Stmt::Comment(line.into()));
+        for line in text.lines().flat_map(|l| l.split(['\r', '\u{85}', '\u{2028}', '\u{2029}'])) {
+            let mut out = String::with_capacity(line.len());
+            for c in line.chars() {
+                if c == ' ' || c == '\t' || (c.is_ascii_graphic() && c != '\\') {
+                    out.push(c);
+                } else {
+                    out.push_str(&format!("\\u{{{:x}}}", c as u32));
+                }
+            }
+            self.stmts.push(Stmt::Comment(out.into()));
         }
     }
 
@@ -307,8 +350,14 @@ impl Kernel {
         }
     }
 
-    /// Ends the body: every label branched to is placed, and no error was met.
+    /// Ends the body: every label branched to is placed, the directives make sense together,
+    /// and no error was met.
     pub(crate) fn finish(&mut self) -> Result<(), Error> {
+        let has = |k: &Kernel, kw: &str| k.directives.iter().any(|d| d.keyword() == kw);
+        if has(self, ".minnctapersm") && !has(self, ".maxntid") && !has(self, ".reqntid") {
+            // ptxas ignores it (with a warning) without a block size to divide by.
+            self.invalid(".minnctapersm needs .maxntid or .reqntid".into());
+        }
         for (i, l) in self.labels.iter().enumerate() {
             if l.used && !l.placed {
                 return Err(Error::UndefinedLabel { kernel: self.name.to_string(), label: self.label_name(i as u32) });

@@ -47,7 +47,10 @@ fn num(out: &mut String, v: u64) {
         i -= 1;
         buf[i] = b'0' + v as u8;
     }
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    // ASCII digits, pushed one by one: cheaper than validating a slice as UTF-8.
+    for &b in &buf[i..] {
+        out.push(b as char);
+    }
 }
 
 const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
@@ -103,7 +106,7 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
                 out.push('+');
                 num(out, *off as u64);
             } else if *off < 0 {
-                out.push('-');
+                out.push_str("+-");
                 num(out, off.unsigned_abs() as u64);
             }
             out.push(']');

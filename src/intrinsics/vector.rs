@@ -221,8 +221,8 @@ impl Kernel {
             Index::Rebased => ptx!(self, "mul.lo.u32", idx, n),
             Index::Direct => idx,
         };
-        let addr = self.index_address::<S, T, U32>(&p.byte_offset(-p.off), first);
-        let off = p.off;
+        let addr = self.index_address::<S, T, U32>(&p.byte_offset(p.off.wrapping_neg()), first);
+        let off = p.checked_off(self);
         let modulus = n.min(max_chunk::<T>());
         let known = match (ix, align) {
             (_, _) if modulus == 1 => Some(0),
@@ -284,7 +284,7 @@ impl Kernel {
         let e = elem_bytes::<T>() as i64;
         let base: Ptr<S, T> = Ptr::from_ref(addr, self.id);
         for (pos, c) in pattern::<T>(regs.len() as u32, mis) {
-            let at = off + pos as i64 * e;
+            let at = off as i128 + pos as i128 * e as i128;
             if i32::try_from(at).is_err() {
                 self.error(Error::InvalidArgument {
                     kernel: self.name().to_string(),
@@ -292,7 +292,7 @@ impl Kernel {
                 });
                 return;
             }
-            chunk(self, base.byte_offset(at), &regs[pos as usize..(pos + c) as usize]);
+            chunk(self, base.byte_offset(at as i64), &regs[pos as usize..(pos + c) as usize]);
         }
     }
 }

@@ -24,6 +24,8 @@ pub(crate) enum Base {
 pub struct Ptr<S, T> {
     pub(crate) base: Base,
     pub(crate) off: i64,
+    /// An offset computation overflowed `i64`: reported when the pointer is used.
+    overflow: bool,
     _t: PhantomData<(S, T)>,
 }
 
@@ -59,7 +61,7 @@ impl<S: StateSpace, T: DataType> Ptr<S, T> {
         Self::from_base(Base::Sym(name, owner))
     }
     pub(crate) fn from_base(base: Base) -> Self {
-        Ptr { base, off: 0, _t: PhantomData }
+        Ptr { base, off: 0, overflow: false, _t: PhantomData }
     }
     /// A 64-bit address register as a pointer (global, generic, const, local, param).
     pub fn from_reg(r: Reg<U64>) -> Self
@@ -76,12 +78,26 @@ impl<S: StateSpace, T: DataType> Ptr<S, T> {
         Self::from_base(Base::Reg32(r))
     }
     /// The pointer `bytes` further on (folded into the address operand).
+    /// An offset beyond `i64` is an error when the pointer is used.
     pub fn byte_offset(&self, bytes: i64) -> Self {
-        Ptr { base: self.base.clone(), off: self.off + bytes, _t: PhantomData }
+        self.with_offset(self.off as i128 + bytes as i128)
     }
     /// The pointer `n` elements further on, for a constant `n`.
     pub fn offset(&self, n: i64) -> Self {
-        self.byte_offset(n * elem_bytes::<T>() as i64)
+        self.with_offset(self.off as i128 + n as i128 * elem_bytes::<T>() as i128)
+    }
+    fn with_offset(&self, off: i128) -> Self {
+        match i64::try_from(off) {
+            Ok(off) => Ptr { base: self.base, off, overflow: self.overflow, _t: PhantomData },
+            Err(_) => Ptr { base: self.base, off: 0, overflow: true, _t: PhantomData },
+        }
+    }
+    /// The constant byte offset, after reporting an overflow to `k`.
+    pub(crate) fn checked_off(&self, k: &mut Kernel) -> i64 {
+        if self.overflow {
+            k.invalid("a pointer offset overflows the 64-bit address space".into());
+        }
+        self.off
     }
     /// The address of element `i` (computed when the operand is lowered).
     pub fn at<I: Index>(&self, i: I) -> Elem<S, T, I> {
@@ -89,7 +105,7 @@ impl<S: StateSpace, T: DataType> Ptr<S, T> {
     }
     /// The same address viewed as another element type.
     pub fn cast<U: DataType>(&self) -> Ptr<S, U> {
-        Ptr { base: self.base.clone(), off: self.off, _t: PhantomData }
+        Ptr { base: self.base.clone(), off: self.off, overflow: self.overflow, _t: PhantomData }
     }
     /// The address in a register of the space's width (`mov`/`add` as needed).
     pub fn addr(&self, k: &mut Kernel) -> Reg<S::AddrT> {
@@ -120,12 +136,14 @@ pub(crate) fn addr_opnd(k: &mut Kernel, base: &Base, off: i64) -> Opnd {
 
 impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: Accepts<E>> Operand<Addr<S2, K>> for Ptr<S, E> {
     fn lower(self, k: &mut Kernel) -> Opnd {
-        addr_opnd(k, &self.base, self.off)
+        let off = self.checked_off(k);
+        addr_opnd(k, &self.base, off)
     }
 }
 impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: Accepts<E>> Operand<Addr<S2, K>> for &Ptr<S, E> {
     fn lower(self, k: &mut Kernel) -> Opnd {
-        addr_opnd(k, &self.base, self.off)
+        let off = self.checked_off(k);
+        addr_opnd(k, &self.base, off)
     }
 }
 
@@ -173,7 +191,14 @@ macro_rules! const_index {
     ($($t:ty)*) => {$(
         impl Index for $t {
             fn index_addr<S: StateSpace, T: DataType>(self, k: &mut Kernel, p: &Ptr<S, T>) -> Opnd {
-                addr_opnd(k, &p.base, p.off + self as i64 * elem_bytes::<T>() as i64)
+                let off = p.checked_off(k) as i128 + self as i128 * elem_bytes::<T>() as i128;
+                match i64::try_from(off) {
+                    Ok(off) => addr_opnd(k, &p.base, off),
+                    Err(_) => {
+                        k.invalid(format!("element {self} is beyond the 64-bit address space"));
+                        addr_opnd(k, &p.base, 0)
+                    }
+                }
             }
         }
     )*};
@@ -189,7 +214,8 @@ macro_rules! reg_index {
                     Base::Reg32(_) => Base::Reg32(Reg::new(r, k.id)),
                     _ => Base::Reg(Reg::new(r, k.id)),
                 };
-                addr_opnd(k, &base, p.off)
+                let off = p.checked_off(k);
+                addr_opnd(k, &base, off)
             }
         }
     )*};
@@ -239,17 +265,18 @@ impl Kernel {
             Base::Sym(s, owner) if wide => ptx!(self, "mov.u64", SymAddr::<U64>::new(*s, *owner)).r,
             Base::Sym(s, owner) => ptx!(self, "mov.u32", SymAddr::<U32>::new(*s, *owner)).r,
         };
-        let r = if p.off == 0 {
+        let off = p.checked_off(self);
+        let r = if off == 0 {
             base
         } else if wide {
             let b: Reg<S64> = Reg::new(base, self.id);
-            ptx!(self, "add.s64", b, p.off).r
+            ptx!(self, "add.s64", b, off).r
         } else {
             let b: Reg<S32> = Reg::new(base, self.id);
-            match i32::try_from(p.off) {
+            match i32::try_from(off) {
                 Ok(off) => ptx!(self, "add.s32", b, off).r,
                 Err(_) => {
-                    self.invalid(format!("offset {} does not fit a 32-bit shared address", p.off));
+                    self.invalid(format!("offset {off} does not fit a 32-bit shared address"));
                     base
                 }
             }

@@ -2,7 +2,8 @@
 //!
 //! The driver library is loaded at run time, so a build with this feature needs no CUDA
 //! install, and [`Gpu::new`] returns an error (never panics) on a machine without a driver
-//! or GPU. Tests that need a GPU use [`testing::gpu_or_skip`].
+//! or GPU. Programs that need a GPU and must still run without one (examples, benches) use
+//! [`testing::gpu_or_skip`].
 //!
 //! A launch is typed by the kernel's parameter tuple: [`TypedKernel<P>::launch`] takes a
 //! host tuple whose elements match `P` one by one ([`HostArg`]): a `T::Host` value for a

@@ -10,9 +10,7 @@ fn ints32(rng: &mut StdRng) -> Vec<u32> {
     (0..N).map(|i| if i < edges.len() * 8 { edges[i % edges.len()] } else { rng.gen() }).collect()
 }
 
-#[test]
-fn integer_arithmetic_32() {
-    let Some(gpu) = gpu("integer_arithmetic_32") else { return };
+fn integer_arithmetic_32(gpu: Gpu) {
     let mut g = rng("integer_arithmetic_32");
     let (a, b, c) = (ints32(&mut g), ints32(&mut g), ints32(&mut g));
     let s = |v: &[u32]| v.iter().map(|x| *x as i32).collect::<Vec<i32>>();
@@ -75,9 +73,7 @@ fn integer_arithmetic_32() {
     check("mul.wide.s32", inp, &map2::<S32, S32, S64>(&gpu, &sa, &sb, |k, x, y| ptx!(k, "mul.wide.s32", x, y)), &want);
 }
 
-#[test]
-fn integer_arithmetic_64() {
-    let Some(gpu) = gpu("integer_arithmetic_64") else { return };
+fn integer_arithmetic_64(gpu: Gpu) {
     let mut g = rng("integer_arithmetic_64");
     let a: Vec<u64> = (0..N).map(|_| g.gen()).collect();
     let b: Vec<u64> = (0..N).map(|i| if i % 97 == 0 { u64::MAX } else { g.gen() }).collect();
@@ -101,9 +97,7 @@ fn integer_arithmetic_64() {
     check("min.s64", inp, &map2::<S64, S64, S64>(&gpu, &sa, &sb, |k, x, y| ptx!(k, "min.s64", x, y)), &want);
 }
 
-#[test]
-fn f32_rounding_modes() {
-    let Some(gpu) = gpu("f32_rounding_modes") else { return };
+fn f32_rounding_modes(gpu: Gpu) {
     let mut g = rng("f32_rounding_modes");
     let a: Vec<f32> = (0..N).map(|_| r::f32_in(&mut g, 20)).collect();
     let b: Vec<f32> = (0..N).map(|i| if i % 3 == 0 { a[i] * r::f32_in(&mut g, 0).abs() } else { r::f32_in(&mut g, 20) }).collect();
@@ -180,9 +174,7 @@ fn f32_rounding_modes() {
     );
 }
 
-#[test]
-fn f64_rounding_modes() {
-    let Some(gpu) = gpu("f64_rounding_modes") else { return };
+fn f64_rounding_modes(gpu: Gpu) {
     let mut g = rng("f64_rounding_modes");
     let a: Vec<f64> = (0..N).map(|_| r::f64_in(&mut g, 60)).collect();
     let b: Vec<f64> = (0..N).map(|_| r::f64_in(&mut g, 60)).collect();
@@ -230,3 +222,5 @@ fn f64_rounding_modes() {
         &pos.iter().map(|x| x.sqrt()).collect::<Vec<_>>(),
     );
 }
+
+pub const TESTS: &[Test] = &[gpu!(integer_arithmetic_32), gpu!(integer_arithmetic_64), gpu!(f32_rounding_modes), gpu!(f64_rounding_modes)];

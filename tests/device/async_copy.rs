@@ -144,11 +144,11 @@ fn partial(src: &[u32], n: usize) -> Vec<u32> {
 }
 
 /// Without a GPU: both kernels print and assemble with no ptxas warning.
-#[test]
 fn cp_async_kernels_assemble() {
     for (name, m) in [("cp_async_zero_fill", zero_fill_kernel(Target::SM_90).0), ("cp_async_mbarrier", mbarrier_kernel(Target::SM_90).0)] {
         let text = m.to_ptx().unwrap();
-        if let Some(px) = ptxas(name) {
+        {
+            let px = ptxas(name);
             ptxkit::ptxas::check_clean(&px, &text, Target::SM_90, ptxkit::ptxas::Mode::Assemble)
                 .unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
         }
@@ -158,9 +158,7 @@ fn cp_async_kernels_assemble() {
     assert!(text.contains(".version 7.5\n.target sm_80\n"), "{text}");
 }
 
-#[test]
-fn cp_async_zero_fill_and_ignore_source() {
-    let Some(gpu) = gpu("cp_async_zero_fill_and_ignore_source") else { return };
+fn cp_async_zero_fill_and_ignore_source(gpu: Gpu) {
     let mut g = rng("cp_async_zero_fill_and_ignore_source");
     let src: Vec<u32> = (0..WORDS * N).map(|_| g.gen()).collect();
     let ctl: Vec<u32> = (0..N)
@@ -205,15 +203,9 @@ fn cp_async_zero_fill_and_ignore_source() {
     check("cp.async zero-fill and ignore-src", inputs, &got, &want);
 }
 
-#[test]
-fn cp_async_completes_on_an_mbarrier() {
-    let Some(gpu) = gpu("cp_async_completes_on_an_mbarrier") else { return };
+fn cp_async_completes_on_an_mbarrier(gpu: Gpu) {
     if gpu.compute_capability().0 < 9 {
-        println!(
-            "skipped cp_async_completes_on_an_mbarrier: the bounded wait uses try_wait (sm_90), the GPU is {:?}",
-            gpu.compute_capability()
-        );
-        return;
+        skip(format!("the bounded wait uses try_wait (sm_90), the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("cp_async_completes_on_an_mbarrier");
     let src: Vec<u32> = (0..4 * N).map(|_| g.gen()).collect();
@@ -234,3 +226,6 @@ fn cp_async_completes_on_an_mbarrier() {
     );
     check("cp.async completed on an mbarrier", |i| (i / 4, src[i]), &gpu.download(&out).unwrap(), &src);
 }
+
+pub const TESTS: &[Test] =
+    &[host!(cp_async_kernels_assemble), gpu!(cp_async_zero_fill_and_ignore_source), gpu!(cp_async_completes_on_an_mbarrier)];

@@ -89,9 +89,7 @@ fn bmsk(a: u32, b: u32, clamp: bool) -> u32 {
     mask0 & !mask1
 }
 
-#[test]
-fn bit_operations() {
-    let Some(gpu) = gpu("bit_operations") else { return };
+fn bit_operations(gpu: Gpu) {
     let mut g = rng("bit_operations");
     let a: Vec<u32> = (0..N).map(|_| g.gen()).collect();
     let b: Vec<u32> = (0..N).map(|_| g.gen()).collect();
@@ -200,3 +198,5 @@ fn bit_operations() {
         &v(&|i| bmsk(small[i], sh[i], false)),
     );
 }
+
+pub const TESTS: &[Test] = &[gpu!(bit_operations)];

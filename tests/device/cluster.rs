@@ -148,23 +148,20 @@ fn griddep_kernel() -> (Module, KernelRef<G>) {
 }
 
 /// Without a GPU: both kernels print and assemble with no ptxas warning.
-#[test]
 fn cluster_kernels_assemble() {
     for (name, text) in [("dsmem_exchange", exchange_kernel().0.to_ptx().unwrap()), ("griddep_add1", griddep_kernel().0.to_ptx().unwrap())]
     {
-        if let Some(px) = ptxas(name) {
+        {
+            let px = ptxas(name);
             ptxkit::ptxas::check_clean(&px, &text, Target::SM_90, ptxkit::ptxas::Mode::Assemble)
                 .unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
         }
     }
 }
 
-#[test]
-fn dsmem_exchange_across_a_cluster_of_two() {
-    let Some(gpu) = gpu("dsmem_exchange_across_a_cluster_of_two") else { return };
+fn dsmem_exchange_across_a_cluster_of_two(gpu: Gpu) {
     if gpu.compute_capability().0 < 9 {
-        println!("skipped dsmem_exchange_across_a_cluster_of_two: clusters need sm_90, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("clusters need sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("dsmem_exchange_across_a_cluster_of_two");
     let input: Vec<u32> = (0..IN_WORDS).map(|_| g.gen()).collect();
@@ -213,17 +210,11 @@ fn dsmem_exchange_across_a_cluster_of_two() {
     check("what each CTA's peer wrote into its shared memory", part, &got[..9 * N], &want);
 }
 
-#[test]
-fn griddepcontrol_without_a_dependency_is_a_no_op() {
+fn griddepcontrol_without_a_dependency_is_a_no_op(gpu: Gpu) {
     // A dependent launch (programmatic stream serialisation) needs a launch attribute that
     // `Launch` does not set; this checks that both instructions are harmless without one.
-    let Some(gpu) = gpu("griddepcontrol_without_a_dependency_is_a_no_op") else { return };
     if gpu.compute_capability().0 < 9 {
-        println!(
-            "skipped griddepcontrol_without_a_dependency_is_a_no_op: griddepcontrol needs sm_90, the GPU is {:?}",
-            gpu.compute_capability()
-        );
-        return;
+        skip(format!("griddepcontrol needs sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("griddepcontrol_without_a_dependency_is_a_no_op");
     let n = 1 << 16;
@@ -240,3 +231,6 @@ fn griddepcontrol_without_a_dependency_is_a_no_op() {
     let want: Vec<u32> = x.iter().map(|v| v.wrapping_add(2)).collect();
     check("two launches of y = x + 1 with griddepcontrol", |i| x[i], &gpu.download(&z).unwrap(), &want);
 }
+
+pub const TESTS: &[Test] =
+    &[host!(cluster_kernels_assemble), gpu!(dsmem_exchange_across_a_cluster_of_two), gpu!(griddepcontrol_without_a_dependency_is_a_no_op)];

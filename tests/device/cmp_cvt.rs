@@ -10,9 +10,7 @@ fn as_u32(k: &mut Kernel, p: Reg<Pred>) -> Reg<U32> {
     ptx!(k, "selp.u32", 1u32, 0u32, p)
 }
 
-#[test]
-fn setp_and_selp() {
-    let Some(gpu) = gpu("setp_and_selp") else { return };
+fn setp_and_selp(gpu: Gpu) {
     let mut g = rng("setp_and_selp");
     let a: Vec<u32> = (0..N).map(|i| if i % 5 == 0 { i as u32 } else { g.gen() }).collect();
     let b: Vec<u32> = (0..N).map(|i| if i % 5 == 0 { i as u32 } else { g.gen() }).collect();
@@ -158,9 +156,7 @@ fn setp_and_selp() {
     check("selp.f32", finp, &got, &(0..N).map(|i| if un(fa[i], fb[i]) || fa[i] >= fb[i] { fa[i] } else { fb[i] }).collect::<Vec<_>>());
 }
 
-#[test]
-fn conversions() {
-    let Some(gpu) = gpu("conversions") else { return };
+fn conversions(gpu: Gpu) {
     let mut g = rng("conversions");
     // float -> int: each integer rounding; out of range saturates, NaN gives 0 (as Rust's `as`).
     let specials = [f32::NAN, 3e9, -3e9, 2.5, -2.5, 0.5, -0.5, 1.5];
@@ -291,3 +287,5 @@ fn conversions() {
         &nan_free.iter().map(|i| want[*i]).collect::<Vec<_>>(),
     );
 }
+
+pub const TESTS: &[Test] = &[gpu!(setp_and_selp), gpu!(conversions)];

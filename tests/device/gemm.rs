@@ -2,7 +2,7 @@
 //! first), at odd shapes and edges, in bf16 and f32; and against a CPU product on a small
 //! shape, which also pins how cuBLAS is called.
 
-use crate::{gpu, rng};
+use crate::{rng, sized, skip, Test};
 use half::bf16;
 use ptxkit::kernels::gemm::{GemmConfig, Layout};
 use ptxkit::runtime::testing::{normal_bf16, poisoned};
@@ -93,12 +93,9 @@ fn judge(what: &str, got: &[f32], want: &[f32], n: u32, failures: &mut Vec<Strin
     judge_tol(what, got, want, n, TOL, failures)
 }
 
-#[test]
-fn gemm_matches_cublas_at_odd_shapes() {
-    let Some(gpu) = gpu("gemm_matches_cublas_at_odd_shapes") else { return };
+fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     if gpu.compute_capability() != (9, 0) {
-        println!("skipped gemm_matches_cublas_at_odd_shapes: the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("gemm_matches_cublas_at_odd_shapes");
     let blas = Cublas::new(&gpu).unwrap();
@@ -119,7 +116,9 @@ fn gemm_matches_cublas_at_odd_shapes() {
         (4000, 4000, 4000),
         (4096, 7168, 16384),
     ];
-    for s in shapes {
+    // Under the sanitizer: the odd shapes and edges, without the three large ones.
+    let shapes = &shapes[..sized(shapes.len(), 5)];
+    for &s in shapes {
         let x = inputs(&gpu, &blas, &mut g, Layout::TN, s);
         let (m, n, k) = s;
         let how = if gemm_bf16.stages_c(n) { "staged" } else { "direct" };
@@ -149,15 +148,11 @@ fn gemm_matches_cublas_at_odd_shapes() {
 /// NN (B stored K×N): against cuBLAS's NN product at odd shapes (N a multiple of 8, which
 /// B's rows need), in bf16 and f32 and in other configurations; and both against a CPU
 /// product, which pins the cuBLAS call.
-#[test]
-fn gemm_nn_matches_cublas_and_a_cpu_product() {
-    let test = "gemm_nn_matches_cublas_and_a_cpu_product";
-    let Some(gpu) = gpu(test) else { return };
+fn gemm_nn_matches_cublas_and_a_cpu_product(gpu: Gpu) {
     if gpu.compute_capability() != (9, 0) {
-        println!("skipped {test}: the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
-    let mut g = rng(test);
+    let mut g = rng("gemm_nn_matches_cublas_and_a_cpu_product");
     let blas = Cublas::new(&gpu).unwrap();
     let cfg = GemmConfig { layout: Layout::NN, ..GemmConfig::default() };
     let gemm_bf16 = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
@@ -167,7 +162,8 @@ fn gemm_nn_matches_cublas_and_a_cpu_product() {
     let paired = Gemm::<Bf16>::new(&gpu, other).unwrap();
     let mut failures = vec![];
     let shapes = [(1, 8, 8), (130, 264, 72), (67, 520, 136), (257, 136, 8), (1, 4096, 4096), (4000, 4000, 4000), (4096, 7168, 16384)];
-    for s in shapes {
+    // Under the sanitizer: the odd shapes and edges, without the three large ones.
+    for &s in &shapes[..sized(shapes.len(), 4)] {
         let x = inputs(&gpu, &blas, &mut g, Layout::NN, s);
         let (m, n, k) = s;
         let mut go = |what: String, got: Result<Vec<f32>, String>| match got {
@@ -208,12 +204,9 @@ fn gemm_nn_matches_cublas_and_a_cpu_product() {
 
 /// cuBLAS and the GEMM against a CPU product in f64 of the same bf16 inputs: this pins the
 /// cuBLAS call the other test trusts (its operand order and transposes).
-#[test]
-fn gemm_and_cublas_match_a_cpu_product() {
-    let Some(gpu) = gpu("gemm_and_cublas_match_a_cpu_product") else { return };
+fn gemm_and_cublas_match_a_cpu_product(gpu: Gpu) {
     if gpu.compute_capability() != (9, 0) {
-        println!("skipped gemm_and_cublas_match_a_cpu_product: the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("gemm_and_cublas_match_a_cpu_product");
     let (m, n, k) = (190u32, 330u32, 264u32);
@@ -245,9 +238,7 @@ fn gemm_and_cublas_match_a_cpu_product() {
 }
 
 /// Shapes and buffers the kernel cannot take are errors, before anything runs.
-#[test]
-fn gemm_refuses_what_it_cannot_compute() {
-    let Some(gpu) = gpu("gemm_refuses_what_it_cannot_compute") else { return };
+fn gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
     if gpu.compute_capability() != (9, 0) {
         let e = Gemm::<Bf16>::new(&gpu, GemmConfig::default()).unwrap_err();
         assert!(e.to_string().contains("sm_90"), "{e}");
@@ -264,3 +255,10 @@ fn gemm_refuses_what_it_cannot_compute() {
     let e = Gemm::<Bf16>::new(&gpu, GemmConfig { stages: 7, ..GemmConfig::default() }).unwrap_err().to_string();
     assert!(e.contains("shared memory"), "{e}");
 }
+
+pub const TESTS: &[Test] = &[
+    gpu!(gemm_matches_cublas_at_odd_shapes),
+    gpu!(gemm_nn_matches_cublas_and_a_cpu_product),
+    gpu!(gemm_and_cublas_match_a_cpu_product),
+    gpu!(gemm_refuses_what_it_cannot_compute),
+];

@@ -10,7 +10,7 @@
 //! of bf16's rounding ([`fast_tol`]). Against cuBLASLt with the same fast accumulation the
 //! bf16 tolerance holds.
 
-use crate::{gpu, rng};
+use crate::{rng, sized, skip, Test};
 use half::bf16;
 use ptxkit::kernels::gemm::{E4m3, GemmConfig};
 use ptxkit::runtime::testing::{normal_e4m3, poisoned};
@@ -23,12 +23,10 @@ use rand::Rng;
 /// Tolerance against cuBLASLt with bf16 C: the rounding of C (2⁻⁸) dominates.
 const TOL: f64 = 1e-2;
 
-fn skip_unless_sm90(gpu: &Gpu, test: &str) -> bool {
+fn skip_unless_sm90(gpu: &Gpu) {
     if gpu.compute_capability() != (9, 0) {
-        println!("skipped {test}: the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability());
-        return true;
+        skip(format!("the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
-    false
 }
 
 /// Normal inputs of a few standard deviations (so that the e4m3 codes spread over many
@@ -75,14 +73,9 @@ fn references(
     (precise, lt)
 }
 
-#[test]
-fn fp8_gemm_matches_cublaslt_at_odd_shapes() {
-    let test = "fp8_gemm_matches_cublaslt_at_odd_shapes";
-    let Some(gpu) = gpu(test) else { return };
-    if skip_unless_sm90(&gpu, test) {
-        return;
-    }
-    let mut g = rng(test);
+fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
+    skip_unless_sm90(&gpu);
+    let mut g = rng("fp8_gemm_matches_cublaslt_at_odd_shapes");
     let blas = Cublas::new(&gpu).unwrap();
     let cfg = GemmConfig::default();
     let ours_bf16 = Gemm::<Bf16, E4m3>::new(&gpu, cfg).unwrap();
@@ -100,7 +93,8 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes() {
         (4000, 4000, 4000),
         (4096, 7168, 16384),
     ];
-    for (m, n, k) in shapes {
+    // Under the sanitizer: the odd shapes and edges, without the three large ones.
+    for &(m, n, k) in &shapes[..sized(shapes.len(), 5)] {
         let x = inputs(&gpu, &mut g, (m, n, k));
         let (precise, lt) = references(&gpu, &blas, &x, (m, n, k));
         let (a, b, _, _, alpha) = &x;
@@ -134,14 +128,9 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes() {
 
 /// The FP8 GEMM (f32 C) and cuBLASLt (f32 C) against a CPU product in f64 of the decoded
 /// e4m3 inputs, scaled: this pins the cuBLASLt call the other test trusts.
-#[test]
-fn fp8_gemm_and_cublaslt_match_a_cpu_product() {
-    let test = "fp8_gemm_and_cublaslt_match_a_cpu_product";
-    let Some(gpu) = gpu(test) else { return };
-    if skip_unless_sm90(&gpu, test) {
-        return;
-    }
-    let mut g = rng(test);
+fn fp8_gemm_and_cublaslt_match_a_cpu_product(gpu: Gpu) {
+    skip_unless_sm90(&gpu);
+    let mut g = rng("fp8_gemm_and_cublaslt_match_a_cpu_product");
     // N a multiple of 16, which cuBLASLt's FP8 kernels need.
     let (m, n, k) = (190u32, 336u32, 272u32);
     let (a, b, ha, hb, alpha) = inputs(&gpu, &mut g, (m, n, k));
@@ -167,13 +156,8 @@ fn fp8_gemm_and_cublaslt_match_a_cpu_product() {
 }
 
 /// FP8 shapes and scales the kernel cannot take are errors, before anything runs.
-#[test]
-fn fp8_gemm_refuses_what_it_cannot_compute() {
-    let test = "fp8_gemm_refuses_what_it_cannot_compute";
-    let Some(gpu) = gpu(test) else { return };
-    if skip_unless_sm90(&gpu, test) {
-        return;
-    }
+fn fp8_gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
+    skip_unless_sm90(&gpu);
     let gemm = Gemm::<Bf16, E4m3>::new(&gpu, GemmConfig::default()).unwrap();
     let a = gpu.zeros::<u8>(64 * 100).unwrap();
     let b = gpu.zeros::<u8>(64 * 100).unwrap();
@@ -186,3 +170,9 @@ fn fp8_gemm_refuses_what_it_cannot_compute() {
     let e = gemm.run(&gpu, &a, &b, &mut c, 64, 64, 112).unwrap_err().to_string();
     assert!(e.contains("A holds 6400 elements"), "{e}");
 }
+
+pub const TESTS: &[Test] = &[
+    gpu!(fp8_gemm_matches_cublaslt_at_odd_shapes),
+    gpu!(fp8_gemm_and_cublaslt_match_a_cpu_product),
+    gpu!(fp8_gemm_refuses_what_it_cannot_compute),
+];

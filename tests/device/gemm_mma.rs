@@ -2,7 +2,7 @@
 //! poisoned first), at odd shapes and edges, in bf16 and f32, in several configurations
 //! (persistent grids and a CTA per tile); and against a CPU product on a small shape.
 
-use crate::{gpu, rng};
+use crate::{rng, sized, skip, Test};
 use half::bf16;
 use ptxkit::kernels::gemm::MmaGemmConfig;
 use ptxkit::runtime::testing::{normal_bf16, poisoned};
@@ -59,12 +59,9 @@ impl Kernel {
 
 use crate::gemm::judge_tol as judge;
 
-#[test]
-fn mma_gemm_matches_cublas_at_odd_shapes() {
-    let Some(gpu) = gpu("mma_gemm_matches_cublas_at_odd_shapes") else { return };
+fn mma_gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     if gpu.compute_capability().0 < 8 {
-        println!("skipped mma_gemm_matches_cublas_at_odd_shapes: mma.sync bf16 needs sm_80, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("mma.sync bf16 needs sm_80, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("mma_gemm_matches_cublas_at_odd_shapes");
     let blas = Cublas::new(&gpu).unwrap();
@@ -104,7 +101,8 @@ fn mma_gemm_matches_cublas_at_odd_shapes() {
         (4096, 7168, 16384),
     ];
     let mut failures = vec![];
-    for s in shapes {
+    // Under the sanitizer: the small and edge shapes only.
+    for &s in &shapes[..sized(shapes.len(), 8)] {
         let x = inputs(&gpu, &blas, &mut g, s);
         let (m, n, k) = s;
         match main.product(&gpu, &x, s) {
@@ -125,12 +123,9 @@ fn mma_gemm_matches_cublas_at_odd_shapes() {
 
 /// The GEMM with f32 C against a CPU product in f64 of the same bf16 inputs: f32 sums of
 /// exact products, far inside the bf16 tolerance.
-#[test]
-fn mma_gemm_matches_a_cpu_product() {
-    let Some(gpu) = gpu("mma_gemm_matches_a_cpu_product") else { return };
+fn mma_gemm_matches_a_cpu_product(gpu: Gpu) {
     if gpu.compute_capability().0 < 8 {
-        println!("skipped mma_gemm_matches_a_cpu_product: mma.sync bf16 needs sm_80, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("mma.sync bf16 needs sm_80, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("mma_gemm_matches_a_cpu_product");
     let (m, n, k) = (190u32, 330u32, 264u32);
@@ -157,9 +152,7 @@ fn mma_gemm_matches_a_cpu_product() {
 }
 
 /// Shapes and buffers the kernel cannot take are errors, before anything runs.
-#[test]
-fn mma_gemm_refuses_what_it_cannot_compute() {
-    let Some(gpu) = gpu("mma_gemm_refuses_what_it_cannot_compute") else { return };
+fn mma_gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
     if gpu.compute_capability().0 < 8 {
         let e = MmaGemm::<Bf16>::new(&gpu, MmaGemmConfig::default()).unwrap_err();
         assert!(e.to_string().contains("sm_80"), "{e}");
@@ -178,3 +171,6 @@ fn mma_gemm_refuses_what_it_cannot_compute() {
     let e = MmaGemm::<Bf16>::new(&gpu, MmaGemmConfig { stages: 9, ..MmaGemmConfig::default() }).unwrap_err().to_string();
     assert!(e.contains("stages = 9"), "{e}");
 }
+
+pub const TESTS: &[Test] =
+    &[gpu!(mma_gemm_matches_cublas_at_odd_shapes), gpu!(mma_gemm_matches_a_cpu_product), gpu!(mma_gemm_refuses_what_it_cannot_compute)];

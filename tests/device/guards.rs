@@ -9,9 +9,7 @@ use rand::Rng;
 
 type P = (GlobalPtr<U32>, GlobalPtr<U32>, GlobalPtr<U32>, GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>);
 
-#[test]
-fn guarded_helpers_run_only_where_the_predicate_holds() {
-    let Some(gpu) = gpu("guarded_helpers_run_only_where_the_predicate_holds") else { return };
+fn guarded_helpers_run_only_where_the_predicate_holds(gpu: Gpu) {
     let mut g = rng("guarded_helpers_run_only_where_the_predicate_holds");
     let n = N;
     let x: Vec<u32> = (0..n + 3).map(|_| g.gen_range(0..1 << 24)).collect();
@@ -63,3 +61,5 @@ fn guarded_helpers_run_only_where_the_predicate_holds() {
     check("explicit @!p guards", inputs, &gpu.download(&z).unwrap(), &want_z);
     check("guarded vload with branches, nested scope", inputs, &gpu.download(&s).unwrap(), &want_s);
 }
+
+pub const TESTS: &[Test] = &[gpu!(guarded_helpers_run_only_where_the_predicate_holds)];

@@ -22,11 +22,9 @@ fn compose_cpu((a1, b1): (u32, u32), (a2, b2): (u32, u32)) -> (u32, u32) {
     (a1.wrapping_mul(a2), a2.wrapping_mul(b1).wrapping_add(b2))
 }
 
-#[test]
-fn vload_vstore_on_misaligned_views() {
-    let Some(gpu) = gpu("vload_vstore_on_misaligned_views") else { return };
+fn vload_vstore_on_misaligned_views(gpu: Gpu) {
     let mut g = rng("vload_vstore_on_misaligned_views");
-    let blocks = 4096usize;
+    let blocks = sized(4096usize, 256);
     let src32: Vec<u32> = (0..blocks * 8 + 16).map(|_| g.gen()).collect();
     for off in 0..4usize {
         for (ix, align) in [(Index::Rebased, Align::Unknown), (Index::Rebased, Align::Offset(off as u32)), (Index::Direct, Align::Unknown)]
@@ -95,11 +93,9 @@ fn vload_vstore_on_misaligned_views() {
     }
 }
 
-#[test]
-fn message_passing_under_contention() {
-    let Some(gpu) = gpu("message_passing_under_contention") else { return };
-    let blocks = gpu.multiprocessors();
-    let (threads, rounds, spin_limit) = (128u32, 64u32, 1u32 << 24);
+fn message_passing_under_contention(gpu: Gpu) {
+    let blocks = sized(gpu.multiprocessors(), 8);
+    let (threads, rounds, spin_limit) = (128u32, sized(64u32, 8), 1u32 << 24);
     let mut m = Module::new(target(&gpu));
     type P = (GlobalPtr<U32>, GlobalPtr<U32>, GlobalPtr<U32>, GlobalPtr<U32>);
     let kr = m
@@ -183,9 +179,7 @@ fn shfl_cpu(vals: &[u64], dir: Shfl, d: u32) -> Vec<u64> {
         .collect()
 }
 
-#[test]
-fn shuffles_of_multi_word_values() {
-    let Some(gpu) = gpu("shuffles_of_multi_word_values") else { return };
+fn shuffles_of_multi_word_values(gpu: Gpu) {
     let mut g = rng("shuffles_of_multi_word_values");
     let n = 32 * 64;
     let a: Vec<u64> = (0..n).map(|_| g.gen()).collect();
@@ -228,9 +222,7 @@ fn shuffles_of_multi_word_values() {
     }
 }
 
-#[test]
-fn warp_scans_reductions_and_votes_with_masks() {
-    let Some(gpu) = gpu("warp_scans_reductions_and_votes_with_masks") else { return };
+fn warp_scans_reductions_and_votes_with_masks(gpu: Gpu) {
     let mut g = rng("warp_scans_reductions_and_votes_with_masks");
     let warps = 128usize;
     let n = warps * 32;
@@ -363,9 +355,7 @@ where
     check(&format!("block reduce/scan/exclusive, {B} threads"), |j| (j / 6 / B, (j / 6) % B, j % 6), &gpu.download(&out).unwrap(), &want);
 }
 
-#[test]
-fn block_collectives_for_several_block_sizes() {
-    let Some(gpu) = gpu("block_collectives_for_several_block_sizes") else { return };
+fn block_collectives_for_several_block_sizes(gpu: Gpu) {
     let mut g = rng("block_collectives_for_several_block_sizes");
     block_case::<32>(&gpu, &mut g);
     block_case::<96>(&gpu, &mut g);
@@ -386,7 +376,7 @@ where
     let module = load(gpu, &m);
     let scan = module.kernel(&kr).unwrap();
     const GUARD: usize = 64;
-    for n in [0, 1, 31, tile - 1, tile, tile + 1, 5 * tile + 77, g.gen_range(1..1 << 20)] {
+    for n in [0, 1, 31, tile - 1, tile, tile + 1, 5 * tile + 77, g.gen_range(1..sized(1 << 20, 1 << 14))] {
         let x: Vec<f32> = (0..n).map(|_| g.gen_range(0..16u32) as f32).collect();
         // (A zero-length buffer cannot be allocated; n = 0 reads nothing.)
         let dx = if n == 0 { gpu.zeros::<f32>(1) } else { gpu.upload(&x) }.unwrap();
@@ -408,11 +398,18 @@ where
     }
 }
 
-#[test]
-fn single_pass_scan_at_odd_sizes() {
-    let Some(gpu) = gpu("single_pass_scan_at_odd_sizes") else { return };
+fn single_pass_scan_at_odd_sizes(gpu: Gpu) {
     let mut g = rng("single_pass_scan_at_odd_sizes");
     single_pass_case::<{ ptxkit::kernels::ONE_PASS_BLOCK }>(&gpu, &mut g, ptxkit::kernels::ONE_PASS_ITEMS);
     single_pass_case::<64>(&gpu, &mut g, 4);
     single_pass_case::<32>(&gpu, &mut g, 20);
 }
+
+pub const TESTS: &[Test] = &[
+    gpu!(vload_vstore_on_misaligned_views),
+    gpu!(message_passing_under_contention),
+    gpu!(shuffles_of_multi_word_values),
+    gpu!(warp_scans_reductions_and_votes_with_masks),
+    gpu!(block_collectives_for_several_block_sizes),
+    gpu!(single_pass_scan_at_odd_sizes),
+];

@@ -1,21 +1,28 @@
 //! Device semantics: kernels built with the builder, run on the GPU on fresh random inputs
 //! (the seed is printed), compared with a CPU reference, bit-exact where PTX defines the
-//! result. Outputs are poisoned before every launch. Without a GPU each test prints why it
-//! skipped; with `PTXKIT_REQUIRE_GPU=1` a missing GPU fails.
-#![cfg(feature = "cuda")]
+//! result. Outputs are poisoned before every launch.
+//!
+//! The runner is `tests/common/harness.rs` (`harness = false`): each file lists its tests
+//! in `pub const TESTS` (`gpu!(f)` for `fn f(gpu: Gpu)`, `host!(f)` for `fn f()`), and
+//! `main` below lists the files. Without a GPU the GPU tests are reported as ignored, with
+//! the reason; with `PTXKIT_REQUIRE_GPU=1` they fail. Under `PTXKIT_SANITIZE=1` (the
+//! compute-sanitizer run) the slowest tests take smaller sizes; see [`sanitizing`].
+
+#[macro_use]
+#[path = "../common/mod.rs"]
+mod common;
 
 mod arith;
 mod async_copy;
 mod bits;
 mod cluster;
 mod cmp_cvt;
-#[path = "../common/mod.rs"]
-mod common;
 mod gemm;
 mod gemm_fp8;
 mod gemm_mma;
 mod guards;
 mod intrinsics;
+mod malformed;
 mod matrix;
 mod memory;
 mod minifloat;
@@ -23,16 +30,18 @@ mod mma;
 mod params;
 mod pipeline;
 mod reference;
+mod runtime;
 mod setmaxnreg;
 mod tma;
 mod warp;
 mod wgmma;
 
+pub use common::harness::{skip, Test};
 pub use common::ptxas;
 use ptxkit::ops::access::{Load, Store};
 use ptxkit::ops::m;
 use ptxkit::prelude::*;
-use ptxkit::runtime::testing::{gpu_or_skip, poisoned};
+use ptxkit::runtime::testing::poisoned;
 use ptxkit::runtime::{CudaSlice, DeviceRepr, Gpu, Launch, LaunchArgs};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -203,7 +212,46 @@ where
     gpu.download(&out).unwrap()
 }
 
-/// The GPU for a test, or a printed skip.
-pub fn gpu(test: &str) -> Option<Gpu> {
-    gpu_or_skip(test)
+/// Whether the suite runs under compute-sanitizer (`PTXKIT_SANITIZE=1`): the tests whose
+/// sizes make the sanitizer's instrumented run too slow take [`sized`]'s smaller size. Every
+/// test still runs, and checks what it runs.
+pub fn sanitizing() -> bool {
+    std::env::var("PTXKIT_SANITIZE").as_deref() == Ok("1")
+}
+
+/// `normal`, or `small` under [`sanitizing`].
+pub fn sized<T>(normal: T, small: T) -> T {
+    if sanitizing() {
+        small
+    } else {
+        normal
+    }
+}
+
+fn main() {
+    common::harness::main(&[
+        arith::TESTS,
+        async_copy::TESTS,
+        bits::TESTS,
+        cluster::TESTS,
+        cmp_cvt::TESTS,
+        gemm::TESTS,
+        gemm_fp8::TESTS,
+        gemm_mma::TESTS,
+        guards::TESTS,
+        intrinsics::TESTS,
+        malformed::TESTS,
+        matrix::TESTS,
+        memory::TESTS,
+        minifloat::TESTS,
+        mma::TESTS,
+        params::TESTS,
+        pipeline::TESTS,
+        reference::TESTS,
+        runtime::TESTS,
+        setmaxnreg::TESTS,
+        tma::TESTS,
+        warp::TESTS,
+        wgmma::TESTS,
+    ]);
 }

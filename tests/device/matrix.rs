@@ -63,9 +63,7 @@ fn run(
     (all[..128].to_vec(), back)
 }
 
-#[test]
-fn ldmatrix_stmatrix_movmatrix_layouts() {
-    let Some(gpu) = gpu("ldmatrix_stmatrix_movmatrix_layouts") else { return };
+fn ldmatrix_stmatrix_movmatrix_layouts(gpu: Gpu) {
     let mut g = rng("ldmatrix_stmatrix_movmatrix_layouts");
     let mut cases = 0;
     for trans in [false, true] {
@@ -167,3 +165,5 @@ fn ldmatrix_stmatrix_movmatrix_layouts() {
     }
     println!("{} ldmatrix/stmatrix cases and movmatrix matched the fragment model", cases);
 }
+
+pub const TESTS: &[Test] = &[gpu!(ldmatrix_stmatrix_movmatrix_layouts)];

@@ -4,9 +4,7 @@
 use super::*;
 use rand::Rng;
 
-#[test]
-fn atomics_under_contention() {
-    let Some(gpu) = gpu("atomics_under_contention") else { return };
+fn atomics_under_contention(gpu: Gpu) {
     let mut g = rng("atomics_under_contention");
     let threads = 1usize << 16;
     let vals: Vec<u32> = (0..threads).map(|_| g.gen()).collect();
@@ -67,9 +65,7 @@ fn atomics_under_contention() {
     assert!(vals.contains(&misc[6]), "exch leaves one thread's value");
 }
 
-#[test]
-fn shared_memory_and_barriers() {
-    let Some(gpu) = gpu("shared_memory_and_barriers") else { return };
+fn shared_memory_and_barriers(gpu: Gpu) {
     let mut g = rng("shared_memory_and_barriers");
     let blocks = 96usize;
     // Static shared array of 256, dynamic shared of 1024 and of 16384 (64 KiB, opt-in).
@@ -110,9 +106,7 @@ fn shared_memory_and_barriers() {
     }
 }
 
-#[test]
-fn special_registers() {
-    let Some(gpu) = gpu("special_registers") else { return };
+fn special_registers(gpu: Gpu) {
     let (gx, gy, bx, by) = (6u32, 3u32, 64u32, 2u32);
     let fields = 10usize;
     let mut m = Module::new(target(&gpu));
@@ -157,9 +151,7 @@ fn special_registers() {
     check("special registers", |i| (i / fields, i % fields), &out, &want);
 }
 
-#[test]
-fn loops_branches_and_calls() {
-    let Some(gpu) = gpu("loops_branches_and_calls") else { return };
+fn loops_branches_and_calls(gpu: Gpu) {
     let mut g = rng("loops_branches_and_calls");
     let a: Vec<u32> = (0..N).map(|_| g.gen_range(1..100_000)).collect();
     let mut m = Module::new(target(&gpu));
@@ -235,3 +227,6 @@ fn loops_branches_and_calls() {
         .collect();
     check("collatz/loop/call", |i| a[i], &gpu.download(&out).unwrap(), &want);
 }
+
+pub const TESTS: &[Test] =
+    &[gpu!(atomics_under_contention), gpu!(shared_memory_and_barriers), gpu!(special_registers), gpu!(loops_branches_and_calls)];

@@ -77,12 +77,9 @@ fn expect_all<T: Copy + Debug, I: Debug>(
 
 /// Every `.e4m3x2`/`.e5m2x2` word to `f16x2`; f32 pairs and f16x2 to both formats, with and
 /// without `.relu`.
-#[test]
-fn fp8_conversions_match_the_model() {
-    let Some(gpu) = gpu("fp8_conversions_match_the_model") else { return };
+fn fp8_conversions_match_the_model(gpu: Gpu) {
     if gpu.compute_capability() < (8, 9) {
-        println!("skipped fp8_conversions_match_the_model: FP8 conversions need sm_89, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("FP8 conversions need sm_89, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("fp8_conversions_match_the_model");
     let words: Vec<u16> = (0..=u16::MAX).collect();
@@ -142,15 +139,12 @@ fn fp8_conversions_match_the_model() {
 }
 
 /// FP6, FP4 (in an 8-bit register) and ue8m0, on sm_100a and newer.
-#[test]
-fn fp6_fp4_ue8m0_conversions_match_the_model() {
+fn fp6_fp4_ue8m0_conversions_match_the_model(gpu: Gpu) {
     let test = "fp6_fp4_ue8m0_conversions_match_the_model";
-    let Some(gpu) = gpu(test) else { return };
     let cc = gpu.compute_capability();
     // The architecture-specific target of this GPU (sm_100a, sm_120a, ...).
     let Some(t) = Target::parse(&format!("sm_{}{}a", cc.0, cc.1)).filter(|_| cc.0 >= 10) else {
-        println!("skipped {test}: FP6/FP4/ue8m0 conversions need sm_100a or newer, the GPU is {cc:?}");
-        return;
+        skip(format!("FP6/FP4/ue8m0 conversions need sm_100a or newer, the GPU is {cc:?}"));
     };
     let mut g = rng(test);
     let words: Vec<u16> = (0..=u16::MAX).collect();
@@ -212,3 +206,5 @@ fn fp6_fp4_ue8m0_conversions_match_the_model() {
         |i| format!("{:?}", model(i)),
     );
 }
+
+pub const TESTS: &[Test] = &[gpu!(fp8_conversions_match_the_model), gpu!(fp6_fp4_ue8m0_conversions_match_the_model)];

@@ -775,8 +775,7 @@ macro_rules! forms {
 }
 
 /// Runs every form of `forms` the GPU has; the failures of all of them are reported together.
-fn run_all(test: &str, forms: Vec<(&'static str, Check)>) {
-    let Some(gpu) = gpu(test) else { return };
+fn run_all(gpu: Gpu, test: &str, forms: Vec<(&'static str, Check)>) {
     let mut g = rng(test);
     let t = target(&gpu);
     let (mut ran, mut absent, mut failed) = (0, vec![], vec![]);
@@ -998,19 +997,16 @@ fn sparse_forms() -> Vec<(&'static str, Check)> {
     )
 }
 
-#[test]
-fn mma_float_forms() {
-    run_all("mma_float_forms", float_forms());
+fn mma_float_forms(gpu: Gpu) {
+    run_all(gpu, "mma_float_forms", float_forms());
 }
 
-#[test]
-fn mma_integer_and_b1_forms() {
-    run_all("mma_integer_and_b1_forms", integer_forms());
+fn mma_integer_and_b1_forms(gpu: Gpu) {
+    run_all(gpu, "mma_integer_and_b1_forms", integer_forms());
 }
 
-#[test]
-fn mma_sparse_forms() {
-    run_all("mma_sparse_forms", sparse_forms());
+fn mma_sparse_forms(gpu: Gpu) {
+    run_all(gpu, "mma_sparse_forms", sparse_forms());
 }
 
 // ---- host-only checks of the layouts and the lists -------------------------------------------
@@ -1044,7 +1040,6 @@ fn vec_len(k: &Kind) -> usize {
     }
 }
 
-#[test]
 fn fragment_layouts_match_the_table() {
     for desc in &mma::FORMS {
         let f = Mma::parse(desc.chain);
@@ -1075,7 +1070,6 @@ fn fragment_layouts_match_the_table() {
     }
 }
 
-#[test]
 fn every_form_has_a_device_check() {
     let listed: std::collections::BTreeSet<&str> =
         float_forms().into_iter().chain(integer_forms()).chain(sparse_forms()).map(|(c, _)| c).collect();
@@ -1083,7 +1077,6 @@ fn every_form_has_a_device_check() {
     assert_eq!(listed, table);
 }
 
-#[test]
 fn layouts_of_a_few_documented_elements() {
     // Spot values from the PTX ISA's fragment sections.
     let m16k16 = Shape { m: 16, n: 8, k: 16, quad: None };
@@ -1103,7 +1096,6 @@ fn layouts_of_a_few_documented_elements() {
     assert_eq!(a_coords(Shape { quad: Some((Major::Col, Major::Col)), ..quad }, 2, 21, 1, 0), (1, 2 + 4, 1));
 }
 
-#[test]
 fn host_side_round_trips_through_a_cpu_model() {
     let mut g = rng("host_side_round_trips_through_a_cpu_model");
     let failed: Vec<String> = float_forms()
@@ -1115,9 +1107,8 @@ fn host_side_round_trips_through_a_cpu_model() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
-#[test]
 fn every_device_kernel_assembles() {
-    let Some(px) = ptxas("every_device_kernel_assembles") else { return };
+    let px = ptxas("every_device_kernel_assembles");
     let mut g = rng("every_device_kernel_assembles");
     let mut m = Module::new(Target::SM_90);
     let mut built = 0;
@@ -1137,3 +1128,14 @@ fn every_device_kernel_assembles() {
     assert_eq!(text.matches("\tmma.").count(), built);
     println!("{built} kernels assembled for sm_90");
 }
+
+pub const TESTS: &[Test] = &[
+    gpu!(mma_float_forms),
+    gpu!(mma_integer_and_b1_forms),
+    gpu!(mma_sparse_forms),
+    host!(fragment_layouts_match_the_table),
+    host!(every_form_has_a_device_check),
+    host!(layouts_of_a_few_documented_elements),
+    host!(host_side_round_trips_through_a_cpu_model),
+    host!(every_device_kernel_assembles),
+];

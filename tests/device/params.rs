@@ -32,7 +32,6 @@ fn copy_words(target: Target) -> (Module, KernelRef<P>) {
 }
 
 /// Without a GPU: the declaration, its round trip through `KernelRef::from_ptx`, and ptxas.
-#[test]
 fn param_bytes_declaration_round_trips_and_assembles() {
     let (m, _) = copy_words(Target::SM_90);
     let ptx = m.to_ptx().unwrap();
@@ -42,14 +41,13 @@ fn param_bytes_declaration_round_trips_and_assembles() {
     assert!(matches!(other_size, Err(Error::InvalidArgument { .. })), "{other_size:?}");
     let scalar_first = KernelRef::<(Reg<U32>, GlobalPtr<U32>, ParamBytes<128>)>::from_ptx(&ptx, "param_bytes");
     assert!(scalar_first.is_err());
-    if let Some(px) = ptxas("param_bytes_declaration_round_trips_and_assembles") {
+    {
+        let px = ptxas("param_bytes_declaration_round_trips_and_assembles");
         ptxkit::ptxas::check_clean(&px, &ptx, Target::SM_90, ptxkit::ptxas::Mode::Assemble).unwrap_or_else(|e| panic!("{e}\n{ptx}"));
     }
 }
 
-#[test]
-fn param_bytes_then_scalar() {
-    let Some(gpu) = gpu("param_bytes_then_scalar") else { return };
+fn param_bytes_then_scalar(gpu: Gpu) {
     let mut g = rng("param_bytes_then_scalar");
     let (m, kr) = copy_words(target(&gpu));
     let module = load(&gpu, &m);
@@ -72,3 +70,5 @@ fn param_bytes_then_scalar() {
     let bytes: Vec<u8> = map.opaque.iter().flat_map(|w| w.to_le_bytes()).collect();
     check("ParamBytes<128> from CUtensorMap", |i| i, &gpu.download(&out).unwrap(), &words(&bytes, tail));
 }
+
+pub const TESTS: &[Test] = &[host!(param_bytes_declaration_round_trips_and_assembles), gpu!(param_bytes_then_scalar)];

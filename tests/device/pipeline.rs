@@ -13,7 +13,10 @@ use ptxkit::intrinsics::mbarrier::{Deadline, Publish, Ring};
 use rand::Rng;
 
 const STAGES: u32 = 4;
-const TILES: u32 = 4096;
+/// Tiles per CTA (1,024 phases per barrier; 64 under the sanitizer).
+fn tiles() -> u32 {
+    sized(4096, 256)
+}
 const CTAS: u32 = 16;
 const THREADS: u32 = 128;
 /// Words per tile: one per producer lane.
@@ -41,7 +44,7 @@ fn ring_kernel(target: Target) -> (Module, KernelRef<P>) {
             let lane = k.lane_id();
             let warp = ptx!(k, "shr.u32", tid, 5u32);
             let key = k.ld(keys.at(cta));
-            let base = ptx!(k, "mul.lo.u32", cta, TILES * TILE);
+            let base = ptx!(k, "mul.lo.u32", cta, tiles() * TILE);
             let hash = ptx!(k, "mov.u32", 0u32);
             let bad = ptx!(k, "mov.u32", 0u32);
             let producer = ptx!(k, "setp.eq.u32", warp, 0u32);
@@ -49,7 +52,7 @@ fn ring_kernel(target: Target) -> (Module, KernelRef<P>) {
                 producer,
                 |k| {
                     let first = ptx!(k, "setp.eq.u32", lane, 0u32);
-                    k.for_range(0u32, TILES, 1, |k, i| {
+                    k.for_range(0u32, tiles(), 1, |k, i| {
                         let s = ring.slot(k, i);
                         s.acquire(k, &d);
                         let at = ptx!(k, "mad.lo.u32", i, TILE, lane);
@@ -66,7 +69,7 @@ fn ring_kernel(target: Target) -> (Module, KernelRef<P>) {
                     // Consumer thread (warp w, lane l) reads word (l + w) % 32 of each tile.
                     let lw = ptx!(k, "add.u32", lane, warp);
                     let word = ptx!(k, "and.b32", lw, TILE - 1).bitcast::<U32>();
-                    k.for_range(0u32, TILES, 1, |k, i| {
+                    k.for_range(0u32, tiles(), 1, |k, i| {
                         let s = ring.slot(k, i);
                         s.wait(k, &d);
                         let seq = k.ld(seqs.at(s.stage));
@@ -90,24 +93,21 @@ fn ring_kernel(target: Target) -> (Module, KernelRef<P>) {
 }
 
 /// Without a GPU: the kernel prints and assembles with no ptxas warning.
-#[test]
 fn mbarrier_ring_assembles() {
     let text = ring_kernel(Target::SM_90).0.to_ptx().unwrap();
-    if let Some(px) = ptxas("mbarrier_ring_assembles") {
+    {
+        let px = ptxas("mbarrier_ring_assembles");
         ptxkit::ptxas::check_clean(&px, &text, Target::SM_90, ptxkit::ptxas::Mode::Assemble).unwrap_or_else(|e| panic!("{e}\n{text}"));
     }
     assert!(text.contains("mbarrier.try_wait.parity.shared.b64"), "{text}");
 }
 
-#[test]
-fn mbarrier_ring_passes_every_tile_once() {
-    let Some(gpu) = gpu("mbarrier_ring_passes_every_tile_once") else { return };
+fn mbarrier_ring_passes_every_tile_once(gpu: Gpu) {
     if gpu.compute_capability().0 < 9 {
-        println!("skipped mbarrier_ring_passes_every_tile_once: try_wait needs sm_90, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("try_wait needs sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("mbarrier_ring_passes_every_tile_once");
-    let payload: Vec<u32> = (0..(CTAS * TILES * TILE) as usize).map(|_| g.gen()).collect();
+    let payload: Vec<u32> = (0..(CTAS * tiles() * TILE) as usize).map(|_| g.gen()).collect();
     let keys: Vec<u32> = (0..CTAS).map(|_| g.gen()).collect();
     let (m, kr) = ring_kernel(target(&gpu));
     let module = load(&gpu, &m);
@@ -118,7 +118,7 @@ fn mbarrier_ring_passes_every_tile_once() {
     let start = std::time::Instant::now();
     kern.launch(&Launch::new(CTAS, THREADS), (&dp, &dk, &mut out)).unwrap();
     let out = gpu.download(&out).unwrap();
-    println!("mbarrier_ring_passes_every_tile_once: {CTAS} CTAs x {TILES} tiles through {STAGES} stages in {:.1?}", start.elapsed());
+    println!("mbarrier_ring_passes_every_tile_once: {CTAS} CTAs x {} tiles through {STAGES} stages in {:.1?}", tiles(), start.elapsed());
     let (hash, bad, timeouts) = (&out[..threads], &out[threads..2 * threads], &out[2 * threads..]);
 
     let late: Vec<usize> = (0..threads).filter(|&t| timeouts[t] != 0).collect();
@@ -136,8 +136,8 @@ fn mbarrier_ring_passes_every_tile_once() {
             let (w, l) = (t / 32, t % 32);
             let word = (l + w) % TILE as usize;
             let mut h = 0u32;
-            for i in 0..TILES as usize {
-                h = h.wrapping_mul(HASH_MUL).wrapping_add(payload[(c * TILES as usize + i) * TILE as usize + word]);
+            for i in 0..tiles() as usize {
+                h = h.wrapping_mul(HASH_MUL).wrapping_add(payload[(c * tiles() as usize + i) * TILE as usize + word]);
             }
             want_hash[c * THREADS as usize + t] = h;
         }
@@ -146,3 +146,5 @@ fn mbarrier_ring_passes_every_tile_once() {
     check("tiles with a wrong sequence word, per thread", who, bad, &vec![0u32; threads]);
     check("hash of the tiles each thread read, in order", who, hash, &want_hash);
 }
+
+pub const TESTS: &[Test] = &[host!(mbarrier_ring_assembles), gpu!(mbarrier_ring_passes_every_tile_once)];

@@ -1,6 +1,7 @@
 //! CPU references: correctly rounded f32/f64 results under each PTX rounding mode, and
 //! random inputs that exercise rounding without overflow or subnormals.
 
+use crate::Test;
 use rand::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -139,7 +140,6 @@ pub fn f64_in(r: &mut impl Rng, e: i32) -> f64 {
     }
 }
 
-#[test]
 fn rounding_reference_is_sane() {
     // 1 + 2^-30 is not an f32: it rounds to 1 except upward.
     let t = 2f64.powi(-30);
@@ -157,3 +157,5 @@ fn rounding_reference_is_sane() {
     assert_eq!(add64(1.0, -2f64.powi(-60), Mode::Rz), f64::from_bits(1f64.to_bits() - 1));
     assert_eq!(mul64(3.0, 1.0 / 3.0, Mode::Rn), 3.0 * (1.0 / 3.0));
 }
+
+pub const TESTS: &[Test] = &[host!(rounding_reference_is_sane)];

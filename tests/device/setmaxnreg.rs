@@ -60,13 +60,12 @@ fn want(x: &[u32]) -> Vec<u32> {
 
 /// Without a GPU: ptxas takes the `setmaxnreg`s without a warning (no C7508), and without
 /// the register cap it does warn.
-#[test]
 fn setmaxnreg_is_not_ignored() {
     let (m, _) = roles_kernel();
     let text = m.to_ptx().unwrap();
     assert!(text.contains(".maxnreg 168"), "{text}");
     assert!(text.contains("setmaxnreg.dec.sync.aligned.u32 40;") && text.contains("setmaxnreg.inc.sync.aligned.u32 232;"), "{text}");
-    let Some(px) = ptxas("setmaxnreg_is_not_ignored") else { return };
+    let px = ptxas("setmaxnreg_is_not_ignored");
     ptxkit::ptxas::check_clean(&px, &text, Target::SM_90A, ptxkit::ptxas::Mode::Assemble).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let uncapped = text.replace(".maxnreg 168\n", "");
     let warned =
@@ -74,12 +73,9 @@ fn setmaxnreg_is_not_ignored() {
     assert!(warned.iter().any(|w| w.contains("setmaxnreg")), "ptxas did not say it ignores setmaxnreg without a cap: {warned:?}");
 }
 
-#[test]
-fn warpgroups_with_different_register_budgets() {
-    let Some(gpu) = gpu("warpgroups_with_different_register_budgets") else { return };
+fn warpgroups_with_different_register_budgets(gpu: Gpu) {
     if gpu.compute_capability() != (9, 0) {
-        println!("skipped warpgroups_with_different_register_budgets: setmaxnreg needs sm_90a, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("setmaxnreg needs sm_90a, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("warpgroups_with_different_register_budgets");
     let x: Vec<u32> = (0..N).map(|_| g.gen()).collect();
@@ -91,3 +87,5 @@ fn warpgroups_with_different_register_budgets() {
     kern.launch(&Launch::new(CTAS, THREADS), (&dx, &mut y)).unwrap();
     check("warpgroup roles after setmaxnreg", |i| (i as u32 % THREADS / 128, x[i]), &gpu.download(&y).unwrap(), &want(&x));
 }
+
+pub const TESTS: &[Test] = &[host!(setmaxnreg_is_not_ignored), gpu!(warpgroups_with_different_register_budgets)];

@@ -405,12 +405,9 @@ where
     Ok(())
 }
 
-#[test]
-fn tma_tile_loads_and_stores_every_swizzle_and_width() {
-    let Some(gpu) = gpu("tma_tile_loads_and_stores_every_swizzle_and_width") else { return };
+fn tma_tile_loads_and_stores_every_swizzle_and_width(gpu: Gpu) {
     if gpu.compute_capability().0 < 9 {
-        println!("skipped tma_tile_loads_and_stores_every_swizzle_and_width: TMA needs sm_90, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("TMA needs sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("tma_tile_loads_and_stores_every_swizzle_and_width");
     let mut failures = vec![];
@@ -431,12 +428,9 @@ fn tma_tile_loads_and_stores_every_swizzle_and_width() {
 
 type BulkP = (GlobalPtr<U8>, GlobalPtr<U8>, GlobalPtr<U32>, Reg<U32>, Reg<U32>, Reg<U32>);
 
-#[test]
-fn bulk_copy_global_shared_global() {
-    let Some(gpu) = gpu("bulk_copy_global_shared_global") else { return };
+fn bulk_copy_global_shared_global(gpu: Gpu) {
     if gpu.compute_capability().0 < 9 {
-        println!("skipped bulk_copy_global_shared_global: bulk copies need sm_90, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("bulk copies need sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("bulk_copy_global_shared_global");
     let (m, kr) = bulk_copy_module(target(&gpu));
@@ -637,12 +631,9 @@ where
     Ok(())
 }
 
-#[test]
-fn bulk_reductions_into_global_memory() {
-    let Some(gpu) = gpu("bulk_reductions_into_global_memory") else { return };
+fn bulk_reductions_into_global_memory(gpu: Gpu) {
     if gpu.compute_capability().0 < 9 {
-        println!("skipped bulk_reductions_into_global_memory: bulk reductions need sm_90, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("bulk reductions need sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("bulk_reductions_into_global_memory");
     let results = reductions(&mut Mode::Run(&gpu, &mut g));
@@ -781,12 +772,9 @@ fn multicast_module(w: u32, h: u32) -> (Module, KernelRef<CastP>) {
     (m, kr)
 }
 
-#[test]
-fn tma_multicast_to_a_two_cta_cluster() {
-    let Some(gpu) = gpu("tma_multicast_to_a_two_cta_cluster") else { return };
+fn tma_multicast_to_a_two_cta_cluster(gpu: Gpu) {
     if gpu.compute_capability().0 < 9 {
-        println!("skipped tma_multicast_to_a_two_cta_cluster: clusters need sm_90, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("clusters need sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("tma_multicast_to_a_two_cta_cluster");
     // A 32 x 16 tile of u32 with the 128-byte swizzle; CTA r loads rows 8r..8r+8 (a box of
@@ -845,9 +833,8 @@ fn tma_multicast_to_a_two_cta_cluster() {
 }
 
 /// Without a GPU: every kernel of these tests assembles with ptxas, no warning.
-#[test]
 fn tma_test_kernels_assemble() {
-    let Some(px) = ptxas("tma_test_kernels_assemble") else { return };
+    let px = ptxas("tma_test_kernels_assemble");
     let mut failures = vec![];
     let mut check = |what: &str, m: &Module| {
         if let Err(e) = assemble_clean(&px, m) {
@@ -867,9 +854,7 @@ fn tma_test_kernels_assemble() {
 }
 
 /// The checks run before the driver, on real buffers: each refusal names its field.
-#[test]
-fn tensor_map_validation_through_the_runtime() {
-    let Some(gpu) = gpu("tensor_map_validation_through_the_runtime") else { return };
+fn tensor_map_validation_through_the_runtime(gpu: Gpu) {
     let buf = gpu.zeros::<f32>(64 * 64).unwrap();
     let field = |r: Result<HostTensorMap<'_, F32, 2>, RuntimeError>| match r {
         Err(RuntimeError::TensorMap(e)) => e.field,
@@ -888,3 +873,12 @@ fn tensor_map_validation_through_the_runtime() {
     assert_eq!(ok.box_bytes(), 32 * 8 * 4);
     assert!(ok.raw().opaque.iter().any(|w| *w != 0));
 }
+
+pub const TESTS: &[Test] = &[
+    gpu!(tma_tile_loads_and_stores_every_swizzle_and_width),
+    gpu!(bulk_copy_global_shared_global),
+    gpu!(bulk_reductions_into_global_memory),
+    gpu!(tma_multicast_to_a_two_cta_cluster),
+    host!(tma_test_kernels_assemble),
+    gpu!(tensor_map_validation_through_the_runtime),
+];

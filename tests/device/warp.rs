@@ -56,9 +56,7 @@ fn shfl_model(vals: &[u32], mode: &str, bval: u32, c: u32) -> Vec<(u32, bool)> {
         .collect()
 }
 
-#[test]
-fn shuffles() {
-    let Some(gpu) = gpu("shuffles") else { return };
+fn shuffles(gpu: Gpu) {
     let mut g = rng("shuffles");
     let a: Vec<u32> = (0..T).map(|_| g.gen()).collect();
     for mode in ["up", "down", "bfly", "idx"] {
@@ -85,9 +83,7 @@ fn shuffles() {
     }
 }
 
-#[test]
-fn votes_matches_reductions() {
-    let Some(gpu) = gpu("votes_matches_reductions") else { return };
+fn votes_matches_reductions(gpu: Gpu) {
     let mut g = rng("votes_matches_reductions");
     // Per warp, a predicate density from all-false to all-true; values from a small set.
     let a: Vec<u32> = (0..T)
@@ -174,3 +170,5 @@ fn votes_matches_reductions() {
     });
     check("activemask", |i| i % 32, &got, &(0..T).map(|i| if i % 32 < 7 { 0x7f } else { full }).collect::<Vec<_>>());
 }
+
+pub const TESTS: &[Test] = &[gpu!(shuffles), gpu!(votes_matches_reductions)];

@@ -442,12 +442,9 @@ fn run(gpu: &Gpu, g: &mut StdRng, f: &Form, s: Setup) -> Result<(), String> {
     Ok(())
 }
 
-#[test]
-fn wgmma_every_family_against_a_cpu_gemm() {
-    let Some(gpu) = gpu("wgmma_every_family_against_a_cpu_gemm") else { return };
+fn wgmma_every_family_against_a_cpu_gemm(gpu: Gpu) {
     if gpu.target() != Some(Target::SM_90) && gpu.compute_capability() != (9, 0) {
-        println!("skipped wgmma_every_family_against_a_cpu_gemm: wgmma needs sm_90a, the GPU is {:?}", gpu.compute_capability());
-        return;
+        skip(format!("wgmma needs sm_90a, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("wgmma_every_family_against_a_cpu_gemm");
     let k_major = |rs, swizzle, ksteps| Setup { rs, a_major: Major::K, b_major: Major::K, swizzle, ksteps, order: AtomOrder::MnFirst };
@@ -502,3 +499,5 @@ fn wgmma_every_family_against_a_cpu_gemm() {
     println!("{runs} wgmma runs, {} wrong", failures.len());
     assert!(failures.is_empty(), "{} of {runs} wgmma runs wrong:\n{}", failures.len(), failures.join("\n"));
 }
+
+pub const TESTS: &[Test] = &[gpu!(wgmma_every_family_against_a_cpu_gemm)];
