@@ -51,6 +51,17 @@
 //! fences). The tensor-copy part (loads, stores, reductions, prefetches of tensors) is the
 //! count to set against PTX.jl's 360.
 
+//!
+//! The `tcgen05` family (1,942 forms) is pinned per instruction. Its `tcgen05.mma` forms
+//! (1,568) are the product of the PTX ISA 9.0 grammar: the dense kinds f16/tf32/f8f6f4/i8 at
+//! `.cta_group::1|2` with no collector hint or one of four, A from a descriptor or (`as ts`)
+//! from tensor memory, where `.ashift` allows only the releasing hints, each with and without
+//! the disable-output-lane mask, and f16/tf32 with and without scale-input-d (312); the
+//! block-scaled kinds with their scale-vector spellings, `.scale_vec::NX` or `.blockN`,
+//! mandatory for mxf4nvf4 (200); the same two again as `.sp` with the metadata operand (512);
+//! and `.ws`/`.ws.sp` at `.cta_group::1` with the b0..b3 collector buffers and the optional
+//! zero-column mask (544).
+
 use ptxkit::ops;
 
 /// The groups of the `bulk` family, by chain prefix (longest first).
@@ -66,6 +77,25 @@ fn bulk_group(chain: &str) -> &'static str {
         ("cp.async.bulk.", "bulk copy"),
     ];
     GROUPS.iter().find(|(p, _)| chain.starts_with(p)).map_or("tensor map", |(_, g)| g)
+}
+
+/// The groups of the `tcgen05` family: the instruction, with `tcgen05.mma` split into its
+/// dense, block-scaled, sparse (`.sp`, block-scaled included) and weight-stationary (`.ws`,
+/// `.ws.sp` included) forms.
+fn tcgen05_group(chain: &str) -> &'static str {
+    let parts: Vec<&str> = chain.split('.').collect();
+    match parts[1] {
+        "mma" if parts[2] == "ws" => "mma.ws",
+        "mma" if parts[2] == "sp" => "mma.sp",
+        "mma" if parts.contains(&"block_scale") => "mma block_scale",
+        "ld" if parts[2] == "red" => "ld.red",
+        p if p.starts_with("fence::") => "fence",
+        p if p.starts_with("wait::") => "wait",
+        p => ["alloc", "commit", "cp", "dealloc", "ld", "mma", "relinquish_alloc_permit", "shift", "st"]
+            .into_iter()
+            .find(|g| *g == p)
+            .unwrap_or_else(|| panic!("tcgen05 instruction `{p}` has no group")),
+    }
 }
 
 #[test]
@@ -117,6 +147,33 @@ fn forms_per_family() {
                 println!("{:>10} {:>6} {g}", "", n);
             }
             assert_eq!((tensor, loads), (636, 360), "tensor copies (PTX.jl: 360 TMA methods)");
+        } else if *name == "tcgen05" {
+            let mut groups: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+            for f in forms.iter() {
+                *groups.entry(tcgen05_group(f.chain)).or_default() += 1;
+            }
+            println!("{:>10} {:>6}", "tcgen05", forms.len());
+            for (g, n) in &groups {
+                println!("{:>10} {:>6} {g}", "", n);
+            }
+            let expected = [
+                ("alloc", 4),
+                ("commit", 8),
+                ("cp", 36),
+                ("dealloc", 2),
+                ("fence", 2),
+                ("ld", 74),
+                ("ld.red", 168),
+                ("mma", 312),
+                ("mma block_scale", 200),
+                ("mma.sp", 512),
+                ("mma.ws", 544),
+                ("relinquish_alloc_permit", 2),
+                ("shift", 2),
+                ("st", 74),
+                ("wait", 2),
+            ];
+            assert_eq!(groups.into_iter().collect::<Vec<_>>(), expected);
         } else if *name == "matrix" {
             for op in ["ldmatrix", "stmatrix", "movmatrix"] {
                 println!("{:>10} {:>6}", op, forms.iter().filter(|f| f.opcode() == op).count());

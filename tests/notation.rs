@@ -250,6 +250,57 @@ fn tensor_memory_and_several_destinations() {
     assert!(red.contains("}, %r") && red.trim_end().ends_with("[%r1];"), "{red}");
 }
 
+/// A Blackwell multiply through tensor memory, every step a `ptx!` chain: allocate 128
+/// columns, copy a scale-factor tile in, multiply twice (the second with every output lane
+/// enabled by an explicit mask), commit to an mbarrier and wait on it, then load the
+/// accumulator, store it back, shift it, and free the columns.
+fn tcgen05_mma_commit_load_store_through_tensor_memory() {
+    use ptxkit::intrinsics::mbarrier::{Deadline, Mbarrier};
+    let mut m = Module::new(Target::SM_100A);
+    m.kernel("umma", |k, (da, db, idesc, out): (Reg<B64>, Reg<B64>, Reg<B32>, GlobalPtr<B32>)| {
+        let (da, db) = (da.bitcast::<Gdesc>(), db.bitcast::<Gdesc>());
+        let slot = k.shared_array::<B32>("taddr", 1, 4);
+        let bar = k.shared_array::<B64>("done", 1, 8);
+        Mbarrier::at(bar).init(k, 1u32);
+        ptx!(k, "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32", slot, 128u32);
+        ptx!(k, "tcgen05.fence::before_thread_sync");
+        ptx!(k, "bar.sync", 0u32);
+        ptx!(k, "tcgen05.fence::after_thread_sync");
+        let d = TmemAddr::from_reg(ptx!(k, "ld.shared.b32", slot));
+        ptx!(k, "tcgen05.cp.cta_group::1.128x256b", d, da);
+        ptx!(k, "tcgen05.mma.cta_group::1.kind::f16", d, da, db, idesc, false);
+        let lanes: [Reg<B32>; 4] = std::array::from_fn(|_| ptx!(k, "mov.b32", 0u32));
+        ptx!(k, "tcgen05.mma.cta_group::1.kind::f16" as masked, d, da, db, idesc, lanes, true);
+        ptx!(k, "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64", bar);
+        let deadline = Deadline::new(k, 1 << 20);
+        Mbarrier::at(bar).wait(k, 0u32, &deadline);
+        ptx!(k, "tcgen05.fence::after_thread_sync");
+        let acc = ptx!(k, "tcgen05.ld.sync.aligned.32x32b.x8.b32", d);
+        ptx!(k, "tcgen05.wait::ld.sync.aligned");
+        ptx!(k, "tcgen05.st.sync.aligned.32x32b.x8.b32", d, acc);
+        ptx!(k, "tcgen05.wait::st.sync.aligned");
+        ptx!(k, "tcgen05.shift.cta_group::1.down", d);
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        ptx!(k, "st.global.b32", out.at(t), acc[7]);
+        ptx!(k, "tcgen05.fence::before_thread_sync");
+        ptx!(k, "bar.sync", 0u32);
+        ptx!(k, "tcgen05.dealloc.cta_group::1.sync.aligned.b32", d.reg(), 128u32);
+        ptx!(k, "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned");
+    })
+    .unwrap();
+    let text = assemble("umma", &m);
+    let line = |chain: &str| text.lines().find(|l| l.contains(chain)).unwrap_or_else(|| panic!("no {chain} in {text}")).trim();
+    // D and A's tensor-memory address is the allocated one, read back from shared memory.
+    assert!(line("tcgen05.mma.cta_group::1.kind::f16").starts_with("tcgen05.mma.cta_group::1.kind::f16 [%r"), "{text}");
+    assert!(line("tcgen05.cp.cta_group::1.128x256b").starts_with("tcgen05.cp.cta_group::1.128x256b [%r"), "{text}");
+    let masked = text.lines().filter(|l| l.contains("tcgen05.mma.")).nth(1).unwrap();
+    assert!(masked.contains(", {%r") && masked.trim_end().ends_with("}, 1;"), "{masked}");
+    assert!(line("tcgen05.commit.").ends_with(".b64 [done];"), "{text}");
+    let st = line("tcgen05.st.sync.aligned.32x32b.x8.b32");
+    assert_eq!(st.matches("%r").count(), 9, "{st}");
+    assert_eq!(text.matches("tcgen05.fence::").count(), 4, "{text}");
+}
+
 fn a_wgmma_pipeline_advisory_is_returned() {
     // Reading the accumulator before `wgmma.wait_group` retires the multiply makes ptxas
     // inject a wait into the pipeline; it says so (C7517), and the check hands that back.
@@ -314,6 +365,7 @@ fn main() {
         host!(bulk_copies_reductions_prefetches_and_tensor_map_instructions),
         host!(tensor_map_parameters_of_every_rank_assemble),
         host!(tensor_memory_and_several_destinations),
+        host!(tcgen05_mma_commit_load_store_through_tensor_memory),
         host!(a_wgmma_pipeline_advisory_is_returned),
         host!(e2m1x2_values_live_in_8_bit_registers),
     ]]);

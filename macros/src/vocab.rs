@@ -91,6 +91,15 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("hinted", "A wait with a suspend-time hint."),
     ("src_size", "`cp.async` with the number of source bytes to read; the rest of the destination is zero-filled."),
     ("ignore_src", "`cp.async` with a predicate that, when true, ignores the source and writes zeros."),
+    ("ts", "`tcgen05.mma` with A from tensor memory instead of a shared-memory descriptor."),
+    ("masked", "`tcgen05.mma` with the disable-output-lane mask vector."),
+    ("ts_masked", "`tcgen05.mma` with A from tensor memory and the disable-output-lane mask."),
+    ("scaled", "`tcgen05.mma` with the scale-input-d immediate."),
+    ("ts_scaled", "`tcgen05.mma` with A from tensor memory and the scale-input-d immediate."),
+    ("masked_scaled", "`tcgen05.mma` with the disable-output-lane mask and the scale-input-d immediate."),
+    ("ts_masked_scaled", "`tcgen05.mma` with A from tensor memory, the disable-output-lane mask and scale-input-d."),
+    ("zero_mask", "`tcgen05.mma.ws` with the zero-column-mask descriptor."),
+    ("ts_zero_mask", "`tcgen05.mma.ws` with A from tensor memory and the zero-column-mask descriptor."),
 ];
 
 /// Opcodes whose instructions act beyond their destination registers (memory, barriers,
