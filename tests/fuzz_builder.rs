@@ -393,8 +393,9 @@ fn op(k: &mut Kernel, c: &mut Ctx, depth: u32) {
         }
         27 => {
             // Raw text is the unchecked escape hatch: only its framing is checked (one
-            // instruction, no `;` or line break), so only text ptxas knows goes in here.
-            let t = ["membar.gl", "a;b", "x\ny", "@%p1 membar.cta", "nanosleep.u32 1"][c.r.gen_range(0..5)];
+            // instruction, no `;` or line break), so only text ptxas knows in any body goes
+            // in here (a register such as `%p1` is declared only where the builder made one).
+            let t = ["membar.gl", "a;b", "x\ny", "membar.cta", "nanosleep.u32 1"][c.r.gen_range(0..5)];
             k.raw(t);
         }
         28 => {
