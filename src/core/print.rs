@@ -47,10 +47,8 @@ fn num(out: &mut String, v: u64) {
         i -= 1;
         buf[i] = b'0' + v as u8;
     }
-    // ASCII digits, pushed one by one: cheaper than validating a slice as UTF-8.
-    for &b in &buf[i..] {
-        out.push(b as char);
-    }
+    // SAFETY: `buf[i..]` holds ASCII digits only, which are valid UTF-8.
+    out.push_str(unsafe { std::str::from_utf8_unchecked(&buf[i..]) });
 }
 
 const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
