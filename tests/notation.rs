@@ -356,6 +356,39 @@ fn e2m1x2_values_live_in_8_bit_registers() {
     assert!(!text.contains("mov.b16 %rc"), "{text}");
 }
 
+/// sm_120a's `mma.sync` kinds through `ptx!`: FP8×FP4 in 8-bit containers, and a
+/// block-scaled FP4 product with its scale data and `{byte-id, thread-id}` selectors.
+fn mma_sync_kinds_for_sm_120a() {
+    let mut m = Module::new(Target::SM_120A);
+    m.kernel("mx", |k, (out,): (GlobalPtr<F32>,)| {
+        let z = || 0u32;
+        let a: [Reg<B32>; 4] = std::array::from_fn(|_| ptx!(k, "mov.b32", z()));
+        let b: [Reg<B32>; 2] = std::array::from_fn(|_| ptx!(k, "mov.b32", z()));
+        let c: [Reg<F32>; 4] = std::array::from_fn(|_| ptx!(k, "mov.f32", 0.0f32));
+        let d = ptx!(k, "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e2m1.f32", a, b, c);
+        let (sa, sb) = (ptx!(k, "mov.b32", 0x7f7f_7f7fu32), ptx!(k, "mov.b32", 0x7f7f_7f7fu32));
+        let ids: [Reg<U16>; 2] = std::array::from_fn(|_| ptx!(k, "mov.u16", 0u16));
+        let e = ptx!(
+            k,
+            "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3",
+            a,
+            b,
+            d,
+            sa,
+            ids,
+            sb,
+            ids
+        );
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        k.st(out.at(t), e[0]);
+    })
+    .unwrap();
+    let text = assemble("mma kinds", &m);
+    let line = text.lines().find(|l| l.contains("block_scale")).unwrap().trim();
+    // D, A, B, C braced; each scale register followed by its braced pair of 16-bit selectors.
+    assert_eq!((line.matches("{%r").count(), line.matches("{%rs").count()), (6, 2), "{line}");
+}
+
 fn main() {
     common::harness::main(&[&[
         host!(wgmma_tied_accumulator_and_legal_immediates),
@@ -368,5 +401,6 @@ fn main() {
         host!(tcgen05_mma_commit_load_store_through_tensor_memory),
         host!(a_wgmma_pipeline_advisory_is_returned),
         host!(e2m1x2_values_live_in_8_bit_registers),
+        host!(mma_sync_kinds_for_sm_120a),
     ]]);
 }

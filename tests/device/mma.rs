@@ -1040,8 +1040,14 @@ fn vec_len(k: &Kind) -> usize {
     }
 }
 
+/// The forms that run on sm_90: all but sm_120a's `kind::` forms (FP4/FP6 and block scaling),
+/// which ptxas checks (tests/ptxas_forms.rs) and no Hopper GPU can run.
+fn hopper_forms() -> impl Iterator<Item = &'static ptxkit::ops::FormDesc> {
+    mma::FORMS.iter().filter(|f| !f.chain.contains(".kind::"))
+}
+
 fn fragment_layouts_match_the_table() {
-    for desc in &mma::FORMS {
+    for desc in hopper_forms() {
         let f = Mma::parse(desc.chain);
         let (s, sa) = (f.shape, f.a_shape());
         let (na, nb, nc, nd) = f.counts();
@@ -1073,7 +1079,7 @@ fn fragment_layouts_match_the_table() {
 fn every_form_has_a_device_check() {
     let listed: std::collections::BTreeSet<&str> =
         float_forms().into_iter().chain(integer_forms()).chain(sparse_forms()).map(|(c, _)| c).collect();
-    let table: std::collections::BTreeSet<&str> = mma::FORMS.iter().map(|f| f.chain).collect();
+    let table: std::collections::BTreeSet<&str> = hopper_forms().map(|f| f.chain).collect();
     assert_eq!(listed, table);
 }
 
