@@ -18,13 +18,10 @@ use env::tflops;
 use half::bf16;
 use ptxkit::kernels::gemm::MmaGemmConfig;
 use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, poisoned};
-use ptxkit::runtime::{discrepancy, median, Cublas, Gpu, MmaGemm, RuntimeError};
+use ptxkit::runtime::{Cublas, Gpu, MmaGemm, RuntimeError};
 use ptxkit::types::Bf16;
 use std::fmt::Write;
 
-/// Timing rounds, each 2 warm-up and `PER_ROUND` timed runs of ptxkit, then of cuBLAS.
-const ROUNDS: usize = 5;
-const PER_ROUND: usize = 10;
 const SHAPES: [(u32, u32, u32); 8] = [
     (1024, 1024, 1024),
     (2048, 2048, 2048),
@@ -81,20 +78,16 @@ fn main() -> Result<(), RuntimeError> {
             let mut r = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
             gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
             blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)?;
-            let f = |v: Vec<bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
-            let d = discrepancy(&f(gpu.download(&c)?), &f(gpu.download(&r)?), 1e-2);
-            let line = if d.wrong > 0 || d.relative.is_nan() || d.relative >= 1e-2 {
-                format!("| {m}×{n}×{k} | WRONG ({} elements, first {:?}) | | | {:.1e} |", d.wrong, d.first, d.relative)
-            } else {
-                // Rounds alternate the two, so that clock and temperature drift fall on both.
-                let (mut ours, mut theirs) = (vec![], vec![]);
-                for _ in 0..ROUNDS {
-                    ours.extend(gpu.bench(2, PER_ROUND, || gemm.run(&gpu, &a, &b, &mut c, m, n, k))?);
-                    theirs.extend(gpu.bench(2, PER_ROUND, || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k))?);
+            let line = match env::agree(&gpu, &c, &r)? {
+                Err(wrong) => format!("| {m}×{n}×{k} | {wrong} | | | |"),
+                Ok(relative) => {
+                    let ms = env::time_rounds(
+                        &gpu,
+                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)],
+                    )?;
+                    let (t0, t1) = (tflops(m, n, k, ms[0]), tflops(m, n, k, ms[1]));
+                    format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {relative:.1e} |", t0 / t1)
                 }
-                let (ours, theirs) = (median(&ours).unwrap_or(f32::NAN), median(&theirs).unwrap_or(f32::NAN));
-                let (t0, t1) = (tflops(m, n, k, ours), tflops(m, n, k, theirs));
-                format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {:.1e} |", t0 / t1, d.relative)
             };
             println!("{line}");
             writeln!(table, "{line}").unwrap();

@@ -38,3 +38,38 @@ pub fn configs<C: Clone>(var: &str, default: C, set: impl Fn(&mut C, &str, u32))
 pub fn tflops(m: u32, n: u32, k: u32, ms: f32) -> f64 {
     2.0 * m as f64 * n as f64 * k as f64 / (ms as f64 * 1e-3) / 1e12
 }
+
+/// Timing rounds, each 2 warm-up and `PER_ROUND` timed runs of every product in turn.
+pub const ROUNDS: usize = 5;
+pub const PER_ROUND: usize = 10;
+
+/// How far `got` (bf16 C) is from `want`, or the table cell that says it is wrong: products
+/// are compared before they are timed, and a wrong one is not timed.
+pub fn agree(
+    gpu: &ptxkit::runtime::Gpu,
+    got: &ptxkit::runtime::CudaSlice<half::bf16>,
+    want: &ptxkit::runtime::CudaSlice<half::bf16>,
+) -> Result<Result<f64, String>, ptxkit::runtime::RuntimeError> {
+    let f = |v: Vec<half::bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
+    let d = ptxkit::runtime::discrepancy(&f(gpu.download(got)?), &f(gpu.download(want)?), 1e-2);
+    Ok(if d.wrong > 0 || d.relative.is_nan() || d.relative >= 1e-2 {
+        Err(format!("WRONG ({} elements, first {:?}), rel. error {:.1e}", d.wrong, d.first, d.relative))
+    } else {
+        Ok(d.relative)
+    })
+}
+
+/// The median milliseconds of each of `runs`, timed with CUDA events in `ROUNDS` rounds that
+/// alternate them, so that clock and temperature drift fall on all of them.
+pub fn time_rounds(
+    gpu: &ptxkit::runtime::Gpu,
+    runs: &mut [&mut dyn FnMut() -> Result<(), ptxkit::runtime::RuntimeError>],
+) -> Result<Vec<f32>, ptxkit::runtime::RuntimeError> {
+    let mut times = vec![vec![]; runs.len()];
+    for _ in 0..ROUNDS {
+        for (run, t) in runs.iter_mut().zip(&mut times) {
+            t.extend(gpu.bench(2, PER_ROUND, &mut **run)?);
+        }
+    }
+    Ok(times.iter().map(|t| ptxkit::runtime::median(t).unwrap_or(f32::NAN)).collect())
+}

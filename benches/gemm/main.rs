@@ -23,13 +23,10 @@ use env::tflops;
 use half::bf16;
 use ptxkit::kernels::gemm::{E4m3, GemmConfig, Layout};
 use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, normal_e4m3, poisoned};
-use ptxkit::runtime::{discrepancy, median, Cublas, Gemm, Gpu, LtFp8, RuntimeError};
+use ptxkit::runtime::{Cublas, Gemm, Gpu, LtFp8, RuntimeError};
 use ptxkit::types::Bf16;
 use std::fmt::Write;
 
-/// Timing rounds, each 2 warm-up and `PER_ROUND` timed runs of ptxkit, then of cuBLAS.
-const ROUNDS: usize = 5;
-const PER_ROUND: usize = 10;
 const SQUARES: [u32; 6] = [512, 1024, 2048, 4096, 8192, 16384];
 const ODD: [(u32, u32, u32); 3] = [(4000, 4000, 4000), (1, 4096, 4096), (4096, 7168, 16384)];
 
@@ -75,23 +72,24 @@ fn fp8_table(gpu: &Gpu, cfg: GemmConfig, table: &mut String) -> Result<Vec<(u32,
         // Against cuBLASLt with the same (fast) accumulation; the precise one differs from
         // both by up to K/32 · 2⁻¹⁴ of an element (tests/device/gemm_fp8.rs).
         fast.run(&a, &b, &mut r, alpha)?;
-        let f = |v: Vec<bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
-        let d = discrepancy(&f(gpu.download(&c)?), &f(gpu.download(&r)?), 1e-2);
-        let line = if d.wrong > 0 || !(d.relative < 1e-2) {
-            format!("| {m}×{n}×{k} | WRONG ({} elements, first {:?}) | | | | {:.1e} |", d.wrong, d.first, d.relative)
-        } else {
-            let (mut ours, mut lt_fast, mut lt_exact) = (vec![], vec![], vec![]);
-            for _ in 0..ROUNDS {
-                ours.extend(gpu.bench(2, PER_ROUND, || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k))?);
-                lt_fast.extend(gpu.bench(2, PER_ROUND, || fast.run(&a, &b, &mut r, alpha))?);
-                lt_exact.extend(gpu.bench(2, PER_ROUND, || exact.run(&a, &b, &mut r, alpha))?);
+        let line = match env::agree(gpu, &c, &r)? {
+            Err(wrong) => format!("| {m}×{n}×{k} | {wrong} | | | | |"),
+            Ok(relative) => {
+                let mut r2 = poisoned::<bf16>(gpu, m as usize * n as usize)?;
+                let ms = env::time_rounds(
+                    gpu,
+                    &mut [
+                        &mut || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k),
+                        &mut || fast.run(&a, &b, &mut r, alpha),
+                        &mut || exact.run(&a, &b, &mut r2, alpha),
+                    ],
+                )?;
+                let (t0, t1, t2) = (tflops(m, n, k, ms[0]), tflops(m, n, k, ms[1]), tflops(m, n, k, ms[2]));
+                if m == n && n == k && SQUARES.contains(&m) {
+                    curve.push((m, t0, t1));
+                }
+                format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {t2:.1} | {relative:.1e} |", t0 / t1)
             }
-            let t = |v: &[f32]| tflops(m, n, k, median(v).unwrap_or(f32::NAN));
-            let (t0, t1, t2) = (t(&ours), t(&lt_fast), t(&lt_exact));
-            if m == n && n == k && SQUARES.contains(&m) {
-                curve.push((m, t0, t1));
-            }
-            format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {t2:.1} | {:.1e} |", t0 / t1, d.relative)
         };
         println!("{line}");
         writeln!(table, "{line}").unwrap();
@@ -133,23 +131,16 @@ fn main() -> Result<(), RuntimeError> {
                 Layout::NN => blas.gemm_nn_bf16(&a, &b, r, m, n, k),
             };
             theirs(&mut r)?;
-            let f = |v: Vec<bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
-            let d = discrepancy(&f(gpu.download(&c)?), &f(gpu.download(&r)?), 1e-2);
-            let line = if d.wrong > 0 || !(d.relative < 1e-2) {
-                format!("| {m}×{n}×{k} | WRONG ({} elements, first {:?}) | | | {:.1e} |", d.wrong, d.first, d.relative)
-            } else {
-                // Rounds alternate the two, so that clock and temperature drift fall on both.
-                let (mut ours, mut cublas) = (vec![], vec![]);
-                for _ in 0..ROUNDS {
-                    ours.extend(gpu.bench(2, PER_ROUND, || gemm.run(&gpu, &a, &b, &mut c, m, n, k))?);
-                    cublas.extend(gpu.bench(2, PER_ROUND, || theirs(&mut r))?);
+            let line = match env::agree(&gpu, &c, &r)? {
+                Err(wrong) => format!("| {m}×{n}×{k} | {wrong} | | | |"),
+                Ok(relative) => {
+                    let ms = env::time_rounds(&gpu, &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || theirs(&mut r)])?;
+                    let (t0, t1) = (tflops(m, n, k, ms[0]), tflops(m, n, k, ms[1]));
+                    if ci == 0 && m == n && n == k && SQUARES.contains(&m) {
+                        curve.push((m, t0, t1));
+                    }
+                    format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {relative:.1e} |", t0 / t1)
                 }
-                let (ours, theirs) = (median(&ours).unwrap_or(f32::NAN), median(&cublas).unwrap_or(f32::NAN));
-                let (t0, t1) = (tflops(m, n, k, ours), tflops(m, n, k, theirs));
-                if ci == 0 && m == n && n == k && SQUARES.contains(&m) {
-                    curve.push((m, t0, t1));
-                }
-                format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {:.1e} |", t0 / t1, d.relative)
             };
             println!("{line}");
             writeln!(table, "{line}").unwrap();

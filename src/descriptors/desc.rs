@@ -32,11 +32,68 @@ const FIELD14: u64 = 0x3FFF;
 /// The largest byte value a 14-bit `encode`d field holds: `0x3FFF << 4`.
 pub const MAX_FIELD_BYTES: u32 = 0x3FFF << 4;
 
+// The fields wgmma's and tcgen05's shared-memory descriptors have in common, at the same
+// bits: start address, LBO, SBO (14 bits of 16-byte units each) and the base offset.
 const START_SHIFT: u32 = 0;
 const LBO_SHIFT: u32 = 16;
 const SBO_SHIFT: u32 = 32;
 const BASE_OFFSET_SHIFT: u32 = 49;
 const SWIZZLE_SHIFT: u32 = 62;
+
+/// The common fields packed: each checked, named in errors as [`SmemDesc`]'s constants.
+pub(super) const fn common_fields(start_addr: u32, lbo: u32, sbo: u32, base_offset: u8) -> Result<u64, DescError> {
+    let start = match encode14(SmemDesc::START, start_addr) {
+        Ok(v) => v,
+        Err(e) => return Err(e),
+    };
+    let lbo = match encode14(SmemDesc::LBO, lbo) {
+        Ok(v) => v,
+        Err(e) => return Err(e),
+    };
+    let sbo = match encode14(SmemDesc::SBO, sbo) {
+        Ok(v) => v,
+        Err(e) => return Err(e),
+    };
+    if base_offset > 7 {
+        return Err(DescError::OutOfRange { field: SmemDesc::BASE_OFFSET, value: base_offset as u64, max: 7 });
+    }
+    Ok(start << START_SHIFT | lbo << LBO_SHIFT | sbo << SBO_SHIFT | (base_offset as u64) << BASE_OFFSET_SHIFT)
+}
+
+/// The start address, LBO and SBO of `bits`, in bytes, and its base offset.
+pub(super) const fn start_of(bits: u64) -> u32 {
+    (((bits >> START_SHIFT) & FIELD14) << 4) as u32
+}
+pub(super) const fn lbo_of(bits: u64) -> u32 {
+    (((bits >> LBO_SHIFT) & FIELD14) << 4) as u32
+}
+pub(super) const fn sbo_of(bits: u64) -> u32 {
+    (((bits >> SBO_SHIFT) & FIELD14) << 4) as u32
+}
+pub(super) const fn base_offset_of(bits: u64) -> u8 {
+    ((bits >> BASE_OFFSET_SHIFT) & 7) as u8
+}
+
+/// `bits` with the start address replaced (checked as the constructors check it).
+pub(super) const fn with_start(bits: u64, start_addr: u32) -> Result<u64, DescError> {
+    match encode14(SmemDesc::START, start_addr) {
+        Ok(v) => Ok((bits & !(FIELD14 << START_SHIFT)) | v << START_SHIFT),
+        Err(e) => Err(e),
+    }
+}
+
+/// `bits` with `bytes` added to the start address: a multiple of 16, the sum inside the
+/// field (adding to the raw bits would carry into the reserved bits 14–15 without a word).
+pub(super) const fn add_start(bits: u64, bytes: u32) -> Result<u64, DescError> {
+    if !bytes.is_multiple_of(16) {
+        return Err(DescError::Misaligned { field: "start-address offset", value: bytes as u64, align: 16 });
+    }
+    let sum = start_of(bits) as u64 + bytes as u64;
+    if sum > MAX_FIELD_BYTES as u64 {
+        return Err(DescError::OutOfRange { field: SmemDesc::START, value: sum, max: MAX_FIELD_BYTES as u64 });
+    }
+    with_start(bits, sum as u32)
+}
 
 /// A wgmma shared-memory matrix descriptor (the `a-desc`/`b-desc` operand of
 /// `wgmma.mma_async`), held as its 64 bits.
@@ -69,28 +126,10 @@ impl SmemDesc {
     /// bytes; all three must be multiples of 16 and at most [`MAX_FIELD_BYTES`]
     /// (`0x3FFF0`); `base_offset` must be at most 7.
     pub const fn new(start_addr: u32, lbo: u32, sbo: u32, base_offset: u8, swizzle: Swizzle) -> Result<SmemDesc, DescError> {
-        let start = match encode14(Self::START, start_addr) {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
-        let lbo = match encode14(Self::LBO, lbo) {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
-        let sbo = match encode14(Self::SBO, sbo) {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
-        if base_offset > 7 {
-            return Err(DescError::OutOfRange { field: Self::BASE_OFFSET, value: base_offset as u64, max: 7 });
+        match common_fields(start_addr, lbo, sbo, base_offset) {
+            Ok(bits) => Ok(SmemDesc(bits | swizzle.desc_code() << SWIZZLE_SHIFT)),
+            Err(e) => Err(e),
         }
-        Ok(SmemDesc(
-            start << START_SHIFT
-                | lbo << LBO_SHIFT
-                | sbo << SBO_SHIFT
-                | (base_offset as u64) << BASE_OFFSET_SHIFT
-                | swizzle.desc_code() << SWIZZLE_SHIFT,
-        ))
     }
 
     /// The descriptor whose 64 bits are `bits`, unchecked (reserved bits are kept).
@@ -115,22 +154,22 @@ impl SmemDesc {
 
     /// The start address in bytes: bits 0–13, times 16.
     pub const fn start_addr(self) -> u32 {
-        (((self.0 >> START_SHIFT) & FIELD14) << 4) as u32
+        start_of(self.0)
     }
 
     /// The leading-dimension byte offset: bits 16–29, times 16.
     pub const fn lbo(self) -> u32 {
-        (((self.0 >> LBO_SHIFT) & FIELD14) << 4) as u32
+        lbo_of(self.0)
     }
 
     /// The stride-dimension byte offset: bits 32–45, times 16.
     pub const fn sbo(self) -> u32 {
-        (((self.0 >> SBO_SHIFT) & FIELD14) << 4) as u32
+        sbo_of(self.0)
     }
 
     /// The matrix base offset: bits 49–51.
     pub const fn base_offset(self) -> u8 {
-        ((self.0 >> BASE_OFFSET_SHIFT) & 7) as u8
+        base_offset_of(self.0)
     }
 
     /// The swizzle mode: bits 62–63.
@@ -140,8 +179,8 @@ impl SmemDesc {
 
     /// The same descriptor with its start address replaced (checked as in [`new`](Self::new)).
     pub const fn with_start_addr(self, start_addr: u32) -> Result<SmemDesc, DescError> {
-        match encode14(Self::START, start_addr) {
-            Ok(v) => Ok(SmemDesc((self.0 & !(FIELD14 << START_SHIFT)) | v << START_SHIFT)),
+        match with_start(self.0, start_addr) {
+            Ok(bits) => Ok(SmemDesc(bits)),
             Err(e) => Err(e),
         }
     }
@@ -151,14 +190,10 @@ impl SmemDesc {
     /// the new address must still fit the field; adding to the raw 64 bits instead would
     /// carry into the reserved bits 14–15 without a word.
     pub const fn add_start_offset(self, bytes: u32) -> Result<SmemDesc, DescError> {
-        if !bytes.is_multiple_of(16) {
-            return Err(DescError::Misaligned { field: "start-address offset", value: bytes as u64, align: 16 });
+        match add_start(self.0, bytes) {
+            Ok(bits) => Ok(SmemDesc(bits)),
+            Err(e) => Err(e),
         }
-        let sum = self.start_addr() as u64 + bytes as u64;
-        if sum > MAX_FIELD_BYTES as u64 {
-            return Err(DescError::OutOfRange { field: Self::START, value: sum, max: MAX_FIELD_BYTES as u64 });
-        }
-        self.with_start_addr(sum as u32)
     }
 }
 

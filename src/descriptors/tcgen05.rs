@@ -43,18 +43,15 @@
 //! The base offset is 0 when the swizzle pattern starts on its natural boundary (1024, 512,
 //! 256 bytes for 128B, 64B, 32B), otherwise `(pattern start addr >> 7) & 7` (ISA).
 
-use super::desc::{encode14, MAX_FIELD_BYTES};
+use super::desc::{add_start, base_offset_of, common_fields, lbo_of, sbo_of, start_of, with_start};
 use super::error::DescError;
 use super::layout::TileLayout;
 use super::swizzle::Swizzle;
 use std::fmt;
 
-const FIELD14: u64 = 0x3FFF;
-const START_SHIFT: u32 = 0;
-const LBO_SHIFT: u32 = 16;
-const SBO_SHIFT: u32 = 32;
+// Start address, LBO, SBO and base offset sit where wgmma's descriptor has them
+// (`desc::common_fields`); these are tcgen05's own.
 const VERSION_SHIFT: u32 = 46;
-const BASE_OFFSET_SHIFT: u32 = 49;
 const LBO_MODE_SHIFT: u32 = 52;
 const LAYOUT_SHIFT: u32 = 61;
 /// Bits that are always 0: 14–15, 30–31, 53–60.
@@ -188,7 +185,7 @@ impl Tcgen05SmemDesc {
     /// Packs a descriptor. `start_addr` is a CTA shared-memory address; `lbo` is a byte
     /// offset ([`LboMode::Relative`]) or a shared-memory byte address
     /// ([`LboMode::Absolute`]); `sbo` is a byte offset. All three must be multiples of 16
-    /// and at most [`MAX_FIELD_BYTES`] (`0x3FFF0`); `base_offset` must be at most 7.
+    /// and at most [`MAX_FIELD_BYTES`](super::MAX_FIELD_BYTES) (`0x3FFF0`); `base_offset` must be at most 7.
     pub const fn new(
         start_addr: u32,
         lbo: u32,
@@ -197,34 +194,15 @@ impl Tcgen05SmemDesc {
         lbo_mode: LboMode,
         swizzle: Tcgen05Swizzle,
     ) -> Result<Tcgen05SmemDesc, DescError> {
-        let start = match encode14("start address", start_addr) {
-            Ok(v) => v,
+        let common = match common_fields(start_addr, lbo, sbo, base_offset) {
+            Ok(bits) => bits,
             Err(e) => return Err(e),
         };
-        let lbo = match encode14("leading-dimension byte offset", lbo) {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
-        let sbo = match encode14("stride-dimension byte offset", sbo) {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
-        if base_offset > 7 {
-            return Err(DescError::OutOfRange { field: "matrix base offset", value: base_offset as u64, max: 7 });
-        }
         let mode = match lbo_mode {
             LboMode::Relative => 0,
             LboMode::Absolute => 1,
         };
-        Ok(Tcgen05SmemDesc(
-            start << START_SHIFT
-                | lbo << LBO_SHIFT
-                | sbo << SBO_SHIFT
-                | (Self::VERSION as u64) << VERSION_SHIFT
-                | (base_offset as u64) << BASE_OFFSET_SHIFT
-                | mode << LBO_MODE_SHIFT
-                | swizzle.code() << LAYOUT_SHIFT,
-        ))
+        Ok(Tcgen05SmemDesc(common | (Self::VERSION as u64) << VERSION_SHIFT | mode << LBO_MODE_SHIFT | swizzle.code() << LAYOUT_SHIFT))
     }
 
     /// The descriptor whose 64 bits are `bits`, if they are one: bits 46–48 must hold
@@ -260,18 +238,18 @@ impl Tcgen05SmemDesc {
 
     /// The start address in bytes: bits 0–13, times 16.
     pub const fn start_addr(self) -> u32 {
-        (((self.0 >> START_SHIFT) & FIELD14) << 4) as u32
+        start_of(self.0)
     }
 
     /// The leading-dimension byte offset (or address, see [`lbo_mode`](Self::lbo_mode)):
     /// bits 16–29, times 16.
     pub const fn lbo(self) -> u32 {
-        (((self.0 >> LBO_SHIFT) & FIELD14) << 4) as u32
+        lbo_of(self.0)
     }
 
     /// The stride-dimension byte offset: bits 32–45, times 16.
     pub const fn sbo(self) -> u32 {
-        (((self.0 >> SBO_SHIFT) & FIELD14) << 4) as u32
+        sbo_of(self.0)
     }
 
     /// Bits 46–48: always [`VERSION`](Self::VERSION).
@@ -281,7 +259,7 @@ impl Tcgen05SmemDesc {
 
     /// The matrix base offset: bits 49–51.
     pub const fn base_offset(self) -> u8 {
-        ((self.0 >> BASE_OFFSET_SHIFT) & 7) as u8
+        base_offset_of(self.0)
     }
 
     /// The leading-dimension stride mode: bit 52.
@@ -304,8 +282,8 @@ impl Tcgen05SmemDesc {
 
     /// The same descriptor with its start address replaced (checked as in [`new`](Self::new)).
     pub const fn with_start_addr(self, start_addr: u32) -> Result<Tcgen05SmemDesc, DescError> {
-        match encode14("start address", start_addr) {
-            Ok(v) => Ok(Tcgen05SmemDesc((self.0 & !(FIELD14 << START_SHIFT)) | v << START_SHIFT)),
+        match with_start(self.0, start_addr) {
+            Ok(bits) => Ok(Tcgen05SmemDesc(bits)),
             Err(e) => Err(e),
         }
     }
@@ -314,14 +292,10 @@ impl Tcgen05SmemDesc {
     /// [`TileLayout::k_step_offset`]); `bytes` must be a multiple of 16 and the new address
     /// must fit the field, where adding to the raw bits would carry into bits 14–15.
     pub const fn add_start_offset(self, bytes: u32) -> Result<Tcgen05SmemDesc, DescError> {
-        if !bytes.is_multiple_of(16) {
-            return Err(DescError::Misaligned { field: "start-address offset", value: bytes as u64, align: 16 });
+        match add_start(self.0, bytes) {
+            Ok(bits) => Ok(Tcgen05SmemDesc(bits)),
+            Err(e) => Err(e),
         }
-        let sum = self.start_addr() as u64 + bytes as u64;
-        if sum > MAX_FIELD_BYTES as u64 {
-            return Err(DescError::OutOfRange { field: "start address", value: sum, max: MAX_FIELD_BYTES as u64 });
-        }
-        self.with_start_addr(sum as u32)
     }
 }
 
