@@ -97,34 +97,7 @@ impl Format {
     /// of the unsigned ue8m0 clamp to its smallest code (PTX converts to ue8m0 with `.rz`
     /// or `.rp` only, not to nearest).
     pub fn encode_checked(&self, x: f32) -> Option<u8> {
-        if x.is_nan() {
-            return match (self.ieee, self.nan_all_ones) {
-                (true, _) => Some(0x7F),
-                (false, true) => Some((self.codes() - 1) as u8 & if self.signed { 0x7F } else { 0xFF }),
-                _ => None,
-            };
-        }
-        let sign_bit = if self.signed { 1u32 << (self.exp + self.man) } else { 0 };
-        let sign = if self.signed && x.is_sign_negative() { sign_bit } else { 0 };
-        let a = if self.signed { x.abs() } else { x.max(0.0) };
-        // The non-negative codes rise in value from 0; `top` is the largest finite one.
-        let positive = if self.signed { sign_bit } else { self.codes() };
-        let top = (0..positive).filter(|&c| self.decode(c as u8).is_finite()).max().unwrap_or(0);
-        if a >= self.decode(top as u8) {
-            return Some((sign | top) as u8);
-        }
-        let (mut lo, mut hi) = (0u32, top);
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2;
-            if self.decode(mid as u8) <= a {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        let (dl, dh) = (a - self.decode(lo as u8), self.decode(hi as u8) - a);
-        let code = if dl < dh || (dl == dh && lo % 2 == 0) { lo } else { hi };
-        Some((sign | code) as u8)
+        self.table().encode_checked(x)
     }
 
     /// [`encode_checked`](Self::encode_checked), with NaN of a format without NaN giving
@@ -132,17 +105,89 @@ impl Format {
     pub fn encode(&self, x: f32) -> u8 {
         self.encode_checked(x).unwrap_or(0)
     }
+
+    /// Every code's value, for converting many values: [`Table::encode_checked`] and
+    /// [`Table::decode`] give what [`Format::encode_checked`] and [`Format::decode`] give,
+    /// without recomputing the format's values at each call.
+    pub fn table(&self) -> Table {
+        let mut values = [0.0; 256];
+        for (c, v) in values.iter_mut().enumerate().take(self.codes() as usize) {
+            *v = self.decode(c as u8);
+        }
+        // The non-negative codes rise in value from 0; `top` is the largest finite one.
+        let positive = if self.signed { 1u32 << (self.exp + self.man) } else { self.codes() };
+        let top = (0..positive).filter(|&c| values[c as usize].is_finite()).max().unwrap_or(0);
+        Table { format: *self, values, top }
+    }
+}
+
+/// A [`Format`] with every code's value computed once ([`Format::table`]).
+#[derive(Clone, Debug)]
+pub struct Table {
+    format: Format,
+    values: [f32; 256],
+    top: u32,
+}
+
+impl Table {
+    /// The value of `code` (its low bits, as [`Format::decode`]).
+    pub fn decode(&self, code: u8) -> f32 {
+        self.values[(code as u32 & (self.format.codes() - 1)) as usize]
+    }
+
+    /// The code `cvt.rn.satfinite` gives `x`, as [`Format::encode_checked`].
+    pub fn encode_checked(&self, x: f32) -> Option<u8> {
+        let f = &self.format;
+        if x.is_nan() {
+            return match (f.ieee, f.nan_all_ones) {
+                (true, _) => Some(0x7F),
+                (false, true) => Some((f.codes() - 1) as u8 & if f.signed { 0x7F } else { 0xFF }),
+                _ => None,
+            };
+        }
+        let sign_bit = if f.signed { 1u32 << (f.exp + f.man) } else { 0 };
+        let sign = if f.signed && x.is_sign_negative() { sign_bit } else { 0 };
+        let a = if f.signed { x.abs() } else { x.max(0.0) };
+        let value = |c: u32| self.values[c as usize];
+        if a >= value(self.top) {
+            return Some((sign | self.top) as u8);
+        }
+        let (mut lo, mut hi) = (0u32, self.top);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if value(mid) <= a {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let (dl, dh) = (a - value(lo), value(hi) - a);
+        let code = if dl < dh || (dl == dh && lo % 2 == 0) { lo } else { hi };
+        Some((sign | code) as u8)
+    }
+
+    /// [`encode_checked`](Self::encode_checked), with NaN of a format without NaN giving
+    /// code 0, as [`Format::encode`].
+    pub fn encode(&self, x: f32) -> u8 {
+        self.encode_checked(x).unwrap_or(0)
+    }
+}
+
+/// The e4m3 table, computed once.
+fn e4m3() -> &'static Table {
+    static T: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
+    T.get_or_init(|| E4M3.table())
 }
 
 /// The value of the e4m3 code `b`.
 pub fn e4m3_to_f32(b: u8) -> f32 {
-    E4M3.decode(b)
+    e4m3().decode(b)
 }
 
 /// The e4m3 code nearest to `x` (ties to the even code), saturated to ±448; NaN gives
 /// `0x7F`. This is what `cvt.rn.satfinite.e4m3x2.f32` does to each element.
 pub fn e4m3_from_f32(x: f32) -> u8 {
-    E4M3.encode(x)
+    e4m3().encode(x)
 }
 
 #[cfg(test)]

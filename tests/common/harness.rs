@@ -87,19 +87,37 @@ fn outcome(f: impl FnOnce()) -> Result<Completion, Failed> {
     }
 }
 
+/// Runs `f` and, when it took [`SLOW`] or longer, says so on stderr: the runner's output
+/// has no durations, and a suite that slows down should show where.
+fn timed(name: &str, f: impl FnOnce() -> Result<Completion, Failed>) -> Result<Completion, Failed> {
+    let start = std::time::Instant::now();
+    let r = f();
+    let took = start.elapsed();
+    if took >= SLOW {
+        eprintln!("{name}: took {:.1} s", took.as_secs_f64());
+    }
+    r
+}
+
+/// The duration from which [`timed`] reports a test.
+const SLOW: std::time::Duration = std::time::Duration::from_secs(5);
+
 fn trial(t: Test) -> Trial {
     // `device::arith` -> `arith::name`; a test at a binary's root keeps its bare name.
     let name = match t.module.split_once("::") {
         Some((_, rest)) => format!("{rest}::{}", t.name),
         None => t.name.to_string(),
     };
+    let shown = name.clone();
     match t.body {
-        Body::Host(f) => Trial::ignorable_test(name, move || outcome(f)),
+        Body::Host(f) => Trial::ignorable_test(name, move || timed(&shown, || outcome(f))),
         #[cfg(feature = "cuda")]
-        Body::Gpu(f) => Trial::ignorable_test(name, move || match ptxkit::runtime::Gpu::new() {
-            Ok(gpu) => outcome(move || f(gpu)),
-            Err(e) if gpu_required() => Err(format!("PTXKIT_REQUIRE_GPU=1 but no CUDA GPU ({e})").into()),
-            Err(e) => Ok(Completion::ignored_with(format!("no CUDA GPU: {e}"))),
+        Body::Gpu(f) => Trial::ignorable_test(name, move || {
+            timed(&shown, || match ptxkit::runtime::Gpu::new() {
+                Ok(gpu) => outcome(move || f(gpu)),
+                Err(e) if gpu_required() => Err(format!("PTXKIT_REQUIRE_GPU=1 but no CUDA GPU ({e})").into()),
+                Err(e) => Ok(Completion::ignored_with(format!("no CUDA GPU: {e}"))),
+            })
         }),
     }
 }
