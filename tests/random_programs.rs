@@ -1,7 +1,8 @@
 //! Random programs: kernels built from random sequences of typed operations (arithmetic,
 //! compares, conversions, scalar and vector memory, atomics and reductions, ordered
 //! accesses and fences, warp and block collectives, mbarriers, proxy fences, `elect`,
-//! `cp.async` and its groups, bulk copies completing on an mbarrier, bulk groups), with
+//! `cp.async` and its groups, bulk copies completing on an mbarrier, bulk groups, wgmma,
+//! `mma.sync`, ldmatrix/stmatrix, TMA tensor loads, stores and prefetches), with
 //! random guards, branches, loops and calls, must print and be accepted by ptxas without a
 //! warning.
 //!
@@ -31,6 +32,11 @@ struct Pools {
     y: GlobalPtr<F32>,
     sh: Ptr<m::Shared, U32>,
     bar: Mbarrier,
+    map: TensorMap<U32, 2>,
+    /// How many guarded scopes, branches and loops enclose the statement being drawn:
+    /// `wgmma` runs warpgroup-wide (`.sync.aligned`), so it is drawn only where every
+    /// thread runs it.
+    nested: u32,
 }
 
 fn pick<T: Copy>(r: &mut StdRng, v: &[T]) -> T {
@@ -44,11 +50,13 @@ type F = FuncRef<(Reg<U32>, Reg<F32>), Reg<F32>>;
 fn stmt(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
     if r.gen_bool(0.15) {
         let g = pick(r, &p.p);
+        p.nested += 1;
         if r.gen_bool(0.5) {
             k.guarded(g, |k| stmt_body(k, r, p, depth, f));
         } else {
             k.guarded(!g, |k| stmt_body(k, r, p, depth, f));
         }
+        p.nested -= 1;
     } else {
         stmt_body(k, r, p, depth, f);
     }
@@ -59,7 +67,7 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
     let (fa, fb, fc) = (pick(r, &p.f), pick(r, &p.f), pick(r, &p.f));
     let imm: u32 = r.gen();
     let fimm: f32 = r.gen_range(-1e6f32..1e6);
-    match r.gen_range(0..59) {
+    match r.gen_range(0..64) {
         0 => p.u.push(ptx!(k, "add.u32", a, b)),
         1 => p.u.push(ptx!(k, "sub.u32", a, imm)),
         2 => p.u.push(ptx!(k, "mul.lo.u32", a, b)),
@@ -96,16 +104,20 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
         30 if depth < 3 => {
             let q = pick(r, &p.p);
             let n = r.gen_range(0..4);
+            p.nested += 1;
             k.if_(q, |k| (0..n).for_each(|_| stmt(k, r, p, depth + 1, f)));
+            p.nested -= 1;
         }
         31 if depth < 3 => {
             let n = r.gen_range(0..4);
             let end = if r.gen_bool(0.5) { a } else { ptx!(k, "mov.u32", r.gen_range(0u32..16)) };
+            p.nested += 1;
             k.for_range(0u32, end, r.gen_range(1..4), |k, i| {
                 p.u.push(i);
                 (0..n).for_each(|_| stmt(k, r, p, depth + 1, f));
                 p.u.retain(|x| *x != i);
             });
+            p.nested -= 1;
         }
         32 => {
             let v = k.call(f, (a, fa));
@@ -178,6 +190,52 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
             ptx!(k, "cp.async.bulk.commit_group");
             ptx!(k, "cp.async.bulk.wait_group.read", imm % 8);
         }
+        // Tensor cores: a wgmma retired by its own wait (descriptors are any 64-bit
+        // values to ptxas), mma.sync, ldmatrix and stmatrix.
+        59 if p.nested == 0 => {
+            let acc: Acc<F32, 4> = k.zeroed_acc();
+            // The descriptors are loaded: ptxas 13.0.88 crashes (SIGSEGV) on some programs
+            // where it can fold a wgmma descriptor to a constant (a reproducer is in
+            // bench/results/2026-11-25-reliability.md).
+            let da = ptx!(k, "ld.global.b64", p.x.cast::<B64>().at(a)).bitcast::<Gdesc>();
+            let db = ptx!(k, "ld.global.b64", p.x.cast::<B64>().at(b)).bitcast::<Gdesc>();
+            ptx!(k, "wgmma.fence.sync.aligned");
+            ptx!(k, "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16" => acc, da, db, pick(r, &p.p), 1, -1, 0, 0);
+            ptx!(k, "wgmma.commit_group.sync.aligned");
+            ptx!(k, "wgmma.wait_group.sync.aligned", 0);
+            p.f.extend(acc.iter());
+        }
+        60 => {
+            let frag = |x: Reg<U32>| x.bitcast::<B32>();
+            let d = ptx!(
+                k,
+                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                [frag(a), frag(b), frag(c), frag(a)],
+                [frag(c), frag(b)],
+                [fa, fb, fc, fa]
+            );
+            p.f.extend(d);
+        }
+        61 => {
+            let m = ptx!(k, "ldmatrix.sync.aligned.m8n8.x4.shared.b16", p.sh.cast::<B16>().at(a));
+            ptx!(k, "stmatrix.sync.aligned.m8n8.x2.trans.shared.b16", p.sh.cast::<B16>().at(b), [m[3], m[0]]);
+            p.u.push(m[1].bitcast());
+        }
+        // TMA: a tensor load completing on the mbarrier, a tensor store and its bulk group,
+        // prefetches of the map and of a box.
+        62 => {
+            let coords = [a.bitcast::<S32>(), b.bitcast::<S32>()];
+            let _ = p.bar.arrive_expect_tx(k, 1024u32);
+            p.map.load(k, p.sh, coords, p.bar.ptr());
+            p.map.prefetch_tile(k, coords);
+        }
+        63 => {
+            p.map.prefetch(k);
+            ptx!(k, "fence.proxy.async.shared::cta");
+            p.map.store(k, [c.bitcast::<S32>(), a.bitcast::<S32>()], p.sh);
+            ptx!(k, "cp.async.bulk.commit_group");
+            ptx!(k, "cp.async.bulk.wait_group", imm % 8);
+        }
         55 => {
             let (leader, is) = ptx!(k, "elect.sync", 0xffff_ffffu32);
             p.u.push(leader.bitcast());
@@ -193,7 +251,7 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
 /// One module of `kernels` random kernels from `seed`, and its instruction count.
 fn random_module(seed: u64, kernels: usize) -> (Module, usize) {
     let mut r = StdRng::seed_from_u64(seed);
-    let mut m = Module::new(Target::SM_90);
+    let mut m = Module::new(Target::SM_90A);
     let f = m
         .func("helper", |k, (u, x): (Reg<U32>, Reg<F32>)| {
             let c = ptx!(k, "cvt.rn.f32.u32", u);
@@ -202,7 +260,7 @@ fn random_module(seed: u64, kernels: usize) -> (Module, usize) {
         .unwrap();
     let mut total = 0;
     for n in 0..kernels {
-        m.kernel(&format!("random_{n}"), |k, (x, y, s): (GlobalPtr<U32>, GlobalPtr<F32>, Reg<U32>)| {
+        m.kernel(&format!("random_{n}"), |k, (x, y, s, map): (GlobalPtr<U32>, GlobalPtr<F32>, Reg<U32>, TensorMap<U32, 2>)| {
             k.reqntid(128, 1, 1);
             let sh = k.shared_array::<U32>("sh", 256, 16);
             let bar = Mbarrier::at(k.shared_array::<B64>("bar", 1, 8));
@@ -210,7 +268,7 @@ fn random_module(seed: u64, kernels: usize) -> (Module, usize) {
             bar.init(k, 128u32);
             let f0 = ptx!(k, "ld.global.f32", y.at(t));
             let p0 = ptx!(k, "setp.ne.u32", s, t);
-            let mut pools = Pools { u: vec![t, s], f: vec![f0], p: vec![p0], x, y, sh, bar };
+            let mut pools = Pools { u: vec![t, s], f: vec![f0], p: vec![p0], x, y, sh, bar, map, nested: 0 };
             let len = r.gen_range(5..60);
             for _ in 0..len {
                 stmt(k, &mut r, &mut pools, 0, &f);
@@ -245,6 +303,14 @@ const FAMILIES: &[&str] = &[
     "cp.async.cg.shared.global",
     "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
     "cp.async.bulk.wait_group.read",
+    "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16",
+    "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+    "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+    "stmatrix.sync.aligned.m8n8.x2.trans.shared.b16",
+    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+    "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group",
+    "cp.async.bulk.prefetch.tensor.2d.L2.global.tile",
+    "prefetch.tensormap",
     "call",
 ];
 
