@@ -16,13 +16,15 @@ pub mod types;
 
 pub use builder::{Error, FuncRef, Kernel, KernelRef, Module, Target, Version};
 pub use ptxkit_macros::ptx;
-pub use regs::{Label, NotPred, Ptr, Reg, SReg};
+pub use regs::{BranchTargets, Label, NotPred, Ptr, Reg, SReg};
 
 /// Everything a kernel author needs in scope.
 pub mod prelude {
     pub use crate::builder::{Error, FuncRef, Kernel, KernelRef, LoopLabels, Module, ParamBytes, Target, TensorMap, Var, Version};
     pub use crate::ops::{Acc, Generic};
     pub use crate::ptx;
-    pub use crate::regs::{sreg, Const, ConstPtr, GenericPtr, GlobalPtr, Label, LocalPtr, NotPred, ParamPtr, Ptr, Reg, SReg, SharedPtr};
+    pub use crate::regs::{
+        sreg, BranchTargets, Const, ConstPtr, GenericPtr, GlobalPtr, Label, LocalPtr, NotPred, ParamPtr, Ptr, Reg, SReg, SharedPtr,
+    };
     pub use crate::types::*;
 }

@@ -224,3 +224,41 @@ fn scan_tiles_that_cannot_be_built_are_errors() {
     let mut m = Module::new(Target::SM_90);
     assert!(ptxkit::kernels::scan_single_pass::<384>(&mut m, "scan", 28, 0).is_ok());
 }
+
+#[test]
+fn branch_target_lists_that_cannot_be_declared_are_errors() {
+    let mut m = Module::new(Target::SM_80);
+    // Empty, or a target never placed.
+    assert!(matches!(m.kernel("empty", |k, ()| drop(k.branch_targets(&[]))), Err(Error::InvalidArgument { .. })));
+    let e = m.kernel("unplaced", |k, ()| {
+        let l = k.named_label("nowhere");
+        let list = k.branch_targets(&[l]);
+        let i = ptx!(k, "mov.u32", 0u32);
+        ptx!(k, "brx.idx", i, list);
+    });
+    assert_eq!(e.unwrap_err(), Error::UndefinedLabel { kernel: "unplaced".into(), label: "nowhere".into() });
+    // A target, or a whole list, of another kernel.
+    let (mut label, mut list) = (None, None);
+    m.kernel("a", |k, ()| {
+        let l = k.label();
+        k.place(l);
+        label = Some(l);
+        list = Some(k.branch_targets(&[l]));
+    })
+    .unwrap();
+    let e = m.kernel("b", |k, ()| drop(k.branch_targets(&[label.unwrap()])));
+    assert!(matches!(e, Err(Error::ForeignValue { .. })), "{e:?}");
+    let e = m.kernel("c", |k, ()| {
+        let i = ptx!(k, "mov.u32", 0u32);
+        ptx!(k, "brx.idx", i, list.unwrap());
+    });
+    assert!(matches!(e, Err(Error::ForeignValue { .. })), "{e:?}");
+    // A switch with no cases has no list to jump through.
+    assert!(matches!(
+        m.kernel("none", |k, ()| {
+            let i = ptx!(k, "mov.u32", 0u32);
+            k.switch_(i, 0, |_, _| {});
+        }),
+        Err(Error::InvalidArgument { .. })
+    ));
+}

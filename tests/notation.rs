@@ -389,9 +389,36 @@ fn mma_sync_kinds_for_sm_120a() {
     assert_eq!((line.matches("{%r").count(), line.matches("{%rs").count()), (6, 2), "{line}");
 }
 
+/// `brx.idx` through a `.branchtargets` list: the typed form with `.uni`, and
+/// `Kernel::switch_`'s jump table with its range check, assembled.
+fn jump_tables_through_branch_target_lists() {
+    let mut m = Module::new(Target::SM_90);
+    m.kernel("jump", |k, (out,): (GlobalPtr<U32>,)| {
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        let r = ptx!(k, "mov.u32", 7u32);
+        let sel = ptx!(k, "and.b32", t, 7u32).bitcast::<U32>();
+        k.switch_(sel, 5, |k, case| k.assign(r, case as u32 * 3));
+        // A warp-uniform index through `.uni`, targets placed after the list.
+        let (a, b) = (k.label(), k.label());
+        let list = k.branch_targets(&[b, a]);
+        let w = ptx!(k, "shr.u32", t, 31u32);
+        ptx!(k, "brx.idx.uni", w, list);
+        k.place(a);
+        ptx!(k, "add.u32" => r, r, 1u32);
+        k.place(b);
+        ptx!(k, "st.global.u32", out.at(t), r);
+    })
+    .unwrap();
+    let text = assemble("jump tables", &m);
+    assert!(text.contains("\n$L__5: .branchtargets $L__0, $L__1, $L__2, $L__3, $L__4;"), "{text}");
+    assert!(text.contains("setp.lt.u32 %p1, %r3, 5;\n\t@%p1 brx.idx %r3, $L__5;"), "{text}");
+    assert!(text.contains(": .branchtargets $L__8, $L__7;") && text.contains("brx.idx.uni %r"), "{text}");
+}
+
 fn main() {
     common::harness::main(&[&[
         host!(wgmma_tied_accumulator_and_legal_immediates),
+        host!(jump_tables_through_branch_target_lists),
         host!(an_immediate_outside_its_legal_set_is_an_error),
         host!(mbarrier_sink_and_shared_windows),
         host!(tensor_copies_with_per_operand_spaces),

@@ -86,6 +86,7 @@ fn src(s: &Src) -> (TS, TS) {
             (quote!(::ptxkit::ops::ImmIn<#t, ::ptxkit::ops::legal::#l>), quote!(::ptxkit::ops::Kind::ImmIn(#v, &[#(#vals),*])))
         }
         Src::Label => (quote!(::ptxkit::ops::LabelOp), quote!(::ptxkit::ops::Kind::Label)),
+        Src::Targets => (quote!(::ptxkit::ops::TargetsOp), quote!(::ptxkit::ops::Kind::Targets)),
         Src::TensorAddr(r) => {
             let (n, _) = len(*r);
             let r8 = Literal::u8_unsuffixed(*r as u8);

@@ -14,7 +14,7 @@
 //! `[]` any element), `[T@space]` or `[@space]` (an address in a named or bound space;
 //! `[tmem]` a tensor-memory address), `[tmap, {s32*R}]` (a tensor map and its coordinates),
 //! `imm(T)` (an immediate only), `imm(T: 0|1)` / `imm(u32: 24..256/8)` (an immediate from a
-//! set of legal values), or `label`. Types are data-type tokens or variables bound in the
+//! set of legal values), `label`, or `tlist` (a `.branchtargets` list). Types are data-type tokens or variables bound in the
 //! pattern.
 
 use crate::vocab;
@@ -260,6 +260,8 @@ pub enum Src {
     /// Type, legal values, and the set's name.
     ImmIn(String, Vec<i64>, String),
     Label,
+    /// The label of a `.branchtargets` list (`brx.idx`'s `tlist`).
+    Targets,
     TensorAddr(u32),
 }
 
@@ -464,6 +466,9 @@ impl Sig<'_> {
         }
         if s == "label" {
             return Ok(Src::Label);
+        }
+        if s == "tlist" {
+            return Ok(Src::Targets);
         }
         if let Some(inner) = s.strip_prefix("imm(").and_then(|r| r.strip_suffix(')')) {
             return match inner.split_once(':') {

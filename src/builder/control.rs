@@ -28,6 +28,47 @@ impl Kernel {
         ptx!(self, @p, "bra", target);
     }
 
+    /// `match index { 0 => case(k, 0), .., n - 1 => case(k, n - 1), _ => {} }` as a jump
+    /// table: a [`.branchtargets`](Kernel::branch_targets) list of the `n` cases and
+    /// `@p brx.idx index, list` under `p = index < n` (PTX leaves an index past the list
+    /// undefined), each case ending in a branch past the others.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    ///
+    /// let mut m = Module::new(Target::SM_90);
+    /// m.kernel("pick", |k, (out,): (GlobalPtr<U32>,)| {
+    ///     let t = ptx!(k, "mov.u32", sreg::TID_X);
+    ///     let sel = ptx!(k, "rem.u32", t, 4u32);
+    ///     let r = ptx!(k, "mov.u32", 0u32);
+    ///     k.switch_(sel, 3, |k, case| k.assign(r, 10 * case as u32 + 1));
+    ///     ptx!(k, "st.global.u32", out.at(t), r);
+    /// })?;
+    /// let text = m.to_ptx()?;
+    /// assert!(text.contains(": .branchtargets $L__0, $L__1, $L__2;"));
+    /// assert!(text.contains("brx.idx %r"));
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn switch_(&mut self, index: Reg<U32>, cases: usize, mut case: impl FnMut(&mut Kernel, usize)) {
+        let labels: Vec<Label> = (0..cases).map(|_| self.label()).collect();
+        let list = self.branch_targets(&labels);
+        if cases == 0 || cases > u16::MAX as usize {
+            return; // `branch_targets` recorded the error
+        }
+        let end = self.label();
+        let inb = ptx!(self, "setp.lt.u32", index, cases as u32);
+        ptx!(self, @inb, "brx.idx", index, list);
+        self.bra(end);
+        for (i, l) in labels.into_iter().enumerate() {
+            self.place(l);
+            case(self, i);
+            if i + 1 < cases {
+                self.bra(end);
+            }
+        }
+        self.place(end);
+    }
+
     /// `if p { then }`: a forward branch around the body.
     pub fn if_(&mut self, p: impl IntoGuard, then: impl FnOnce(&mut Kernel)) {
         let end = self.label();

@@ -82,6 +82,8 @@ pub enum Kind {
     /// An immediate from a set of legal values.
     ImmIn(DType, &'static [i64]),
     Label,
+    /// The label of a `.branchtargets` list.
+    Targets,
     /// `[tensor-map, {c0, ..}]` with this many coordinates.
     TensorAddr(u8),
 }

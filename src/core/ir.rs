@@ -107,6 +107,12 @@ pub enum Stmt {
     /// `call (rets), name, (args);`
     Call(Box<CallStmt>),
     Label(u32),
+    /// `label: .branchtargets t0, t1, ...;`: the label of the list, and the targets (label
+    /// operands) as a run in the operand arena.
+    Targets {
+        label: u32,
+        targets: (u32, u16),
+    },
     Comment(Box<str>),
     /// Unchecked text from the escape hatch, printed verbatim with a `;` (a guard in scope
     /// is already written into it).

@@ -43,6 +43,11 @@ impl Directive {
     }
 }
 
+/// A `.branchtargets` list of one body ([`Kernel::branch_targets`]): the `tlist` operand of
+/// `brx.idx`. Only a declared list has this type, so `brx.idx` cannot name a plain label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BranchTargets(pub(crate) Label);
+
 /// A branch target inside one kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Label {
@@ -332,6 +337,31 @@ impl Kernel {
         }
         info.placed = true;
         self.stmts.push(Stmt::Label(l.id));
+    }
+
+    /// A `.branchtargets` list of `targets` (labels of this body, placed before or after),
+    /// declared here, for [`brx.idx`](crate::ops::control): `brx.idx index, list` continues at
+    /// `targets[index]`. PTX leaves an index past the end undefined; `Kernel::switch_`
+    /// checks it. An empty list, or more than 65,535 targets, is an error.
+    pub fn branch_targets(&mut self, targets: &[Label]) -> BranchTargets {
+        let list = self.label();
+        if targets.is_empty() || targets.len() > u16::MAX as usize {
+            self.invalid(format!("a .branchtargets list holds 1 to 65535 labels, not {}", targets.len()));
+            return BranchTargets(list);
+        }
+        let mut ops = Vec::with_capacity(targets.len());
+        for &t in targets {
+            if t.owner != self.id {
+                self.check_owner(t.owner, || "a label".into());
+                return BranchTargets(list);
+            }
+            self.use_label(t);
+            ops.push(Opnd::Label(t.id));
+        }
+        let (start, len) = self.push_run(&ops);
+        self.labels[list.id as usize].placed = true;
+        self.stmts.push(Stmt::Targets { label: list.id, targets: (start, len) });
+        BranchTargets(list)
     }
 
     /// Records a branch to `l` (it must be placed before the body ends).

@@ -18,6 +18,6 @@ pub mod target;
 pub use desc::{DstKind, FormDesc, Kind, Space};
 pub use dtype::{DType, Family, RegClass};
 pub use error::{check_ident, Error};
-pub use kernel::{Directive, Kernel, Label};
+pub use kernel::{BranchTargets, Directive, Kernel, Label};
 pub use module::Module;
 pub use target::{Suffix, Target, Version};

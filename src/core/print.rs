@@ -252,6 +252,12 @@ fn body(out: &mut String, k: &Kernel) {
                 }
                 out.push_str(":\n");
             }
+            Stmt::Targets { label, targets } => {
+                opnd(out, k, &Opnd::Label(*label));
+                out.push_str(": .branchtargets ");
+                list(out, k, &k.opnds[targets.0 as usize..(targets.0 + targets.1 as u32) as usize]);
+                out.push_str(";\n");
+            }
             Stmt::Comment(c) => {
                 out.push_str("\t// ");
                 out.push_str(c);

@@ -1,8 +1,8 @@
 //! Emitting a form: operands lowered to the IR, destinations allocated or given, guards.
 
-use super::{Form, LabelOp, Op};
+use super::{Form, LabelOp, Op, TargetsOp};
 use crate::core::ir::{Guard, Opnd};
-use crate::core::{DstKind, Kernel, Label};
+use crate::core::{BranchTargets, DstKind, Kernel, Label};
 use crate::types::{Accepts, DataType, IntoGuard, NotPred, Pred, Reg};
 
 /// A value usable as an operand of kind `K`.
@@ -31,6 +31,12 @@ impl Operand<LabelOp> for Label {
     fn lower(self, k: &mut Kernel) -> Opnd {
         k.use_label(self);
         Opnd::Label(self.id)
+    }
+}
+impl Operand<TargetsOp> for BranchTargets {
+    fn lower(self, k: &mut Kernel) -> Opnd {
+        k.use_label(self.0);
+        Opnd::Label(self.0.id)
     }
 }
 

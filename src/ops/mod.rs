@@ -30,7 +30,7 @@
 //! `[T@space]` / `[@space]` / `[T@S]` (a named or bound space per operand; `[tmem]` tensor
 //! memory); `[tmap, {s32*R}]` (a tensor map and its coordinates); `imm(T)` (an immediate
 //! only); `imm(T: -1|1)`, `imm(u32: 24..256/8)` (an immediate from a set of legal values);
-//! `label`.
+//! `label`; `tlist` (the label of a `.branchtargets` list, `brx.idx`'s operand).
 
 pub mod access;
 mod call;
@@ -58,7 +58,7 @@ pub use crate::core::isa::{self, Req};
 pub use crate::core::{DstKind, FormDesc, Kind, Space};
 pub(crate) use call::{conjunction, in_scope};
 pub use call::{guard_of, Acc, Alloc, Call, Dst, Lower, Operand};
-pub use kinds::{Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, StateSpace, TensorAddr, Tmem, Vector};
+pub use kinds::{Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, StateSpace, TargetsOp, TensorAddr, Tmem, Vector};
 
 use core::marker::PhantomData;
 

@@ -47,6 +47,7 @@ pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: Label) {
                 k.use_label(end);
                 Opnd::Label(end.id)
             }
+            Kind::Targets => Opnd::Label(k.branch_targets(&[end, end]).0.id),
             Kind::Addr(space, _) => {
                 let class = if space.addr_bits() == 32 { RegClass::B32 } else { RegClass::B64 };
                 Opnd::Addr(AddrBase::Reg(k.alloc(class)), 0)

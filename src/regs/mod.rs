@@ -8,7 +8,7 @@ mod imm;
 mod ptr;
 mod sreg_table;
 
-pub use crate::core::Label;
+pub use crate::core::{BranchTargets, Label};
 pub use crate::types::{IntoGuard, NotPred, Reg};
 pub use imm::{Const, IntImm};
 pub use ptr::{

@@ -62,4 +62,62 @@ fn guarded_helpers_run_only_where_the_predicate_holds(gpu: Gpu) {
     check("guarded vload with branches, nested scope", inputs, &gpu.download(&s).unwrap(), &want_s);
 }
 
-pub const TESTS: &[Test] = &[gpu!(guarded_helpers_run_only_where_the_predicate_holds)];
+/// `Kernel::switch_` (a `.branchtargets` list and `brx.idx`) takes each thread to its own
+/// case, divergent within warps, and an index past the cases to none; a warp-uniform
+/// `brx.idx.uni` after it.
+fn jump_tables_take_each_thread_to_its_case(gpu: Gpu) {
+    let mut g = rng("jump_tables_take_each_thread_to_its_case");
+    let n = N;
+    const CASES: usize = 7;
+    // Indices 0..=9: three of ten past the cases.
+    let sel: Vec<u32> = (0..n).map(|_| g.gen_range(0..10)).collect();
+    let x: Vec<u32> = (0..n).map(|_| g.gen()).collect();
+    let mut m = Module::new(target(&gpu));
+    let kr = m
+        .kernel("jump", |k, (sel, x, y, n): (GlobalPtr<U32>, GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>)| {
+            let i = k.global_thread_index_x();
+            let inb = ptx!(k, "setp.lt.u32", i, n);
+            k.if_(inb, |k| {
+                let s = k.ld(sel.at(i));
+                let v = k.ld(x.at(i));
+                let r = ptx!(k, "mov.u32", 0xdead_beefu32);
+                k.switch_(s, CASES, |k, case| {
+                    let t = ptx!(k, "mul.lo.u32", v, case as u32 + 2);
+                    let u = ptx!(k, "add.u32", t, case as u32);
+                    k.assign(r, u);
+                });
+                // Every thread of a warp takes the same entry of a two-entry list.
+                let w = ptx!(k, "shr.u32", i, 5u32);
+                let odd = ptx!(k, "and.b32", w, 1u32).bitcast::<U32>();
+                let (even_warp, odd_warp, end) = (k.label(), k.label(), k.label());
+                let list = k.branch_targets(&[even_warp, odd_warp]);
+                ptx!(k, "brx.idx.uni", odd, list);
+                k.place(odd_warp);
+                ptx!(k, "xor.b32" => r.bitcast::<B32>(), r.bitcast::<B32>(), 0x8000_0000u32);
+                k.bra(end);
+                k.place(even_warp);
+                k.place(end);
+                k.st(y.at(i), r);
+            });
+        })
+        .unwrap();
+    let module = load(&gpu, &m);
+    let kern = module.kernel(&kr).unwrap();
+    let (ds, dx) = (gpu.upload(&sel).unwrap(), gpu.upload(&x).unwrap());
+    let mut y = poisoned::<u32>(&gpu, n).unwrap();
+    kern.launch(&Launch::cover(n as u32, 256), (&ds, &dx, &mut y, n as u32)).unwrap();
+    let want: Vec<u32> = (0..n)
+        .map(|i| {
+            let s = sel[i] as usize;
+            let r = if s < CASES { x[i].wrapping_mul(s as u32 + 2).wrapping_add(s as u32) } else { 0xdead_beef };
+            if (i / 32) % 2 == 1 {
+                r ^ 0x8000_0000
+            } else {
+                r
+            }
+        })
+        .collect();
+    check("switch_ and brx.idx.uni", |i: usize| (sel[i], x[i]), &gpu.download(&y).unwrap(), &want);
+}
+
+pub const TESTS: &[Test] = &[gpu!(guarded_helpers_run_only_where_the_predicate_holds), gpu!(jump_tables_take_each_thread_to_its_case)];
