@@ -229,7 +229,12 @@ fn scan_tiles_that_cannot_be_built_are_errors() {
 fn branch_target_lists_that_cannot_be_declared_are_errors() {
     let mut m = Module::new(Target::SM_80);
     // Empty, or a target never placed.
-    assert!(matches!(m.kernel("empty", |k, ()| drop(k.branch_targets(&[]))), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        m.kernel("empty", |k, ()| {
+            let _ = k.branch_targets(&[]);
+        }),
+        Err(Error::InvalidArgument { .. })
+    ));
     let e = m.kernel("unplaced", |k, ()| {
         let l = k.named_label("nowhere");
         let list = k.branch_targets(&[l]);
@@ -246,7 +251,9 @@ fn branch_target_lists_that_cannot_be_declared_are_errors() {
         list = Some(k.branch_targets(&[l]));
     })
     .unwrap();
-    let e = m.kernel("b", |k, ()| drop(k.branch_targets(&[label.unwrap()])));
+    let e = m.kernel("b", |k, ()| {
+        let _ = k.branch_targets(&[label.unwrap()]);
+    });
     assert!(matches!(e, Err(Error::ForeignValue { .. })), "{e:?}");
     let e = m.kernel("c", |k, ()| {
         let i = ptx!(k, "mov.u32", 0u32);
@@ -261,4 +268,38 @@ fn branch_target_lists_that_cannot_be_declared_are_errors() {
         }),
         Err(Error::InvalidArgument { .. })
     ));
+}
+
+#[test]
+fn calls_that_cannot_be_made_are_errors() {
+    let mut m = Module::new(Target::SM_80);
+    // `.param` values cannot be predicates.
+    let e = m.func_with("pred", Abi::Param, |_, (p,): (Reg<Pred>,)| p);
+    assert!(
+        matches!(e, Err(Error::InvalidArgument { ref what, .. }) if what.contains("parameter 0") && what.contains("predicate")),
+        "{e:?}"
+    );
+    // One result at most.
+    let e = m.func_with("two", Abi::Param, |k, (x,): (Reg<U32>,)| (x, ptx!(k, "add.u32", x, 1u32)));
+    assert!(matches!(e, Err(Error::InvalidArgument { ref what, .. }) if what.contains("one value at most")), "{e:?}");
+    // Only a `.param`-ABI function has an address to call through.
+    let f = m.func("regabi", |k, (x,): (Reg<U32>,)| ptx!(k, "add.u32", x, 1u32)).unwrap();
+    let e = m.kernel("indirect", |k, ()| {
+        let x = ptx!(k, "mov.u32", 1u32);
+        let p = k.func_addr(&f);
+        let _ = k.call_indirect(p, (x,));
+    });
+    assert!(matches!(e, Err(Error::InvalidArgument { ref what, .. }) if what.contains(".reg ABI")), "{e:?}");
+    // A function of another module.
+    let mut other = Module::new(Target::SM_80);
+    let g = other.func_with("g", Abi::Param, |k, (x,): (Reg<U32>,)| ptx!(k, "add.u32", x, 1u32)).unwrap();
+    let e = m.kernel("foreign", |k, ()| {
+        let x = ptx!(k, "mov.u32", 1u32);
+        let _ = k.call(&g, (x,));
+    });
+    assert!(matches!(e, Err(Error::ForeignValue { .. })), "{e:?}");
+    let e = m.kernel("foreign_addr", |k, ()| {
+        let _ = k.func_addr(&g);
+    });
+    assert!(matches!(e, Err(Error::ForeignValue { .. })), "{e:?}");
 }

@@ -415,10 +415,56 @@ fn jump_tables_through_branch_target_lists() {
     assert!(text.contains(": .branchtargets $L__8, $L__7;") && text.contains("brx.idx.uni %r"), "{text}");
 }
 
+/// Device functions of both ABIs and every kind of call: `.param` functions with 16-, 32-
+/// and 64-bit values, several results or none, direct, `call.uni`, guarded, and through an
+/// address with a `.callprototype`; ptxas assembles them all.
+fn calls_of_both_abis() {
+    let mut m = Module::new(Target::SM_90);
+    let split = m
+        .func_with("split", Abi::Param, |k, (x, y): (Reg<U64>, Reg<U16>)| {
+            let lo = ptx!(k, "cvt.u32.u64", x);
+            let y32 = ptx!(k, "cvt.u32.u16", y);
+            ptx!(k, "add.u32", lo, y32)
+        })
+        .unwrap();
+    let tick = m.func_with("tick", Abi::Param, |k, (): ()| ptx!(k, "membar.gl")).unwrap();
+    let twice = m.func("twice", |k, (x,): (Reg<F32>,)| ptx!(k, "add.f32", x, x)).unwrap();
+    m.kernel("caller", |k, (out, n): (GlobalPtr<U32>, Reg<U64>)| {
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        let h = ptx!(k, "cvt.u16.u32", t);
+        let lo = k.call(&split, (n, h));
+        let lo2 = k.call_uni(&split, (n, h));
+        k.call(&tick, ());
+        let p = ptx!(k, "setp.lt.u32", t, 16u32);
+        let lo3 = k.guarded(p, |k| k.call(&split, (n, h)));
+        let f = k.func_addr(&split);
+        let lo4 = k.call_indirect(f, (n, h));
+        let x = ptx!(k, "cvt.rn.f32.u16", h);
+        let y = k.call_uni(&twice, (x,));
+        let s = ptx!(k, "add.u32", lo, lo2);
+        let s = ptx!(k, "add.u32", s, lo3);
+        let s = ptx!(k, "add.u32", s, lo4);
+        let z = ptx!(k, "cvt.rzi.u32.f32", y);
+        let s = ptx!(k, "add.u32", s, z);
+        ptx!(k, "st.global.u32", out.at(t), s);
+    })
+    .unwrap();
+    let text = assemble("calls", &m);
+    assert!(text.contains(".func (.param .b32 split_retval_0) split(.param .b64 split_param_0, .param .b16 split_param_1)"), "{text}");
+    assert!(text.contains("\tst.param.b32 [split_retval_0], %r"), "{text}");
+    assert!(text.contains(".func tick()\n"), "{text}");
+    assert!(text.contains("\tcall.uni (__ptxkit_ret0), split, (__ptxkit_arg0, __ptxkit_arg1);"), "{text}");
+    assert!(text.contains("\tcall tick, ();"), "{text}");
+    assert!(text.contains("\t@%p1 call (__ptxkit_ret0), split, (__ptxkit_arg0, __ptxkit_arg1);"), "{text}");
+    assert!(text.contains(".callprototype (.param .b32 _) _ (.param .b64 _, .param .b16 _);"), "{text}");
+    assert!(text.contains("\tcall.uni (%r") && text.contains("), twice, (%r"), "{text}");
+}
+
 fn main() {
     common::harness::main(&[&[
         host!(wgmma_tied_accumulator_and_legal_immediates),
         host!(jump_tables_through_branch_target_lists),
+        host!(calls_of_both_abis),
         host!(an_immediate_outside_its_legal_set_is_an_error),
         host!(mbarrier_sink_and_shared_windows),
         host!(tensor_copies_with_per_operand_spaces),

@@ -2,6 +2,7 @@
 //! with typed parameters, structured control flow and guarded scopes, memory helpers,
 //! directives, module variables, and kernel parameters of raw bytes and tensor maps.
 
+mod calls;
 mod control;
 mod directives;
 mod memory;
@@ -11,8 +12,9 @@ mod params;
 mod tensor_map;
 
 pub use crate::core::{check_ident, Directive, Error, Kernel, Module, Suffix, Target, Version};
+pub use calls::{Abi, FuncPtr, FuncRef};
 pub use control::{LoopBound, LoopIndex, LoopLabels};
-pub use module::{FuncRef, InitValue, KernelRef, Var};
+pub use module::{InitValue, KernelRef, Var};
 pub use param_bytes::ParamBytes;
 pub use params::{FuncValues, KernelParam, KernelParams, ScalarParam};
 pub use tensor_map::{TensorElem, TensorMap};

@@ -1,8 +1,7 @@
 //! The typed module API: kernels and device functions built from Rust closures, typed
 //! handles to them, calls, and module variables.
 
-use super::params::{FuncValues, KernelParams};
-use crate::core::ir::{CallStmt, Opnd, RegRef, RegSpace};
+use super::params::KernelParams;
 use crate::core::kernel::BodyKind;
 use crate::core::module::Item;
 use crate::core::names::intern;
@@ -42,31 +41,6 @@ impl<P: KernelParams> KernelRef<P> {
             return Err(bad(format!("parameters are ({}) in the text but ({}) in the Rust type", found.join(", "), want.join(", "))));
         }
         Ok(KernelRef { name: name.into(), _p: std::marker::PhantomData })
-    }
-}
-
-/// A built device function taking `P` and returning `R`.
-#[derive(Clone, Debug)]
-pub struct FuncRef<P, R> {
-    name: Arc<str>,
-    module: u32,
-    _p: std::marker::PhantomData<fn(P) -> R>,
-}
-
-impl Kernel {
-    /// `call (rets), f, (args);` — a call of a device function of the same module.
-    pub fn call<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P) -> R {
-        if f.module != self.module {
-            let e = Error::ForeignValue { kernel: self.name.to_string(), what: format!("function `{}`", f.name) };
-            self.error(e);
-        }
-        let guard = crate::ops::in_scope(self, None);
-        let args = args.regs(self);
-        let refs: Vec<RegRef> = R::classes().into_iter().map(|c| self.alloc(c)).collect();
-        let out = R::from_refs(&refs, self.id);
-        let rets = refs.iter().map(|r| Opnd::Reg(*r)).collect();
-        self.push_call(CallStmt { guard, func: f.name.clone(), rets, args });
-        out
     }
 }
 
@@ -118,28 +92,6 @@ impl Module {
         let name: Arc<str> = name.into();
         self.items.push(Item::Body(k));
         Ok(KernelRef { name, _p: std::marker::PhantomData })
-    }
-
-    /// Builds a device function (`.func`) with `.reg` parameters and results.
-    pub fn func<P: FuncValues, R: FuncValues>(
-        &mut self,
-        name: &str,
-        body: impl FnOnce(&mut Kernel, P) -> R,
-    ) -> Result<FuncRef<P, R>, Error> {
-        self.claim(name)?;
-        let mut k = Kernel::new(name, self.id, BodyKind::Func);
-        let prefs: Vec<RegRef> = P::classes().into_iter().enumerate().map(|(i, c)| RegRef::new(c, RegSpace::FuncParam, i as u32)).collect();
-        let rrefs: Vec<RegRef> = R::classes().into_iter().enumerate().map(|(i, c)| RegRef::new(c, RegSpace::FuncRet, i as u32)).collect();
-        k.func_params = prefs.clone();
-        k.func_rets = rrefs.clone();
-        let params = P::from_refs(&prefs, k.id);
-        let result = body(&mut k, params);
-        result.mov_into(&mut k, &rrefs);
-        k.ret();
-        k.finish()?;
-        let name: Arc<str> = name.into();
-        self.items.push(Item::Body(k));
-        Ok(FuncRef { name, module: self.id, _p: std::marker::PhantomData })
     }
 
     fn var<S: StateSpace, T: DataType, H: InitValue>(

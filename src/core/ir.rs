@@ -86,13 +86,25 @@ pub enum Opnd {
 /// A guard `@p` or `@!p`.
 pub type Guard = Option<(RegRef, bool)>;
 
-/// `call (rets), func, (args);`
+/// What a `call` calls: a function by name, or the address in a register (through a
+/// `.callprototype` of the call's parameter list).
+#[derive(Clone, Debug)]
+pub enum Callee {
+    Direct(Arc<str>),
+    Indirect(RegRef),
+}
+
+/// `call{.uni} (rets), func, (args);`. With the `.reg` ABI the values are the call's
+/// operands; with the `.param` ABI (`param`) the call is a block that declares a `.param`
+/// per value, stores the arguments, calls with the `.param` names and loads the results.
 #[derive(Clone, Debug)]
 pub struct CallStmt {
     pub guard: Guard,
-    pub func: Arc<str>,
+    pub func: Callee,
     pub rets: Vec<Opnd>,
     pub args: Vec<Opnd>,
+    pub uni: bool,
+    pub param: bool,
 }
 
 /// One statement of a body.

@@ -86,6 +86,8 @@ pub struct Kernel {
     pub(crate) params: Vec<String>,
     pub(crate) func_params: Vec<RegRef>,
     pub(crate) func_rets: Vec<RegRef>,
+    /// The `.param` results of a device function of the `.param` ABI, as declared.
+    pub(crate) func_ret_params: Vec<String>,
     pub(crate) locals: Vec<String>,
     pub(crate) local_names: Vec<String>,
     pub(crate) directives: Vec<Directive>,
@@ -118,6 +120,7 @@ impl Kernel {
             params: Vec::new(),
             func_params: Vec::new(),
             func_rets: Vec::new(),
+            func_ret_params: Vec::new(),
             locals: Vec::new(),
             local_names: Vec::new(),
             directives: Vec::new(),

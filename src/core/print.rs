@@ -1,7 +1,8 @@
 //! The PTX printer and the module-level checks (version inference, target support).
 
 use super::desc::FormDesc;
-use super::ir::{AddrBase, Opnd, RegRef, RegSpace, Stmt};
+use super::dtype::RegClass;
+use super::ir::{AddrBase, CallStmt, Callee, Opnd, RegRef, RegSpace, Stmt};
 use super::isa;
 use super::kernel::{BodyKind, Directive, Kernel};
 use super::module::{Item, Module, DYN_SMEM};
@@ -160,6 +161,90 @@ fn list(out: &mut String, k: &Kernel, ops: &[Opnd]) {
     }
 }
 
+fn callee(out: &mut String, c: &Callee) {
+    match c {
+        Callee::Direct(name) => out.push_str(name),
+        Callee::Indirect(r) => reg(out, *r),
+    }
+}
+
+/// The `.param` type of a value of register class `c` (predicates have none: the builder
+/// refuses them before a call is made).
+fn param_type(c: RegClass) -> &'static str {
+    match c {
+        RegClass::B8 => "b8",
+        RegClass::B16 => "b16",
+        RegClass::Pred | RegClass::B32 => "b32",
+        RegClass::B64 => "b64",
+        RegClass::B128 => "b128",
+    }
+}
+
+/// A call with the `.param` ABI, the `i`-th statement of its body: a block declaring a
+/// `.param` per argument and result (and, for a call through a register, the
+/// `.callprototype` of the parameter list), the stores, the call under the call's guard,
+/// and the loads (ptxas refuses a guard on `st.param`/`ld.param` of a call's variables; where
+/// the call does not run, the loaded values are undefined, as a guarded `.reg` call leaves
+/// its result registers).
+fn param_call(out: &mut String, k: &Kernel, c: &CallStmt, i: usize) {
+    let class = |o: &Opnd| match o {
+        Opnd::Reg(r) => r.class(),
+        _ => RegClass::B32,
+    };
+    let decls = |out: &mut String, vals: &[Opnd], proto: bool, prefix: &str| {
+        for (j, v) in vals.iter().enumerate() {
+            if j > 0 {
+                out.push_str(", ");
+            }
+            let _ = if proto { write!(out, ".param .{} _", param_type(class(v))) } else { write!(out, "{prefix}{j}") };
+        }
+    };
+    out.push_str("\t{\n");
+    for (vals, prefix) in [(&c.args, "__ptxkit_arg"), (&c.rets, "__ptxkit_ret")] {
+        for (j, v) in vals.iter().enumerate() {
+            let _ = writeln!(out, "\t.param .{} {prefix}{j};", param_type(class(v)));
+        }
+    }
+    if let Callee::Indirect(_) = c.func {
+        let _ = write!(out, "\t__ptxkit_proto_{i}: .callprototype ");
+        if !c.rets.is_empty() {
+            out.push('(');
+            decls(out, &c.rets, true, "");
+            out.push_str(") ");
+        }
+        out.push_str("_ (");
+        decls(out, &c.args, true, "");
+        out.push_str(");\n");
+    }
+    for (j, v) in c.args.iter().enumerate() {
+        let _ = write!(out, "\tst.param.{} [__ptxkit_arg{j}], ", param_type(class(v)));
+        opnd(out, k, v);
+        out.push_str(";\n");
+    }
+    out.push('\t');
+    guard(out, &c.guard);
+    out.push_str(if c.uni { "call.uni " } else { "call " });
+    if !c.rets.is_empty() {
+        out.push('(');
+        decls(out, &c.rets, false, "__ptxkit_ret");
+        out.push_str("), ");
+    }
+    callee(out, &c.func);
+    out.push_str(", (");
+    decls(out, &c.args, false, "__ptxkit_arg");
+    out.push(')');
+    if let Callee::Indirect(_) = c.func {
+        let _ = write!(out, ", __ptxkit_proto_{i}");
+    }
+    out.push_str(";\n");
+    for (j, v) in c.rets.iter().enumerate() {
+        let _ = write!(out, "\tld.param.{} ", param_type(class(v)));
+        opnd(out, k, v);
+        let _ = writeln!(out, ", [__ptxkit_ret{j}];");
+    }
+    out.push_str("\t}\n");
+}
+
 /// Prints one body.
 fn body(out: &mut String, k: &Kernel) {
     let entry = k.kind == BodyKind::Entry;
@@ -190,6 +275,8 @@ fn body(out: &mut String, k: &Kernel) {
                 reg(out, *r);
             }
             out.push_str(") ");
+        } else if !k.func_ret_params.is_empty() {
+            let _ = write!(out, "({}) ", k.func_ret_params.join(", "));
         }
         let _ = write!(out, "{}(", k.name);
         for (i, r) in k.func_params.iter().enumerate() {
@@ -199,6 +286,8 @@ fn body(out: &mut String, k: &Kernel) {
             let _ = write!(out, ".reg .{} ", r.class().decl());
             reg(out, *r);
         }
+        // `.param` parameters (a function of the `.param` ABI has no `.reg` ones).
+        out.push_str(&k.params.join(", "));
         out.push_str(")\n");
     }
     out.push_str("{\n");
@@ -214,7 +303,7 @@ fn body(out: &mut String, k: &Kernel) {
         }
     }
     out.push('\n');
-    for s in &k.stmts {
+    for (i, s) in k.stmts.iter().enumerate() {
         match s {
             Stmt::Ins { form, guard: g, ops } => {
                 out.push('\t');
@@ -227,19 +316,19 @@ fn body(out: &mut String, k: &Kernel) {
                 }
                 out.push_str(";\n");
             }
+            Stmt::Call(c) if c.param => param_call(out, k, c, i),
             Stmt::Call(c) => {
-                let (g, func, rets, args) = (&c.guard, &c.func, &c.rets, &c.args);
                 out.push('\t');
-                guard(out, g);
-                out.push_str("call ");
-                if !rets.is_empty() {
+                guard(out, &c.guard);
+                out.push_str(if c.uni { "call.uni " } else { "call " });
+                if !c.rets.is_empty() {
                     out.push('(');
-                    list(out, k, rets);
+                    list(out, k, &c.rets);
                     out.push_str("), ");
                 }
-                out.push_str(func);
+                callee(out, &c.func);
                 out.push_str(", (");
-                list(out, k, args);
+                list(out, k, &c.args);
                 out.push_str(");\n");
             }
             Stmt::Label(id) => {

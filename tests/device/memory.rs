@@ -228,5 +228,75 @@ fn loops_branches_and_calls(gpu: Gpu) {
     check("collatz/loop/call", |i| a[i], &gpu.download(&out).unwrap(), &want);
 }
 
-pub const TESTS: &[Test] =
-    &[gpu!(atomics_under_contention), gpu!(shared_memory_and_barriers), gpu!(special_registers), gpu!(loops_branches_and_calls)];
+/// Device functions of the `.param` ABI: direct calls, `call.uni`, calls through the
+/// function's address (chosen per thread from two functions of one signature),
+/// 16- and 64-bit values, and a `.reg`-ABI call beside them.
+fn calls_with_the_param_abi(gpu: Gpu) {
+    use ptxkit::builder::FuncPtr;
+    let mut g = rng("calls_with_the_param_abi");
+    let a: Vec<u32> = (0..N).map(|_| g.gen()).collect();
+    let mut m = Module::new(target(&gpu));
+    // (x, y) -> x * 3 + y, and (x, y) -> (x ^ y) as u64 << 7
+    let two = m
+        .func_with("two", Abi::Param, |k, (x, y): (Reg<U32>, Reg<U16>)| {
+            let y32 = ptx!(k, "cvt.u32.u16", y);
+            ptx!(k, "mad.lo.u32", x, 3u32, y32)
+        })
+        .unwrap();
+    let widen = m
+        .func_with("widen", Abi::Param, |k, (x, y): (Reg<U32>, Reg<U16>)| {
+            let y32 = ptx!(k, "cvt.u32.u16", y);
+            let t = ptx!(k, "xor.b32", x.bitcast::<B32>(), y32.bitcast::<B32>());
+            let w = ptx!(k, "cvt.u64.u32", t.bitcast::<U32>());
+            ptx!(k, "shl.b64", w.bitcast::<B64>(), 7u32).bitcast::<U64>()
+        })
+        .unwrap();
+    let inc = m.func_with("inc", Abi::Param, |k, (x,): (Reg<U32>,)| ptx!(k, "add.u32", x, 1u32)).unwrap();
+    let dbl = m.func_with("dbl", Abi::Param, |k, (x,): (Reg<U32>,)| ptx!(k, "shl.b32", x.bitcast::<B32>(), 1u32).bitcast::<U32>()).unwrap();
+    let rotl = m
+        .func("rotl", |k, (x,): (Reg<U32>,)| ptx!(k, "shf.l.wrap.b32", x.bitcast::<B32>(), x.bitcast::<B32>(), 5u32).bitcast::<U32>())
+        .unwrap();
+    let kr = m
+        .kernel("calls", |k, (x, out, wide): (GlobalPtr<U32>, GlobalPtr<U32>, GlobalPtr<U64>)| {
+            let i = k.global_thread_index_x();
+            let v = k.ld(x.at(i));
+            let h = ptx!(k, "cvt.u16.u32", v);
+            let s = k.call(&two, (v, h));
+            let w = k.call(&widen, (v, h));
+            let u = k.call_uni(&inc, (s,));
+            // Odd values go through `dbl`'s address, even ones through `inc`'s.
+            let odd = ptx!(k, "and.b32", v.bitcast::<B32>(), 1u32);
+            let p = ptx!(k, "setp.ne.b32", odd, 0u32);
+            let (fi, fd) = (k.func_addr(&inc), k.func_addr(&dbl));
+            let f = FuncPtr::select(k, p, fd, fi);
+            let via = k.call_indirect(f, (u,));
+            let r = k.call(&rotl, (via,));
+            k.st(out.at(i), r);
+            k.st(wide.at(i), w);
+        })
+        .unwrap();
+    let module = load(&gpu, &m);
+    let da = gpu.upload(&a).unwrap();
+    let (mut out, mut wide) = (poisoned::<u32>(&gpu, N).unwrap(), poisoned::<u64>(&gpu, N).unwrap());
+    module.kernel(&kr).unwrap().launch(&Launch::cover(N as u32, 128), (&da, &mut out, &mut wide)).unwrap();
+    let want: Vec<u32> = a
+        .iter()
+        .map(|&v| {
+            let s = v.wrapping_mul(3).wrapping_add(v & 0xffff);
+            let u = s.wrapping_add(1);
+            let via = if v & 1 == 1 { u << 1 } else { u + 1 };
+            via.rotate_left(5)
+        })
+        .collect();
+    let want_wide: Vec<u64> = a.iter().map(|&v| ((v ^ (v & 0xffff)) as u64) << 7).collect();
+    check("param-ABI calls: two, call.uni inc, indirect inc/dbl, reg-ABI rotl", |i| a[i], &gpu.download(&out).unwrap(), &want);
+    check("param-ABI call: 64-bit result", |i| a[i], &gpu.download(&wide).unwrap(), &want_wide);
+}
+
+pub const TESTS: &[Test] = &[
+    gpu!(atomics_under_contention),
+    gpu!(shared_memory_and_barriers),
+    gpu!(special_registers),
+    gpu!(loops_branches_and_calls),
+    gpu!(calls_with_the_param_abi),
+];

@@ -1,0 +1,266 @@
+//! Device functions and calls: the `.reg` ABI (values passed in registers) and the `.param`
+//! ABI (values passed through `.param` variables, as nvcc does), direct calls, `call.uni`,
+//! and calls through a function's address with a `.callprototype`.
+
+use super::params::FuncValues;
+use crate::core::ir::{CallStmt, Callee, Opnd, RegRef, RegSpace};
+use crate::core::kernel::BodyKind;
+use crate::core::module::Item;
+use crate::core::names::intern;
+use crate::core::{Error, Kernel, Module, RegClass};
+use crate::ops::m;
+use crate::ptx;
+use crate::regs::{Ptr, SymAddr};
+use crate::types::{Reg, B16, B32, B64, U64};
+use std::sync::Arc;
+
+/// How a device function takes its parameters and returns its results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Abi {
+    /// `.func (.reg .b32 %rv0) f(.reg .b32 %pa0)`: values in registers, the call's operands.
+    #[default]
+    Reg,
+    /// `.func (.param .b32 f_retval_0) f(.param .b32 f_param_0)`: values in `.param`
+    /// variables. The caller declares them in a block around the call, stores the
+    /// arguments and loads the results; the function loads its parameters and stores its
+    /// results. The only ABI that can be called through an address ([`Kernel::call_indirect`]).
+    /// Predicates, 8-bit and 128-bit registers cannot be `.param` values, and a function
+    /// returns one value at most (ptxas: "multiple return parameters require .register
+    /// state space").
+    Param,
+}
+
+/// A built device function taking `P` and returning `R`.
+#[derive(Clone, Debug)]
+pub struct FuncRef<P, R> {
+    name: Arc<str>,
+    module: u32,
+    abi: Abi,
+    _p: std::marker::PhantomData<fn(P) -> R>,
+}
+
+impl<P, R> FuncRef<P, R> {
+    /// The function's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Its ABI.
+    pub fn abi(&self) -> Abi {
+        self.abi
+    }
+}
+
+/// The address of a device function of the `.param` ABI, in a register
+/// ([`Kernel::func_addr`]): what [`Kernel::call_indirect`] calls.
+#[derive(Clone, Copy, Debug)]
+pub struct FuncPtr<P, R> {
+    addr: Reg<U64>,
+    _p: std::marker::PhantomData<fn(P) -> R>,
+}
+
+impl<P, R> FuncPtr<P, R> {
+    /// The address as a 64-bit register.
+    pub fn reg(&self) -> Reg<U64> {
+        self.addr
+    }
+
+    /// `selp.u64`: `if_true` where `p` holds, else `if_false` (two functions of one
+    /// signature; the choice may differ from thread to thread).
+    pub fn select(k: &mut Kernel, p: Reg<crate::types::Pred>, if_true: Self, if_false: Self) -> Self {
+        let addr = ptx!(k, "selp.u64", if_true.addr, if_false.addr, p);
+        FuncPtr { addr, _p: std::marker::PhantomData }
+    }
+}
+
+/// The `.param` type of a register class, or why it has none.
+fn param_type(c: RegClass) -> Result<&'static str, &'static str> {
+    match c {
+        RegClass::B16 => Ok("b16"),
+        RegClass::B32 => Ok("b32"),
+        RegClass::B64 => Ok("b64"),
+        RegClass::Pred => Err("a predicate (pass it as a Reg<U32>)"),
+        RegClass::B8 => Err("an 8-bit register"),
+        RegClass::B128 => Err("a 128-bit register (pass it as two Reg<B64>)"),
+    }
+}
+
+/// The `.param` variable `name` of the body being built.
+fn param_var<T: crate::types::DataType>(k: &Kernel, name: &str) -> Ptr<m::Param, T> {
+    Ptr::from_sym(intern(name), k.id)
+}
+
+/// `ld.param.bN` of the `.param` variable `name` into a fresh register of class `c`.
+fn ld_param(k: &mut Kernel, c: RegClass, name: &str) -> RegRef {
+    match c {
+        RegClass::B16 => {
+            let p = param_var::<B16>(k, name);
+            ptx!(k, "ld.param.b16", p).checked(k)
+        }
+        RegClass::B64 => {
+            let p = param_var::<B64>(k, name);
+            ptx!(k, "ld.param.b64", p).checked(k)
+        }
+        _ => {
+            let p = param_var::<B32>(k, name);
+            ptx!(k, "ld.param.b32", p).checked(k)
+        }
+    }
+}
+
+/// `st.param.bN` of the register `r` into the `.param` variable `name`.
+fn st_param(k: &mut Kernel, r: RegRef, name: &str) {
+    let id = k.id;
+    match r.class() {
+        RegClass::B16 => {
+            let p = param_var::<B16>(k, name);
+            ptx!(k, "st.param.b16", p, Reg::<B16>::new(r, id))
+        }
+        RegClass::B64 => {
+            let p = param_var::<B64>(k, name);
+            ptx!(k, "st.param.b64", p, Reg::<B64>::new(r, id))
+        }
+        _ => {
+            let p = param_var::<B32>(k, name);
+            ptx!(k, "st.param.b32", p, Reg::<B32>::new(r, id))
+        }
+    }
+}
+
+impl Module {
+    /// Builds a device function (`.func`) with `.reg` parameters and results.
+    pub fn func<P: FuncValues, R: FuncValues>(
+        &mut self,
+        name: &str,
+        body: impl FnOnce(&mut Kernel, P) -> R,
+    ) -> Result<FuncRef<P, R>, Error> {
+        self.func_with(name, Abi::Reg, body)
+    }
+
+    /// Builds a device function (`.func`) with the given [`Abi`].
+    ///
+    /// ```
+    /// use ptxkit::builder::Abi;
+    /// use ptxkit::prelude::*;
+    ///
+    /// let mut m = Module::new(Target::SM_90);
+    /// let fma = m.func_with("fma3", Abi::Param, |k, (a, b): (Reg<F32>, Reg<U64>)| {
+    ///     let w = ptx!(k, "cvt.rn.f32.u64", b);
+    ///     ptx!(k, "fma.rn.f32", a, w, 3.0f32)
+    /// })?;
+    /// m.kernel("caller", |k, (out,): (GlobalPtr<F32>,)| {
+    ///     let x = ptx!(k, "mov.f32", 1.5f32);
+    ///     let n = ptx!(k, "mov.u64", 2u64);
+    ///     let y = k.call(&fma, (x, n));
+    ///     let f = k.func_addr(&fma);
+    ///     let z = k.call_indirect(f, (y, n));
+    ///     ptx!(k, "st.global.f32", out.offset(0), z);
+    /// })?;
+    /// let text = m.to_ptx()?;
+    /// assert!(text.contains(".func (.param .b32 fma3_retval_0) fma3(.param .b32 fma3_param_0, .param .b64 fma3_param_1)"));
+    /// assert!(text.contains("call (__ptxkit_ret0), fma3, (__ptxkit_arg0, __ptxkit_arg1);"));
+    /// assert!(text.contains(".callprototype (.param .b32 _) _ (.param .b32 _, .param .b64 _);"));
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn func_with<P: FuncValues, R: FuncValues>(
+        &mut self,
+        name: &str,
+        abi: Abi,
+        body: impl FnOnce(&mut Kernel, P) -> R,
+    ) -> Result<FuncRef<P, R>, Error> {
+        self.claim(name)?;
+        let mut k = Kernel::new(name, self.id, BodyKind::Func);
+        match abi {
+            Abi::Reg => {
+                let space = |s| move |(i, c): (usize, RegClass)| RegRef::new(c, s, i as u32);
+                let prefs: Vec<RegRef> = P::classes().into_iter().enumerate().map(space(RegSpace::FuncParam)).collect();
+                let rrefs: Vec<RegRef> = R::classes().into_iter().enumerate().map(space(RegSpace::FuncRet)).collect();
+                k.func_params = prefs.clone();
+                k.func_rets = rrefs.clone();
+                let params = P::from_refs(&prefs, k.id);
+                let result = body(&mut k, params);
+                result.mov_into(&mut k, &rrefs);
+            }
+            Abi::Param => {
+                let mut prefs = Vec::new();
+                for (i, c) in P::classes().into_iter().enumerate() {
+                    let pname = format!("{name}_param_{i}");
+                    match param_type(c) {
+                        Ok(t) => k.params.push(format!(".param .{t} {pname}")),
+                        Err(what) => k.invalid(format!("parameter {i} of a .param-ABI function is {what}")),
+                    }
+                    prefs.push(ld_param(&mut k, c, &pname));
+                }
+                if R::classes().len() > 1 {
+                    k.invalid(format!("a .param-ABI function returns one value at most, not {}", R::classes().len()));
+                }
+                for (i, c) in R::classes().into_iter().enumerate() {
+                    match param_type(c) {
+                        Ok(t) => k.func_ret_params.push(format!(".param .{t} {name}_retval_{i}")),
+                        Err(what) => k.invalid(format!("result {i} of a .param-ABI function is {what}")),
+                    }
+                }
+                let params = P::from_refs(&prefs, k.id);
+                let result = body(&mut k, params);
+                for (i, r) in result.regs(&mut k).into_iter().enumerate() {
+                    if let Opnd::Reg(r) = r {
+                        st_param(&mut k, r, &format!("{name}_retval_{i}"));
+                    }
+                }
+            }
+        }
+        k.ret();
+        k.finish()?;
+        let name: Arc<str> = name.into();
+        self.items.push(Item::Body(k));
+        Ok(FuncRef { name, module: self.id, abi, _p: std::marker::PhantomData })
+    }
+}
+
+impl Kernel {
+    /// `call (rets), f, (args);`: a call of a device function of the same module, with its
+    /// ABI's conventions.
+    pub fn call<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P) -> R {
+        self.call_with(f, args, false)
+    }
+
+    /// `call.uni`: as [`call`](Self::call), where the call is known not to diverge (every
+    /// active thread of the warp executes it, under the same guard).
+    pub fn call_uni<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P) -> R {
+        self.call_with(f, args, true)
+    }
+
+    fn call_with<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P, uni: bool) -> R {
+        if f.module != self.module {
+            let e = Error::ForeignValue { kernel: self.name.to_string(), what: format!("function `{}`", f.name) };
+            self.error(e);
+        }
+        self.push_call_of(Callee::Direct(f.name.clone()), f.abi == Abi::Param, args, uni)
+    }
+
+    /// The address of `f` (`mov.u64 %rd, f;`), for [`call_indirect`](Self::call_indirect).
+    /// Only a function of the [`.param` ABI](Abi::Param) can be called through an address.
+    pub fn func_addr<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>) -> FuncPtr<P, R> {
+        if f.abi != Abi::Param {
+            self.invalid(format!("`{}` has the .reg ABI: only a .param-ABI function can be called through its address", f.name));
+        }
+        let addr = ptx!(self, "mov.u64", SymAddr::<U64>::new(intern(&f.name), f.module));
+        FuncPtr { addr, _p: std::marker::PhantomData }
+    }
+
+    /// `call (rets), %rd, (args), prototype;`: a call through a function's address, with a
+    /// `.callprototype` of its parameter list declared in the call's block.
+    pub fn call_indirect<P: FuncValues, R: FuncValues>(&mut self, f: FuncPtr<P, R>, args: P) -> R {
+        let addr = f.addr.checked(self);
+        self.push_call_of(Callee::Indirect(addr), true, args, false)
+    }
+
+    fn push_call_of<P: FuncValues, R: FuncValues>(&mut self, func: Callee, param: bool, args: P, uni: bool) -> R {
+        let guard = crate::ops::in_scope(self, None);
+        let args = args.regs(self);
+        let refs: Vec<RegRef> = R::classes().into_iter().map(|c| self.alloc(c)).collect();
+        let out = R::from_refs(&refs, self.id);
+        let rets = refs.iter().map(|r| Opnd::Reg(*r)).collect();
+        self.push_call(CallStmt { guard, func, rets, args, uni, param });
+        out
+    }
+}
