@@ -2,7 +2,8 @@
 //! compares, conversions, scalar and vector memory, atomics and reductions, ordered
 //! accesses and fences, warp and block collectives, mbarriers, proxy fences, `elect`,
 //! `cp.async` and its groups, bulk copies completing on an mbarrier, bulk groups, wgmma,
-//! `mma.sync`, ldmatrix/stmatrix, TMA tensor loads, stores and prefetches), with
+//! `mma.sync`, ldmatrix/stmatrix, TMA tensor loads, stores and prefetches, jump tables,
+//! `.param`-ABI calls), with
 //! random guards, branches, loops and calls, must print and be accepted by ptxas without a
 //! warning.
 //!
@@ -43,7 +44,8 @@ fn pick<T: Copy>(r: &mut StdRng, v: &[T]) -> T {
     v[r.gen_range(0..v.len())]
 }
 
-type F = FuncRef<(Reg<U32>, Reg<F32>), Reg<F32>>;
+/// The module's device functions: one of the `.reg` ABI, one of the `.param` ABI.
+type F = (FuncRef<(Reg<U32>, Reg<F32>), Reg<F32>>, FuncRef<(Reg<F32>, Reg<U32>), Reg<F32>>);
 
 /// One random statement; some run in a guarded scope (`@p` or `@!p` on everything they
 /// emit, nested scopes and instructions with their own guards included).
@@ -67,7 +69,7 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
     let (fa, fb, fc) = (pick(r, &p.f), pick(r, &p.f), pick(r, &p.f));
     let imm: u32 = r.gen();
     let fimm: f32 = r.gen_range(-1e6f32..1e6);
-    match r.gen_range(0..64) {
+    match r.gen_range(0..66) {
         0 => p.u.push(ptx!(k, "add.u32", a, b)),
         1 => p.u.push(ptx!(k, "sub.u32", a, imm)),
         2 => p.u.push(ptx!(k, "mul.lo.u32", a, b)),
@@ -120,7 +122,7 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
             p.nested -= 1;
         }
         32 => {
-            let v = k.call(f, (a, fa));
+            let v = k.call(&f.0, (a, fa));
             p.f.push(v);
         }
         33 => {
@@ -236,6 +238,19 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
             ptx!(k, "cp.async.bulk.commit_group");
             ptx!(k, "cp.async.bulk.wait_group", imm % 8);
         }
+        // A jump table of a few cases (an index past them runs none), and a call of a
+        // `.param`-ABI function, uniform or not.
+        64 if depth < 3 => {
+            let n = r.gen_range(1..5);
+            let sel = ptx!(k, "rem.u32", a, r.gen_range(1u32..8));
+            p.nested += 1;
+            k.switch_(sel, n, |k, _| (0..r.gen_range(0..3)).for_each(|_| stmt(k, r, p, depth + 1, f)));
+            p.nested -= 1;
+        }
+        65 => {
+            let v = if r.gen_bool(0.5) { k.call(&f.1, (fa, b)) } else { k.call_uni(&f.1, (fa, b)) };
+            p.f.push(v);
+        }
         55 => {
             let (leader, is) = ptx!(k, "elect.sync", 0xffff_ffffu32);
             p.u.push(leader.bitcast());
@@ -258,6 +273,13 @@ fn random_module(seed: u64, kernels: usize) -> (Module, usize) {
             ptx!(k, "fma.rn.f32", c, x, 1.5f32)
         })
         .unwrap();
+    let g = m
+        .func_with("param_helper", Abi::Param, |k, (x, u): (Reg<F32>, Reg<U32>)| {
+            let c = ptx!(k, "cvt.rn.f32.u32", u);
+            ptx!(k, "sub.f32", x, c)
+        })
+        .unwrap();
+    let f = (f, g);
     let mut total = 0;
     for n in 0..kernels {
         m.kernel(&format!("random_{n}"), |k, (x, y, s, map): (GlobalPtr<U32>, GlobalPtr<F32>, Reg<U32>, TensorMap<U32, 2>)| {
@@ -312,6 +334,10 @@ const FAMILIES: &[&str] = &[
     "cp.async.bulk.prefetch.tensor.2d.L2.global.tile",
     "prefetch.tensormap",
     "call",
+    ".branchtargets",
+    "brx.idx",
+    "st.param.b32 [__ptxkit_arg0]",
+    "call.uni (__ptxkit_ret0), param_helper",
 ];
 
 fn env_u64(name: &str) -> Option<u64> {
