@@ -47,6 +47,7 @@ mod ampere;
 mod ampere_store;
 mod epilogue;
 mod hopper;
+mod sched;
 
 pub use ampere::{check_mma_shape, gemm_tn_mma, MmaGemmConfig, MmaGemmParams, MMA_MAX_SHARED};
 pub use hopper::{gemm, gemm_staged, GemmParams, GemmStagedParams};
@@ -135,6 +136,11 @@ impl GemmConfig {
         let at_entry = (65536 / self.threads() / 8 * 8).min(248);
         let consumer = ((65536 - 128 * producer) / (128 * self.consumers) / 8 * 8).min(240);
         (at_entry, producer, consumer)
+    }
+
+    /// The stages and tiles as the producer and the tile order see them, for inputs in `I`.
+    fn tiling<I: GemmIn>(&self) -> sched::Tiling {
+        sched::Tiling { layout: self.layout, bm: self.bm(), bn: self.bn, bk: I::BK, cluster: self.cluster, group_m: self.group_m }
     }
 
     /// Whether the kernel can be built as configured; the error says which field is wrong.
