@@ -45,11 +45,13 @@
 
 mod ampere;
 mod ampere_store;
+mod blackwell;
 mod epilogue;
 mod hopper;
 mod sched;
 
 pub use ampere::{check_mma_shape, gemm_tn_mma, MmaGemmConfig, MmaGemmParams, MMA_MAX_SHARED};
+pub use blackwell::{gemm_tcgen05, Tcgen05GemmConfig, Tcgen05GemmParams, TCGEN05_BM, TCGEN05_TILE_NS};
 pub use hopper::{gemm, gemm_staged, GemmParams, GemmStagedParams};
 
 use crate::builder::{Error, TensorElem};
