@@ -38,10 +38,14 @@
 //! let mut m = Module::new(Target::SM_100A);
 //! gemm_tcgen05::<Bf16>(&mut m, "gemm", &cfg)?;
 //! let ptx = m.to_ptx()?;
+//! // The roles follow the allocation in the text (epilogue, producer, issuer), and the
+//! // deallocation follows them all.
 //! let at = |s: &str| ptx.find(s).unwrap_or_else(|| panic!("no {s}"));
-//! assert!(at("tcgen05.alloc.cta_group::1") < at("tcgen05.mma.cta_group::1.kind::f16"));
-//! assert!(at("tcgen05.commit.cta_group::1") < at("tcgen05.ld.sync.aligned.32x32b.x32.b32"));
-//! assert!(at("tcgen05.ld.sync.aligned.32x32b.x32.b32") < at("tcgen05.dealloc.cta_group::1"));
+//! let (alloc, dealloc) = (at("tcgen05.alloc.cta_group::1"), at("tcgen05.dealloc.cta_group::1"));
+//! for role in ["tcgen05.ld.sync.aligned.32x32b.x32.b32", "cp.async.bulk.tensor.2d", "tcgen05.mma.cta_group::1.kind::f16"] {
+//!     assert!(alloc < at(role) && at(role) < dealloc, "{role}");
+//! }
+//! assert_eq!(ptx.matches("tcgen05.commit.cta_group::1").count(), 2); // a stage's, a tile's
 //! assert_eq!(cfg.shared_bytes(), 4 * (128 + 256) * 128);
 //! // A 128 × 512 tile does not exist.
 //! let wide = Tcgen05GemmConfig { bn: 512, ..cfg };

@@ -27,6 +27,11 @@
 //! The host side is `ptxkit::runtime::Gemm` (feature `cuda`): it builds the module once,
 //! encodes the tensor maps over the caller's buffers and launches the persistent grid.
 //!
+//! For Blackwell (sm_100a), [`gemm_tcgen05`] computes the TN product with the same producer,
+//! ring and tile order, one thread issuing `tcgen05.mma` into accumulators in tensor memory
+//! and four epilogue warps reading them back with `tcgen05.ld` (see its docs for the
+//! roles; `ptxkit::runtime::Tcgen05Gemm` runs it). [`gemm_tn_mma`] is the sm_80 kernel.
+//!
 //! ```
 //! use ptxkit::kernels::gemm::{gemm, E4m3, GemmConfig};
 //! use ptxkit::prelude::*;
