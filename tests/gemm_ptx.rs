@@ -1,11 +1,13 @@
 //! Every GEMM kernel variant (bf16 and e4m3 inputs, B K- or N-contiguous, bf16 and f32 C)
 //! assembles with ptxas for sm_90a with no warning (no wgmma
 //! serialised, C7510 and kin; no `setmaxnreg` ignored, C7508), no spill and no stack, and
-//! its registers under the `.maxnreg` cap that `setmaxnreg` budgets from.
+//! its registers under the `.maxnreg` cap that `setmaxnreg` budgets from. The tcgen05
+//! kernel's variants assemble the same way for sm_100a (and the other `tcgen05` targets),
+//! and its PTX holds the tensor-memory life cycle in order.
 
 #[macro_use]
 mod common;
-use ptxkit::kernels::gemm::{gemm, gemm_staged, E4m3, GemmConfig, Layout, TILE_NS};
+use ptxkit::kernels::gemm::{gemm, gemm_staged, gemm_tcgen05, E4m3, GemmConfig, Layout, Tcgen05GemmConfig, TCGEN05_TILE_NS, TILE_NS};
 use ptxkit::prelude::*;
 
 fn variants() -> Vec<GemmConfig> {
@@ -77,6 +79,119 @@ fn every_gemm_variant_assembles_clean() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The tcgen05 kernel for every tile width, the fewest and the most stages that fit, and
+/// both C types, assembled with `ptxas -v` for sm_100a: no warning, no spill, no stack, and a
+/// register count reported for every kernel (printed, for the record). The default
+/// configuration also assembles for sm_103a and sm_110a, the other targets the runtime picks.
+fn every_tcgen05_gemm_variant_assembles_clean() {
+    let px = common::ptxas("every_tcgen05_gemm_variant_assembles_clean");
+    let mut failures = vec![];
+    let mut builds = vec![];
+    for bn in TCGEN05_TILE_NS {
+        let fits = |s: u32| Tcgen05GemmConfig { bn, stages: s, ..Tcgen05GemmConfig::default() }.check().is_ok();
+        let most = (2..=8).rev().find(|&s| fits(s)).unwrap();
+        for stages in [2, most] {
+            builds.push((Target::SM_100A, Tcgen05GemmConfig { bn, stages, ..Tcgen05GemmConfig::default() }));
+        }
+    }
+    builds.push((Target::SM_103A, Tcgen05GemmConfig::default()));
+    builds.push((Target::SM_110A, Tcgen05GemmConfig::default()));
+    for (target, cfg) in builds {
+        let mut m = Module::new(target);
+        gemm_tcgen05::<Bf16>(&mut m, "tcgen05_bf16", &cfg).unwrap();
+        gemm_tcgen05::<F32>(&mut m, "tcgen05_f32", &cfg).unwrap();
+        let text = m.to_ptx().unwrap();
+        let lines = match ptxkit::ptxas::resources(&px, &text, target) {
+            Ok(l) => l,
+            Err(e) => {
+                failures.push(format!("{target} {cfg:?}: ptxas refused it:\n{e}"));
+                continue;
+            }
+        };
+        for l in &lines {
+            if common::bad_resource_line(l, 255) {
+                failures.push(format!("{target} {cfg:?}: {l}"));
+            }
+        }
+        for name in ["tcgen05_bf16", "tcgen05_f32"] {
+            // ptxas reports each function's properties, then its registers.
+            let at = lines.iter().position(|l| l.contains(&format!("Function properties for {name}")));
+            let used = at.and_then(|i| lines[i..].iter().find(|l| l.contains("Used ") && l.contains(" registers")));
+            let spills = at.and_then(|i| lines[i..].iter().find(|l| l.contains("spill stores")));
+            match (used, spills) {
+                (Some(u), Some(s)) => println!("{target} bn {} stages {} {name}: {} |{}", cfg.bn, cfg.stages, u.trim(), s.trim()),
+                _ => failures.push(format!("{target} {cfg:?}: no register count for {name}:\n{}", lines.join("\n"))),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The kernel's PTX, read as text: warp 5 allocates 2·bn columns, relinquishes the permit
+/// and fences before the barrier that publishes the address; the issuer's four multiplies a
+/// k-tile (the first with enable-input-d from a predicate, the rest with 1) commit to the
+/// stage's and then the accumulator's barrier; the epilogue loads 32 columns a lane, waits
+/// for the load and fences before releasing the accumulator; warp 5 frees the same columns
+/// after the final barrier.
+fn tcgen05_gemm_ptx_holds_the_tensor_memory_life_cycle() {
+    for bn in TCGEN05_TILE_NS {
+        let cfg = Tcgen05GemmConfig { bn, ..Tcgen05GemmConfig::default() };
+        let mut m = Module::new(Target::SM_100A);
+        gemm_tcgen05::<Bf16>(&mut m, "g", &cfg).unwrap();
+        let text = m.to_ptx().unwrap();
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        let find = |from: usize, what: &str| {
+            lines[from..]
+                .iter()
+                .position(|l| l.contains(what))
+                .map(|i| from + i)
+                .unwrap_or_else(|| panic!("no `{what}` after line {from}:\n{text}"))
+        };
+        let count = |what: &str| lines.iter().filter(|l| l.contains(what)).count();
+        let cols = 2 * bn;
+        let alloc = find(0, &format!("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [tmem_base], {cols};"));
+        let relinquish = find(alloc, "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;");
+        let before = find(relinquish, "tcgen05.fence::before_thread_sync;");
+        let sync = find(before, "bar.sync 0;");
+        let after = find(sync, "tcgen05.fence::after_thread_sync;");
+        let address = find(after, "ld.shared.b32");
+        assert!(lines[address].ends_with("[tmem_base];"), "{}", lines[address]);
+        // The epilogue comes first in the text, then the producer, then the issuer.
+        let ld = find(address, "tcgen05.ld.sync.aligned.32x32b.x32.b32");
+        let wait = find(ld, "tcgen05.wait::ld.sync.aligned;");
+        let release = find(wait, "tcgen05.fence::before_thread_sync;");
+        let arrive = find(release, "mbarrier.arrive.shared.b64");
+        let tma = find(arrive, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes");
+        let mma = find(tma, "tcgen05.mma.cta_group::1.kind::f16 [");
+        let commit_stage = find(mma, "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [");
+        let commit_acc = find(commit_stage + 1, "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [");
+        let end = find(commit_acc, "tcgen05.fence::before_thread_sync;");
+        let final_sync = find(end, "bar.sync 0;");
+        let dealloc = find(
+            final_sync,
+            &format!(
+                "tcgen05.dealloc.cta_group::1.sync.aligned.b32 {}, {cols};",
+                lines[address].split_whitespace().nth(1).unwrap().trim_end_matches(',')
+            ),
+        );
+        assert!(lines[final_sync + 1..dealloc].iter().any(|l| l.contains("tcgen05.fence::after_thread_sync;")), "{text}");
+        let mmas: Vec<&&str> = lines[mma..commit_stage].iter().filter(|l| l.contains("tcgen05.mma.")).collect();
+        assert_eq!(mmas.len(), 4, "four K=16 multiplies per 64-element k-tile:\n{mmas:?}");
+        assert!(mmas[0].ends_with("%p") || mmas[0].contains(", %p"), "the first takes enable-input-d from a predicate: {}", mmas[0]);
+        assert!(mmas[1..].iter().all(|l| l.ends_with(", 1;")), "{mmas:?}");
+        assert_eq!((count("tcgen05.alloc."), count("tcgen05.dealloc."), count("tcgen05.relinquish_alloc_permit")), (1, 1, 1));
+        assert_eq!(count("tcgen05.mma."), 4);
+        assert_eq!(count("tcgen05.commit."), 2);
+        // The instruction descriptor: bf16 x bf16 -> f32, M = 128, N = bn, K-major.
+        let idesc = 1 << 4 | 1 << 7 | 1 << 10 | (bn >> 3) << 17 | (128 >> 4) << 24;
+        assert!(text.contains(&format!("mov.b32 %r4, {idesc};")), "{text}");
+    }
+}
+
 fn main() {
-    common::harness::main(&[&[host!(every_gemm_variant_assembles_clean)]]);
+    common::harness::main(&[&[
+        host!(every_gemm_variant_assembles_clean),
+        host!(every_tcgen05_gemm_variant_assembles_clean),
+        host!(tcgen05_gemm_ptx_holds_the_tensor_memory_life_cycle),
+    ]]);
 }

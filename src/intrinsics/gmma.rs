@@ -1,11 +1,14 @@
-//! wgmma operands in shared memory: the descriptor register of a tile laid out by a
-//! [`TileLayout`], and the descriptor of its k-th K-slice.
+//! wgmma and tcgen05.mma operands in shared memory: the descriptor register of a tile laid
+//! out by a [`TileLayout`], and the descriptor of its k-th K-slice.
 //!
 //! The layout fixes everything in the descriptor but the start address, which is known
-//! only when the kernel runs: [`Kernel::gmma_desc`] ors `(addr & 0x3FFFF) >> 4` into the
-//! rest, baked in as an immediate. The tile must start at an address aligned to
-//! [`TileLayout::base_alignment`] (1024 bytes for a 128B swizzle): a shared array or the
-//! dynamic shared memory declared with that alignment is.
+//! only when the kernel runs: [`Kernel::gmma_desc`] (wgmma) and [`Kernel::tcgen05_desc`]
+//! (tcgen05.mma, whose descriptor differs in its version, LBO-mode and layout bits) or
+//! `(addr & 0x3FFFF) >> 4` into the rest, baked in as an immediate. The tile must start at
+//! an address aligned to [`TileLayout::base_alignment`] (1024 bytes for a 128B swizzle): a
+//! shared array or the dynamic shared memory declared with that alignment is. Both
+//! descriptors keep the start address in bits 0–13, so one K step serves both
+//! ([`Kernel::gmma_desc_k`], [`Kernel::tcgen05_desc_k`]).
 //!
 //! ```
 //! use ptxkit::descriptors::{ElemBytes, Major, Swizzle, TileLayout};
@@ -23,11 +26,25 @@
 //! .unwrap();
 //! let text = m.to_ptx().unwrap();
 //! assert!(text.contains(&format!("{}", tile.desc(0)?.bits())));
+//!
+//! // The tcgen05 descriptor of a 128-row tile, and its K-slices 32 bytes apart.
+//! let tile = TileLayout::new_tcgen05(ElemBytes::B2, 128, 64, Major::K, Swizzle::B128)?;
+//! let mut m = Module::new(Target::SM_100A);
+//! m.kernel("umma_descs", |k, (out,): (GlobalPtr<B64>,)| {
+//!     let a = k.dynamic_shared_aligned::<Bf16>(1024);
+//!     let d0 = k.tcgen05_desc(&tile, a);
+//!     let d1 = k.tcgen05_desc_k(d0, &tile, 1);
+//!     ptx!(k, "st.global.b64", out.offset(0), d1);
+//! })
+//! .unwrap();
+//! let text = m.to_ptx().unwrap();
+//! assert!(text.contains(&format!("{}", tile.tcgen05_desc(0)?.bits())));
+//! assert!(text.contains("add.s64") && text.contains(", 2;")); // 32 bytes: 2 in the address field
 //! # Ok::<(), ptxkit::descriptors::DescError>(())
 //! ```
 
 use crate::builder::Kernel;
-use crate::descriptors::{SmemDesc, TileLayout};
+use crate::descriptors::TileLayout;
 use crate::ops::{m, InWindow, StateSpace};
 use crate::ptx;
 use crate::regs::Ptr;
@@ -41,27 +58,65 @@ impl Kernel {
         T: DataType,
     {
         let base = match layout.desc(0) {
-            Ok(d) => d,
+            Ok(d) => d.bits(),
             Err(e) => {
                 self.invalid(format!("wgmma tile: {e}"));
-                SmemDesc::from_bits(0)
+                0
             }
         };
-        let addr = tile.addr(self);
-        let window = ptx!(self, "and.b32", addr, 0x3_FFFFu32);
-        let field = ptx!(self, "shr.u32", window, 4u32);
-        let wide = ptx!(self, "cvt.u64.u32", field);
-        ptx!(self, "or.b64", wide, base.bits()).bitcast()
+        self.desc_at(base, tile)
     }
 
     /// The descriptor of the `k`-th K-slice (what one wgmma consumes) of the tile whose
     /// descriptor is `desc`: its start address moved on by `layout.k_step_offset(k)`.
     pub fn gmma_desc_k(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32) -> Reg<Gdesc> {
+        self.desc_step(desc, layout, k, "wgmma")
+    }
+
+    /// The tcgen05.mma shared-memory descriptor ([`TileLayout::tcgen05_desc`]) of the tile
+    /// `layout` describes, starting at `tile` (base offset 0: the tile must start on its
+    /// swizzle pattern's boundary).
+    pub fn tcgen05_desc<S, T>(&mut self, layout: &TileLayout, tile: Ptr<S, T>) -> Reg<Gdesc>
+    where
+        S: StateSpace<AddrT = U32> + InWindow<m::SharedCta>,
+        T: DataType,
+    {
+        let base = match layout.tcgen05_desc(0) {
+            Ok(d) => d.bits(),
+            Err(e) => {
+                self.invalid(format!("tcgen05 tile: {e}"));
+                0
+            }
+        };
+        self.desc_at(base, tile)
+    }
+
+    /// The tcgen05 descriptor of the `k`-th K-slice (what one dense `tcgen05.mma` reads: 32
+    /// bytes of each row) of the tile whose descriptor is `desc`, as
+    /// [`TileLayout::tcgen05_k_desc`] computes it on the host.
+    pub fn tcgen05_desc_k(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32) -> Reg<Gdesc> {
+        self.desc_step(desc, layout, k, "tcgen05")
+    }
+
+    /// `base | (addr(tile) & 0x3FFFF) >> 4`.
+    fn desc_at<S, T>(&mut self, base: u64, tile: Ptr<S, T>) -> Reg<Gdesc>
+    where
+        S: StateSpace<AddrT = U32> + InWindow<m::SharedCta>,
+        T: DataType,
+    {
+        let addr = tile.addr(self);
+        let window = ptx!(self, "and.b32", addr, 0x3_FFFFu32);
+        let field = ptx!(self, "shr.u32", window, 4u32);
+        let wide = ptx!(self, "cvt.u64.u32", field);
+        ptx!(self, "or.b64", wide, base).bitcast()
+    }
+
+    fn desc_step(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32, what: &str) -> Reg<Gdesc> {
         match layout.k_step_offset(k) {
             Ok(0) => desc,
             Ok(bytes) => ptx!(self, "add.s64", desc.bitcast::<crate::types::S64>(), (bytes >> 4) as i64).bitcast(),
             Err(e) => {
-                self.invalid(format!("wgmma tile: {e}"));
+                self.invalid(format!("{what} tile: {e}"));
                 desc
             }
         }

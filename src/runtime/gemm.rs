@@ -147,9 +147,7 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         }
         super::blas::check_lengths([a.len(), b.len(), c_len], (m, n, k))?;
         let cfg = &self.cfg;
-        let map = |rows: u32, box_rows: u32| {
-            TiledMap::new([k as u64, rows as u64], [I::BK, box_rows]).swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256)
-        };
+        let map = |rows: u32, box_rows: u32| k_major_map(k, rows, I::BK, box_rows);
         // With a cluster, each CTA loads its share of the B tile. NN's B (K×N) is loaded in
         // boxes of 64 columns by the stage's K.
         let b_map = match cfg.layout {
@@ -158,6 +156,13 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         };
         Ok((HostTensorMap::tiled(a, &map(m, cfg.bm()))?, HostTensorMap::tiled(b, &b_map)?))
     }
+}
+
+/// The tensor map of a K-contiguous `rows × k` operand, loaded in boxes of `box_k` elements
+/// of K (one 128-byte swizzle row) by `box_rows` rows, written to shared memory with the
+/// 128-byte swizzle: A and TN's B of the Hopper and the tcgen05 GEMM.
+pub(super) fn k_major_map(k: u32, rows: u32, box_k: u32, box_rows: u32) -> TiledMap<2> {
+    TiledMap::new([k as u64, rows as u64], [box_k, box_rows]).swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256)
 }
 
 impl<I: GemmIn> Gemm<Bf16, I> {

@@ -20,6 +20,7 @@ mod cmp_cvt;
 mod gemm;
 mod gemm_fp8;
 mod gemm_mma;
+mod gemm_tcgen05;
 mod guards;
 mod intrinsics;
 mod malformed;
@@ -238,6 +239,7 @@ fn main() {
         gemm::TESTS,
         gemm_fp8::TESTS,
         gemm_mma::TESTS,
+        gemm_tcgen05::TESTS,
         guards::TESTS,
         intrinsics::TESTS,
         malformed::TESTS,

@@ -1,8 +1,10 @@
 //! The sm_90a kernel: TMA producer, wgmma consumers, a ring of stages (see the module docs).
+//! The producer and the tile order are `sched.rs`'s, shared with the sm_100a kernel.
 
 use super::epilogue::{Epilogue, Out};
-use super::{invalid, GemmConfig, GemmIn, GemmOut, Layout, BK_BYTES, NN_BOX, ROWS_PER_CONSUMER};
-use crate::builder::{Error, Kernel, KernelRef, Module, TensorElem, TensorMap};
+use super::sched::{for_each_tile, k_major_layout, produce, stage_base, trap_unless, Grid, Tiling};
+use super::{invalid, GemmConfig, GemmIn, GemmOut, Layout, BK_BYTES, ROWS_PER_CONSUMER};
+use crate::builder::{Error, Kernel, KernelRef, Module, TensorMap};
 use crate::descriptors::{AtomOrder, ElemBytes, Major, Swizzle, TileLayout};
 use crate::intrinsics::mbarrier::{Deadline, Publish, Ring};
 use crate::ops::Acc;
@@ -90,25 +92,11 @@ pub fn gemm_staged<I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> R
 /// Shapes known when the kernel is built.
 struct Plan {
     cfg: GemmConfig,
-    /// Elements of K per stage.
-    bk: u32,
+    /// The stages and tiles, as the producer and the tile order see them.
+    tiling: Tiling,
     /// One consumer's 64 rows of the A tile, and the B tile, as wgmma reads them.
     a_layout: TileLayout,
     b_layout: TileLayout,
-}
-
-/// Registers every role computes the same way.
-#[derive(Clone, Copy)]
-struct Grid {
-    m: Reg<U32>,
-    n: Reg<U32>,
-    /// Rows of cluster units (`cluster` tile rows each), tile columns, and units.
-    units_m: Reg<U32>,
-    tiles_n: Reg<U32>,
-    units: Reg<U32>,
-    k_tiles: Reg<U32>,
-    /// This CTA's rank in its cluster.
-    rank: Reg<U32>,
 }
 
 /// The maps of A and B (of `I` elements), and M, N, K.
@@ -131,10 +119,10 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(k: &mut Kernel, cfg: &GemmConfig,
     let (at_entry, producer_regs, consumer_regs) = cfg.registers();
     k.maxnreg(at_entry);
     let b_layout = match cfg.layout {
-        Layout::TN => layout::<I>(k, cfg.bn),
+        Layout::TN => k_major_layout::<I>(k, cfg.bn),
         Layout::NN => nn_layout(k, cfg.bn),
     };
-    let plan = Plan { cfg: *cfg, bk: I::BK, a_layout: layout::<I>(k, ROWS_PER_CONSUMER), b_layout };
+    let plan = Plan { cfg: *cfg, tiling: cfg.tiling::<I>(), a_layout: k_major_layout::<I>(k, ROWS_PER_CONSUMER), b_layout };
     if cfg.cluster > 1 {
         k.reqnctapercluster(cfg.cluster, 1, 1);
     }
@@ -145,13 +133,7 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(k: &mut Kernel, cfg: &GemmConfig,
     ring.init(k, 1, cfg.consumers * cfg.cluster, publish);
     let rank = if cfg.cluster > 1 { ptx!(k, "mov.u32", sreg::CLUSTER_CTARANK) } else { ptx!(k, "mov.u32", 0u32) };
 
-    let tiles_m = ceil_div(k, m, cfg.bm());
-    let tiles_n = ceil_div(k, n, cfg.bn);
-    let k_tiles = ceil_div(k, kk, I::BK);
-    // Clusters take `cluster` vertically adjacent tiles at a time.
-    let units_m = ceil_div(k, tiles_m, cfg.cluster);
-    let units = ptx!(k, "mul.lo.u32", units_m, tiles_n);
-    let grid = Grid { m, n, units_m, tiles_n, units, k_tiles, rank };
+    let grid = Grid::new(k, &plan.tiling, m, n, kk, rank);
 
     let tid = ptx!(k, "mov.u32", sreg::TID_X);
     let wg = ptx!(k, "shr.u32", tid, 7u32);
@@ -163,7 +145,9 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(k: &mut Kernel, cfg: &GemmConfig,
             ptx!(k, "setmaxnreg.dec.sync.aligned.u32", Const::<40>);
             debug_assert_eq!(producer_regs, 40);
             let first = ptx!(k, "setp.eq.u32", tid, 0u32);
-            k.if_(first, |k| produce(k, &plan, &grid, &ring, &deadline, smem, a_map, b_map));
+            k.if_(first, |k| {
+                produce(k, &plan.tiling, &grid, &ring, &deadline, smem, a_map, b_map);
+            });
         },
         |k| {
             match consumer_regs {
@@ -181,15 +165,6 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(k: &mut Kernel, cfg: &GemmConfig,
     }
 }
 
-/// The K-major, 128-byte-swizzled layout of `rows` × 128 bytes of `I` that TMA writes for a
-/// `[BK, rows]` box.
-fn layout<I: GemmIn>(k: &mut Kernel, rows: u32) -> TileLayout {
-    TileLayout::new(I::ELEM_BYTES, rows, I::BK, Major::K, Swizzle::B128).unwrap_or_else(|e| {
-        k.invalid(format!("GEMM tile layout: {e}"));
-        TileLayout::new(I::ELEM_BYTES, 64, I::BK, Major::K, Swizzle::B128).expect("the 64-row layout exists")
-    })
-}
-
 /// The N-major B tile of NN (bf16): `bn / 64` TMA boxes of 64 columns × 64 K side by side,
 /// each 64 K-lines of 128 bytes, so its swizzle atoms run K-first.
 fn nn_layout(k: &mut Kernel, bn: u32) -> TileLayout {
@@ -197,142 +172,6 @@ fn nn_layout(k: &mut Kernel, bn: u32) -> TileLayout {
         k.invalid(format!("GEMM tile layout: {e}"));
         TileLayout::new(ElemBytes::B2, 64, 64, Major::MN, Swizzle::B128).expect("the 64-column layout exists")
     })
-}
-
-fn ceil_div(k: &mut Kernel, x: Reg<U32>, d: u32) -> Reg<U32> {
-    let up = ptx!(k, "add.u32", x, d - 1);
-    ptx!(k, "div.u32", up, d)
-}
-
-/// Runs `body(tile_m, tile_n)` for this CTA's tiles. The unit of work is a cluster's
-/// `cluster` vertically adjacent tiles (the CTA of rank `r` takes the `r`-th); cluster `c`
-/// takes units `c`, then every `nclusters`-th. Units are numbered in bands of `group_m` unit
-/// rows, column by column inside a band.
-fn for_each_tile(k: &mut Kernel, plan: &Plan, g: &Grid, mut body: impl FnMut(&mut Kernel, Reg<U32>, Reg<U32>)) {
-    let cluster = plan.cfg.cluster;
-    let cta = ptx!(k, "mov.u32", sreg::CTAID_X);
-    let ctas = ptx!(k, "mov.u32", sreg::NCTAID_X);
-    let unit = ptx!(k, "div.u32", cta, cluster);
-    let step = ptx!(k, "div.u32", ctas, cluster);
-    let group = plan.cfg.group_m;
-    let (units, units_m, tiles_n) = (g.units, g.units_m, g.tiles_n);
-    k.while_(
-        |k| ptx!(k, "setp.lt.u32", unit, units),
-        |k| {
-            let per_band = ptx!(k, "mul.lo.u32", tiles_n, group);
-            let band = ptx!(k, "div.u32", unit, per_band);
-            let first_m = ptx!(k, "mul.lo.u32", band, group);
-            let left = ptx!(k, "sub.u32", units_m, first_m);
-            let rows = ptx!(k, "min.u32", left, group);
-            let in_band = ptx!(k, "rem.u32", unit, per_band);
-            let row = ptx!(k, "rem.u32", in_band, rows);
-            let um = ptx!(k, "add.u32", first_m, row);
-            let tm = ptx!(k, "mad.lo.u32", um, cluster, g.rank);
-            let tn = ptx!(k, "div.u32", in_band, rows);
-            body(k, tm, tn);
-            ptx!(k, "add.u32" => unit, unit, step);
-        },
-    );
-}
-
-/// A bounded wait that came back false ends the kernel: the launch fails instead of hanging.
-fn trap_unless(k: &mut Kernel, ok: Reg<Pred>) {
-    k.if_(!ok, |k| ptx!(k, "trap"));
-}
-
-/// The stage's A tile (`a`) and B tile (`a + bm·128`) in shared memory.
-fn stage_base(k: &mut Kernel, plan: &Plan, smem: SharedPtr<B8>, stage: Reg<U32>) -> Reg<U32> {
-    let base = smem.addr(k);
-    ptx!(k, "mad.lo.u32", stage, plan.cfg.stage_bytes(), base)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn produce<T: TensorElem>(
-    k: &mut Kernel,
-    plan: &Plan,
-    g: &Grid,
-    ring: &Ring,
-    deadline: &Deadline,
-    smem: SharedPtr<B8>,
-    a_map: TensorMap<T, 2>,
-    b_map: TensorMap<T, 2>,
-) {
-    a_map.prefetch(k);
-    b_map.prefetch(k);
-    let it = ptx!(k, "mov.u32", 0u32);
-    let (bm, bn, a_bytes) = (plan.cfg.bm(), plan.cfg.bn, plan.cfg.bm() * BK_BYTES);
-    let b_share = bn / plan.cfg.cluster;
-    let mask = ptx!(k, "mov.u16", ((1u32 << plan.cfg.cluster) - 1) as u16);
-    for_each_tile(k, plan, g, |k, tm, tn| {
-        let ya = ptx!(k, "mul.lo.u32", tm, bm).bitcast::<S32>();
-        let yb = ptx!(k, "mul.lo.u32", tn, bn).bitcast::<S32>();
-        k.for_range(0u32, g.k_tiles, 1, |k, kt| {
-            let slot = ring.slot(k, it);
-            let free = slot.acquire(k, deadline);
-            trap_unless(k, free);
-            slot.full.arrive_expect_tx(k, plan.cfg.stage_bytes());
-            let x = ptx!(k, "mul.lo.u32", kt, plan.bk).bitcast::<S32>();
-            let a = stage_base(k, plan, smem, slot.stage);
-            let b = ptx!(k, "add.u32", a, a_bytes);
-            a_map.load(k, SharedPtr::<B8>::from_reg32(a), [x, ya], slot.full.ptr());
-            if plan.cfg.layout == Layout::NN {
-                load_nn_b(k, plan, g, b_map, b, (x, yb), slot.full.ptr(), mask);
-            } else if plan.cfg.cluster > 1 {
-                // This CTA's share of the B tile, to the same place in every CTA of the cluster.
-                let share = ptx!(k, "mul.lo.u32", g.rank, b_share);
-                let row = ptx!(k, "add.u32", yb.bitcast::<U32>(), share).bitcast::<S32>();
-                let place = ptx!(k, "mad.lo.u32", share, BK_BYTES, b);
-                ptx!(
-                    k,
-                    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster",
-                    SharedPtr::<B8>::from_reg32(place),
-                    b_map.at([x, row]),
-                    slot.full.ptr(),
-                    mask
-                );
-            } else {
-                b_map.load(k, SharedPtr::<B8>::from_reg32(b), [x, yb], slot.full.ptr());
-            }
-            ptx!(k, "add.u32" => it, it, 1u32);
-        });
-    });
-}
-
-/// NN: this CTA's share of the stage's B tile (all of it without a cluster), as boxes of
-/// 64 columns (`[n, k]` coordinates `[yb + 64j, x]`), box `j` at `b + j · 8 KB`; with a
-/// cluster each box goes to the same place in every CTA.
-#[allow(clippy::too_many_arguments)]
-fn load_nn_b<T: TensorElem>(
-    k: &mut Kernel,
-    plan: &Plan,
-    g: &Grid,
-    b_map: TensorMap<T, 2>,
-    b: Reg<U32>,
-    (x, yb): (Reg<S32>, Reg<S32>),
-    full: SharedPtr<B64>,
-    mask: Reg<U16>,
-) {
-    let cluster = plan.cfg.cluster;
-    let boxes = plan.cfg.bn / NN_BOX / cluster;
-    let box_bytes = NN_BOX * BK_BYTES;
-    let first = ptx!(k, "mul.lo.u32", g.rank, boxes);
-    for j in 0..boxes {
-        let index = ptx!(k, "add.u32", first, j);
-        let col = ptx!(k, "mad.lo.u32", index, NN_BOX, yb.bitcast::<U32>()).bitcast::<S32>();
-        let place = SharedPtr::<B8>::from_reg32(ptx!(k, "mad.lo.u32", index, box_bytes, b));
-        if cluster > 1 {
-            ptx!(
-                k,
-                "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster",
-                place,
-                b_map.at([col, x]),
-                full,
-                mask
-            );
-        } else {
-            b_map.load(k, place, [col, x], full);
-        }
-    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -356,12 +195,12 @@ fn consume<O: GemmOut, const R: usize>(
     // This consumer's 64 rows of each A tile start 64 rows (8 KB) further per consumer.
     let a_rows = ptx!(k, "mul.lo.u32", consumer, ROWS_PER_CONSUMER * BK_BYTES);
     let a_bytes = plan.cfg.bm() * BK_BYTES;
-    for_each_tile(k, plan, g, |k, tm, tn| {
+    for_each_tile(k, &plan.tiling, g, |k, tm, tn| {
         k.for_range(0u32, g.k_tiles, 1, |k, kt| {
             let slot = ring.slot(k, it);
             let full = slot.wait(k, deadline);
             trap_unless(k, full);
-            let base = stage_base(k, plan, smem, slot.stage);
+            let base = stage_base(k, &plan.tiling, smem, slot.stage);
             let a = ptx!(k, "add.u32", base, a_rows);
             let b = ptx!(k, "add.u32", base, a_bytes);
             let da = k.gmma_desc(&plan.a_layout, SharedPtr::<B8>::from_reg32(a));

@@ -27,6 +27,11 @@
 //! The host side is `ptxkit::runtime::Gemm` (feature `cuda`): it builds the module once,
 //! encodes the tensor maps over the caller's buffers and launches the persistent grid.
 //!
+//! For Blackwell (sm_100a), [`gemm_tcgen05`] computes the TN product with the same producer,
+//! ring and tile order, one thread issuing `tcgen05.mma` into accumulators in tensor memory
+//! and four epilogue warps reading them back with `tcgen05.ld` (see its docs for the
+//! roles; `ptxkit::runtime::Tcgen05Gemm` runs it). [`gemm_tn_mma`] is the sm_80 kernel.
+//!
 //! ```
 //! use ptxkit::kernels::gemm::{gemm, E4m3, GemmConfig};
 //! use ptxkit::prelude::*;
@@ -45,10 +50,13 @@
 
 mod ampere;
 mod ampere_store;
+mod blackwell;
 mod epilogue;
 mod hopper;
+mod sched;
 
 pub use ampere::{check_mma_shape, gemm_tn_mma, MmaGemmConfig, MmaGemmParams, MMA_MAX_SHARED};
+pub use blackwell::{gemm_tcgen05, Tcgen05GemmConfig, Tcgen05GemmParams, TCGEN05_BM, TCGEN05_TILE_NS};
 pub use hopper::{gemm, gemm_staged, GemmParams, GemmStagedParams};
 
 use crate::builder::{Error, TensorElem};
@@ -135,6 +143,11 @@ impl GemmConfig {
         let at_entry = (65536 / self.threads() / 8 * 8).min(248);
         let consumer = ((65536 - 128 * producer) / (128 * self.consumers) / 8 * 8).min(240);
         (at_entry, producer, consumer)
+    }
+
+    /// The stages and tiles as the producer and the tile order see them, for inputs in `I`.
+    fn tiling<I: GemmIn>(&self) -> sched::Tiling {
+        sched::Tiling { layout: self.layout, bm: self.bm(), bn: self.bn, bk: I::BK, cluster: self.cluster, group_m: self.group_m }
     }
 
     /// Whether the kernel can be built as configured; the error says which field is wrong.

@@ -1,0 +1,156 @@
+//! The Blackwell GEMM ([`gemm_tcgen05`]: TMA, `tcgen05.mma` into tensor memory) on device
+//! buffers: built for the GPU's architecture-specific target and loaded once, then run on
+//! any shape it handles; a GPU without `tcgen05`, a shape or a buffer it cannot handle is
+//! an `Err`.
+//!
+//! ```no_run
+//! use ptxkit::kernels::gemm::Tcgen05GemmConfig;
+//! use ptxkit::runtime::{Gpu, Tcgen05Gemm};
+//! use half::bf16;
+//!
+//! let gpu = Gpu::new()?;
+//! // Err on a GPU without tcgen05 (older than sm_100, or sm_120).
+//! let gemm = Tcgen05Gemm::<ptxkit::types::Bf16>::new(&gpu, Tcgen05GemmConfig::default())?;
+//! let (m, n, k) = (200, 136, 96);
+//! let a = gpu.upload(&vec![bf16::ONE; m * k])?; // M x K, row-major
+//! let b = gpu.upload(&vec![bf16::ONE; n * k])?; // N x K, row-major
+//! let mut c = gpu.zeros::<bf16>(m * n)?; // M x N, row-major
+//! gemm.run(&gpu, &a, &b, &mut c, m as u32, n as u32, k as u32)?;
+//! assert_eq!(gpu.download(&c)?[m * n - 1], bf16::from_f32(96.0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::gemm::k_major_map;
+use super::{CudaSlice, Gpu, HostTensorMap, Launch, LoadedModule, RuntimeError, TypedKernel};
+use crate::builder::Module;
+use crate::core::target::Target;
+use crate::kernels::gemm::{check_shape, gemm_tcgen05, GemmIn, GemmOut, Layout, Tcgen05GemmConfig, Tcgen05GemmParams, TCGEN05_BM};
+use crate::types::{Bf16, F32};
+use half::bf16;
+use std::marker::PhantomData;
+
+/// Tensor-memory columns of one SM.
+const TMEM_COLUMNS: u32 = 512;
+
+/// The tcgen05 GEMM loaded on one GPU, for C in `O` (`Bf16` or `F32`).
+pub struct Tcgen05Gemm<O: GemmOut> {
+    cfg: Tcgen05GemmConfig,
+    module: LoadedModule,
+    kernel: TypedKernel<Tcgen05GemmParams<O>>,
+    /// CTAs resident at once (as shared memory and tensor memory allow): the persistent grid.
+    resident: u32,
+    _o: PhantomData<O>,
+}
+
+impl<O: GemmOut> std::fmt::Debug for Tcgen05Gemm<O> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tcgen05Gemm").field("cfg", &self.cfg).field("jit_time", &self.module.jit_time()).finish_non_exhaustive()
+    }
+}
+
+/// The architecture-specific target of a GPU with `tcgen05`, or why there is none: the
+/// instructions are sm_100a, sm_103a and sm_110a (not sm_120's consumer Blackwell, nor
+/// anything older), and an `a` target runs only on its own architecture.
+pub fn tcgen05_target(cc: (u32, u32)) -> Result<Target, RuntimeError> {
+    match cc {
+        (10, 0) => Ok(Target::SM_100A),
+        (10, 3) => Ok(Target::SM_103A),
+        (11, 0) => Ok(Target::SM_110A),
+        (major, minor) => Err(RuntimeError::Invalid(format!(
+            "the tcgen05 GEMM needs sm_100 or newer with tensor memory (sm_100, sm_103, sm_110); this GPU is sm_{major}{minor}"
+        ))),
+    }
+}
+
+impl<O: GemmOut> Tcgen05Gemm<O> {
+    /// Builds the kernel for `cfg` and loads it. `Err` when the configuration is invalid or
+    /// the GPU has no `tcgen05` ([`tcgen05_target`]), before anything is built or loaded.
+    pub fn new(gpu: &Gpu, cfg: Tcgen05GemmConfig) -> Result<Self, RuntimeError> {
+        let target = tcgen05_target(gpu.compute_capability())?;
+        cfg.check().map_err(|e| RuntimeError::Invalid(format!("tcgen05 GEMM configuration: {e}")))?;
+        let build = |e: crate::Error| RuntimeError::Invalid(e.to_string());
+        let mut m = Module::new(target);
+        let kref = gemm_tcgen05::<O>(&mut m, "gemm_tcgen05", &cfg).map_err(build)?;
+        let module = gpu.load(&m.to_ptx().map_err(build)?)?;
+        let kernel = module.kernel(&kref)?;
+        let by_shared = kernel.max_active_clusters(&Launch::new(1, cfg.threads()).shared(cfg.shared_bytes()))?;
+        // A CTA beyond what tensor memory holds would wait in `tcgen05.alloc` until another
+        // one ends: keep the persistent grid to what fits at once.
+        let by_tmem = gpu.multiprocessors() * (TMEM_COLUMNS / cfg.tmem_columns());
+        let resident = by_shared.min(by_tmem);
+        if resident == 0 {
+            return Err(RuntimeError::Invalid(format!("no CTA of the tcgen05 GEMM ({cfg:?}) fits on this GPU")));
+        }
+        Ok(Tcgen05Gemm { cfg, module, kernel, resident, _o: PhantomData })
+    }
+
+    /// The configuration the kernel was built for.
+    pub fn config(&self) -> &Tcgen05GemmConfig {
+        &self.cfg
+    }
+    /// CTAs resident at once: the grid of a large product.
+    pub fn resident_ctas(&self) -> u32 {
+        self.resident
+    }
+    /// The loaded module (its JIT time and log).
+    pub fn module(&self) -> &LoadedModule {
+        &self.module
+    }
+
+    /// Checks the shape and the buffers, and encodes the tensor maps of A and B; the launch.
+    #[allow(clippy::type_complexity)]
+    fn prepare<'b>(
+        &self,
+        gpu: &Gpu,
+        a: &'b CudaSlice<bf16>,
+        b: &'b CudaSlice<bf16>,
+        c_len: usize,
+        (m, n, k): (u32, u32, u32),
+    ) -> Result<(HostTensorMap<'b, Bf16, 2>, HostTensorMap<'b, Bf16, 2>, Launch), RuntimeError> {
+        check_shape::<Bf16>(Layout::TN, m, n, k).map_err(RuntimeError::Invalid)?;
+        super::blas::check_lengths([a.len(), b.len(), c_len], (m, n, k))?;
+        let bk = <Bf16 as GemmIn>::BK;
+        let a_map = HostTensorMap::tiled(a, &k_major_map(k, m, bk, TCGEN05_BM))?;
+        let b_map = HostTensorMap::tiled(b, &k_major_map(k, n, bk, self.cfg.bn))?;
+        let grid = self.cfg.units(m, n).min(self.resident as u64) as u32;
+        Ok((a_map, b_map, Launch::new(grid, self.cfg.threads()).shared(self.cfg.shared_bytes()).on(gpu.stream())))
+    }
+}
+
+impl Tcgen05Gemm<Bf16> {
+    /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n`, all row-major and densely packed (the
+    /// buffers may be longer). Enqueued on the GPU's stream; `Err` for a shape the kernel
+    /// cannot handle ([`check_shape`]: K a multiple of 8) or a buffer too short for it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run(
+        &self,
+        gpu: &Gpu,
+        a: &CudaSlice<bf16>,
+        b: &CudaSlice<bf16>,
+        c: &mut CudaSlice<bf16>,
+        m: u32,
+        n: u32,
+        k: u32,
+    ) -> Result<(), RuntimeError> {
+        let (a_map, b_map, launch) = self.prepare(gpu, a, b, c.len(), (m, n, k))?;
+        self.kernel.launch(&launch, (&a_map, &b_map, c, m, n, k))
+    }
+}
+
+impl Tcgen05Gemm<F32> {
+    /// As [`Tcgen05Gemm::<Bf16>::run`](Tcgen05Gemm::run), with C in f32.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run(
+        &self,
+        gpu: &Gpu,
+        a: &CudaSlice<bf16>,
+        b: &CudaSlice<bf16>,
+        c: &mut CudaSlice<f32>,
+        m: u32,
+        n: u32,
+        k: u32,
+    ) -> Result<(), RuntimeError> {
+        let (a_map, b_map, launch) = self.prepare(gpu, a, b, c.len(), (m, n, k))?;
+        self.kernel.launch(&launch, (&a_map, &b_map, c, m, n, k))
+    }
+}

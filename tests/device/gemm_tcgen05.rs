@@ -1,0 +1,130 @@
+//! The tcgen05 GEMM (sm_100a and its kin) against cuBLAS on the same buffers and against an
+//! f64 CPU product of the same bf16 inputs (random normal, outputs poisoned first), at odd
+//! shapes and edges, in bf16 and f32 C and two configurations. On a GPU without tensor
+//! memory (an H100, say) the runner must refuse before building or loading anything, and
+//! the product test ends as ignored with the reason.
+
+use crate::gemm::judge_tol;
+use crate::{rng, sized, skip, Test};
+use half::bf16;
+use ptxkit::kernels::gemm::Tcgen05GemmConfig;
+use ptxkit::runtime::testing::{normal_bf16, poisoned};
+use ptxkit::runtime::Discrepancy;
+use ptxkit::runtime::{discrepancy, tcgen05_target, Cublas, Gpu, Tcgen05Gemm};
+use ptxkit::types::{Bf16, F32};
+use rand::rngs::StdRng;
+use rand::Rng;
+
+/// bf16 C against cuBLAS's bf16 C: both round an f32 sum to 8 bits (2⁻⁸ ≈ 0.4 %).
+const TOL_BF16: f64 = 1e-2;
+/// f32 C against the f64 product of the same inputs: the products are exact in f32 and
+/// only the order and rounding of the f32 sums differ.
+const TOL_F32: f64 = 1e-4;
+
+/// The refusal on a GPU without tcgen05, checked; then the test ends as ignored.
+fn skip_without_tcgen05(gpu: &Gpu) {
+    let (major, minor) = gpu.compute_capability();
+    if tcgen05_target((major, minor)).is_err() {
+        let e = Tcgen05Gemm::<Bf16>::new(gpu, Tcgen05GemmConfig::default()).unwrap_err().to_string();
+        assert!(e.contains("needs sm_100") && e.contains(&format!("sm_{major}{minor}")), "{e}");
+        skip(format!("needs sm_100 or newer: {} is sm_{major}{minor}, and Tcgen05Gemm::new refused it ({e})", gpu.name()));
+    }
+}
+
+/// `C[i][j] = Σ A[i][l]·B[j][l]` in f64, for the (row, column) pairs given.
+fn cpu_at(a: &[bf16], b: &[bf16], k: usize, at: &[(usize, usize)]) -> Vec<f32> {
+    at.iter().map(|&(i, j)| (0..k).map(|l| a[i * k + l].to_f64() * b[j * k + l].to_f64()).sum::<f64>() as f32).collect()
+}
+
+/// Compares values at `at` with their reference there (as [`judge_tol`] does whole
+/// products), naming the first position outside the tolerance.
+fn judge_at(what: &str, got: &[f32], want: &[f32], at: &[(usize, usize)], tol: f64, failures: &mut Vec<String>) {
+    let d: Discrepancy = discrepancy(got, want, tol);
+    println!("{what} at {} elements: relative error {:.2e}, {} outside {tol:e}", at.len(), d.relative, d.wrong);
+    if d.wrong > 0 || d.relative.is_nan() || d.relative >= tol {
+        let first = d.first.map(|(i, g, w)| format!("; first at (row, column) {:?}: {g} against {w}", at[i]));
+        failures.push(format!("{what}: relative error {:.2e}, {} wrong{}", d.relative, d.wrong, first.unwrap_or_default()));
+    }
+}
+
+/// Every element, or (for a large product) 4096 random ones and the four corners.
+fn positions(g: &mut StdRng, m: usize, n: usize, k: usize) -> Vec<(usize, usize)> {
+    if m * n * k <= 1 << 26 {
+        return (0..m * n).map(|i| (i / n, i % n)).collect();
+    }
+    let mut at: Vec<(usize, usize)> = (0..4096).map(|_| (g.gen_range(0..m), g.gen_range(0..n))).collect();
+    at.extend([(0, 0), (0, n - 1), (m - 1, 0), (m - 1, n - 1)]);
+    at
+}
+
+fn tcgen05_gemm_matches_cublas_and_a_cpu_product(gpu: Gpu) {
+    skip_without_tcgen05(&gpu);
+    let mut g = rng("tcgen05_gemm_matches_cublas_and_a_cpu_product");
+    let blas = Cublas::new(&gpu).unwrap();
+    let cfg = Tcgen05GemmConfig::default();
+    let wide_bf16 = Tcgen05Gemm::<Bf16>::new(&gpu, cfg).unwrap();
+    let wide_f32 = Tcgen05Gemm::<F32>::new(&gpu, cfg).unwrap();
+    // 128-column tiles through a two-stage ring: every stage and accumulator reused often.
+    let narrow_cfg = Tcgen05GemmConfig { bn: 128, stages: 2, group_m: 1, ..cfg };
+    let narrow_bf16 = Tcgen05Gemm::<Bf16>::new(&gpu, narrow_cfg).unwrap();
+    let narrow_f32 = Tcgen05Gemm::<F32>::new(&gpu, narrow_cfg).unwrap();
+    println!("resident CTAs: {} (bn 256), {} (bn 128)", wide_bf16.resident_ctas(), narrow_bf16.resident_ctas());
+    let shapes =
+        [(200, 136, 96), (1, 256, 512), (1, 1, 8), (257, 129, 8), (130, 260, 72), (128, 256, 64), (384, 520, 1000), (4000, 4000, 4000)];
+    // Under the sanitizer: without the two largest.
+    let shapes = &shapes[..sized(shapes.len(), shapes.len() - 2)];
+    let mut failures = vec![];
+    for &(m, n, k) in shapes {
+        let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+        let (ha, hb) = (normal_bf16(g.gen(), mu * ku), normal_bf16(g.gen(), nu * ku));
+        let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
+        let mut r = poisoned::<bf16>(&gpu, mu * nu).unwrap();
+        blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k).unwrap();
+        let theirs: Vec<f32> = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
+        let at = positions(&mut g, mu, nu, ku);
+        let cpu = cpu_at(&ha, &hb, ku, &at);
+        let pick = |c: &[f32]| at.iter().map(|&(i, j)| c[i * nu + j]).collect::<Vec<f32>>();
+        judge_at(&format!("{m}x{n}x{k} cuBLAS against the CPU"), &pick(&theirs), &cpu, &at, TOL_BF16, &mut failures);
+        for (what, gemm) in [("bn 256", &wide_bf16), ("bn 128, 2 stages", &narrow_bf16)] {
+            let mut c = poisoned::<bf16>(&gpu, mu * nu).unwrap();
+            let what = format!("{m}x{n}x{k} bf16 C, {what}");
+            match gemm.run(&gpu, &a, &b, &mut c, m, n, k).and_then(|_| gpu.download(&c)) {
+                Ok(c) => judge_tol(&what, &c.iter().map(|v| v.to_f32()).collect::<Vec<_>>(), &theirs, n, TOL_BF16, &mut failures),
+                Err(e) => failures.push(format!("{what}: {e}")),
+            }
+        }
+        for (what, gemm) in [("bn 256", &wide_f32), ("bn 128, 2 stages", &narrow_f32)] {
+            let mut c = poisoned::<f32>(&gpu, mu * nu).unwrap();
+            let what = format!("{m}x{n}x{k} f32 C, {what}, against the CPU");
+            match gemm.run(&gpu, &a, &b, &mut c, m, n, k).and_then(|_| gpu.download(&c)) {
+                Ok(c) => judge_at(&what, &pick(&c), &cpu, &at, TOL_F32, &mut failures),
+                Err(e) => failures.push(format!("{what}: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "tcgen05 GEMM wrong:\n{}", failures.join("\n"));
+}
+
+/// What the runner cannot take is an `Err` before anything runs: a GPU without tensor memory
+/// (checked on any GPU), and on one with it a K whose rows are not 16-byte multiples, a
+/// buffer too short for the shape, and a configuration that does not fit.
+fn tcgen05_gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
+    let (major, minor) = gpu.compute_capability();
+    if tcgen05_target((major, minor)).is_err() {
+        let e = Tcgen05Gemm::<F32>::new(&gpu, Tcgen05GemmConfig::default()).unwrap_err().to_string();
+        assert!(e.contains("needs sm_100") && e.contains(&format!("sm_{major}{minor}")), "{e}");
+        return;
+    }
+    let gemm = Tcgen05Gemm::<Bf16>::new(&gpu, Tcgen05GemmConfig::default()).unwrap();
+    let a = gpu.zeros::<bf16>(64 * 100).unwrap();
+    let b = gpu.zeros::<bf16>(64 * 100).unwrap();
+    let mut c = gpu.zeros::<bf16>(64 * 64).unwrap();
+    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 64, 100).unwrap_err().to_string();
+    assert!(e.contains("multiple of 8"), "{e}");
+    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 65, 96).unwrap_err().to_string();
+    assert!(e.contains("C holds 4096 elements"), "{e}");
+    let e = Tcgen05Gemm::<Bf16>::new(&gpu, Tcgen05GemmConfig { stages: 5, ..Tcgen05GemmConfig::default() }).unwrap_err().to_string();
+    assert!(e.contains("shared memory"), "{e}");
+}
+
+pub const TESTS: &[Test] = &[gpu!(tcgen05_gemm_matches_cublas_and_a_cpu_product), gpu!(tcgen05_gemm_refuses_what_it_cannot_compute)];
