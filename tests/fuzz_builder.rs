@@ -213,7 +213,7 @@ fn op(k: &mut Kernel, c: &mut Ctx, depth: u32) {
     let a = pick(c.r, &c.u).unwrap_or_else(|| ptx!(k, "mov.u32", sreg::TID_X));
     let b = pick(c.r, &c.u).unwrap_or(a);
     let ptr = pick(c.r, &c.ptr);
-    let mut choice = c.r.gen_range(0..40);
+    let mut choice = c.r.gen_range(0..42);
     // Calls that are wrong by construction (labels placed twice or never, values of other
     // kernels, immediates outside their sets, framing of raw text) come in hostile draws.
     if [15, 16, 17, 18, 24, 25, 27, 30].contains(&choice) && !hostile(c.r) {
@@ -400,7 +400,17 @@ fn op(k: &mut Kernel, c: &mut Ctx, depth: u32) {
         }
         28 => {
             if let Some(f) = pick(c.r, &c.funcs) {
-                c.u.push(k.call(&f, (a,)));
+                let v = match c.r.gen_range(0..3) {
+                    0 => k.call(&f, (a,)),
+                    1 => k.call_uni(&f, (a,)),
+                    // Through its address: a `.reg`-ABI function has none to call through.
+                    _ if f.abi() == Abi::Param || hostile(c.r) => {
+                        let p = k.func_addr(&f);
+                        k.call_indirect(p, (a,))
+                    }
+                    _ => k.call(&f, (a,)),
+                };
+                c.u.push(v);
             }
         }
         29 => {
@@ -469,6 +479,27 @@ fn op(k: &mut Kernel, c: &mut Ctx, depth: u32) {
             let w = ptx!(k, "fma.rn.f32", v, f32::from_bits(c.r.gen()), f32::from_bits(c.r.gen()));
             c.u.push(ptx!(k, "cvt.rzi.u32.f32", w));
         }
+        // Jump tables: a switch of any number of cases (none or past 65,535 is an error),
+        // and `brx.idx` through a list of the labels at hand (foreign or never placed ones
+        // in hostile draws).
+        39 if depth < 6 => {
+            let n = if hostile(c.r) { [0, 1, 65_535, 65_536][c.r.gen_range(0..4)] } else { c.r.gen_range(1..5) };
+            k.switch_(a, n, |k, i| {
+                if i < 3 {
+                    op(k, c, depth + 1)
+                }
+            });
+        }
+        40 => {
+            let mut labels: Vec<Label> = c.labels.clone();
+            if hostile(c.r) {
+                labels.extend(c.stash.labels.iter().copied());
+            }
+            if !labels.is_empty() {
+                let list = k.branch_targets(&labels);
+                ptx!(k, "brx.idx", a, list);
+            }
+        }
         _ => c.u.push(ptx!(k, "mul.hi.u32", a, b)),
     }
 }
@@ -520,7 +551,8 @@ fn case(seed: u64) -> (Target, Result<String, Error>) {
             2 => {
                 let nm = name(&mut r);
                 let n = r.gen_range(0..10);
-                let res = m.func(&nm, |k, (x,): (Reg<U32>,)| {
+                let abi = if r.gen_bool(0.5) { Abi::Reg } else { Abi::Param };
+                let res = m.func_with(&nm, abi, |k, (x,): (Reg<U32>,)| {
                     let mut c = Ctx {
                         r: &mut r,
                         u: vec![x],
