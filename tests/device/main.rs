@@ -35,6 +35,7 @@ mod setmaxnreg;
 mod tma;
 mod warp;
 mod wgmma;
+mod wmma;
 
 pub use common::harness::{skip, Test};
 pub use common::ptxas;
@@ -253,5 +254,6 @@ fn main() {
         tma::TESTS,
         warp::TESTS,
         wgmma::TESTS,
+        wmma::TESTS,
     ]);
 }
