@@ -61,6 +61,14 @@
 //! mandatory for mxf4nvf4 (200); the same two again as `.sp` with the metadata operand (512);
 //! and `.ws`/`.ws.sp` at `.cta_group::1` with the b0..b3 collector buffers and the optional
 //! zero-column mask (544).
+//!
+//! The `wmma` family (1,050 forms) is pinned per instruction: `wmma.load` (352 chains: A and B
+//! of f16, bf16 and u8/s8 at m16n16k16, m8n32k16 and m32n8k16, tf32 at m16n16k8, f64 at
+//! m8n8k4, u4/s4 at m8n8k32 and b1 at m8n8k128, C of f16, f32, s32 and f64 at their shapes;
+//! row- or column-major where the ISA allows both; generic, `.global`, `.shared` or
+//! `.shared::cta`) and `wmma.store.d` (104), each plain and `as strided`; `wmma.mma` (138:
+//! f16 with f16/f32 D and C 48, bf16 12, tf32 4, f64 with and without each of four rounding
+//! modes 20, u8/s8 with and without `.satfinite` 48, u4/s4 4, b1 `.and`/`.xor.popc` 2).
 
 use ptxkit::ops;
 
@@ -179,6 +187,13 @@ fn forms_per_family() {
                 ("wait", 2),
             ];
             assert_eq!(groups.into_iter().collect::<Vec<_>>(), expected);
+        } else if *name == "wmma" {
+            let count = |op: &str, variant: &str| forms.iter().filter(|f| f.chain.starts_with(op) && f.variant == variant).count();
+            let (load, store) = (count("wmma.load.", "plain"), count("wmma.store.", "plain"));
+            let (load_s, store_s, mma) = (count("wmma.load.", "strided"), count("wmma.store.", "strided"), count("wmma.mma.", "plain"));
+            println!("{:>10} {:>6} ({load} loads and {store} stores, each also strided; {mma} mma)", "wmma", forms.len());
+            assert_eq!((load, load_s, store, store_s, mma), (352, 352, 104, 104, 138));
+            assert_eq!(forms.len(), 2 * (352 + 104) + 138);
         } else if *name == "matrix" {
             for op in ["ldmatrix", "stmatrix", "movmatrix"] {
                 println!("{:>10} {:>6}", op, forms.iter().filter(|f| f.opcode() == op).count());

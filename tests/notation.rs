@@ -460,6 +460,50 @@ fn calls_of_both_abis() {
     assert!(text.contains("\tcall.uni (%r") && text.contains("), twice, (%r"), "{text}");
 }
 
+/// `wmma` from memory to memory: A from a shared tile inside a wider matrix (a stride), B
+/// through a generic address, C from global memory, D written over C's registers and stored
+/// with a stride; an f64 product with a rounding mode and a b1 `.xor.popc` product too.
+fn wmma_load_mma_store() {
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("wmma", |k, (b, c, d, x): (GenericPtr<Bf16>, GlobalPtr<F32>, GlobalPtr<F32>, GlobalPtr<F64>)| {
+        // A: 32x16 bf16, row-major, the left part of a 32x24 matrix.
+        let a = k.shared_array::<Bf16>("a", 32 * 24, 32);
+        let af = ptx!(k, "wmma.load.a.sync.aligned.row.m32n8k16.shared.bf16" as strided, a, 24u32);
+        let bf = ptx!(k, "wmma.load.b.sync.aligned.col.m32n8k16.bf16", b);
+        let acc = ptx!(k, "wmma.load.c.sync.aligned.col.m32n8k16.global.f32", c);
+        ptx!(k, "wmma.mma.sync.aligned.row.col.m32n8k16.f32.bf16.bf16.f32" => acc, af, bf, acc);
+        ptx!(k, "wmma.store.d.sync.aligned.col.m32n8k16.global.f32" as strided, d, acc, 40u32);
+        let xa = ptx!(k, "wmma.load.a.sync.aligned.col.m8n8k4.global.f64", x);
+        let xb = ptx!(k, "wmma.load.b.sync.aligned.row.m8n8k4.global.f64", x.offset(32));
+        let xc = ptx!(k, "wmma.load.c.sync.aligned.row.m8n8k4.global.f64", x.offset(64));
+        let xd = ptx!(k, "wmma.mma.sync.aligned.col.row.m8n8k4.rn.f64.f64.f64.f64", xa, xb, xc);
+        ptx!(k, "wmma.store.d.sync.aligned.row.m8n8k4.global.f64", x.offset(64), xd);
+        let w = x.cast::<B32>();
+        let ba = ptx!(k, "wmma.load.a.sync.aligned.row.m8n8k128.global.b1", w);
+        let bb = ptx!(k, "wmma.load.b.sync.aligned.col.m8n8k128.global.b1", w.offset(32));
+        let bc = ptx!(k, "wmma.load.c.sync.aligned.row.m8n8k128.global.s32", w.cast::<S32>().offset(64));
+        let bd = ptx!(k, "wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32", ba, bb, bc);
+        ptx!(k, "wmma.store.d.sync.aligned.row.m8n8k128.global.s32", w.cast::<S32>().offset(64), bd);
+    })
+    .unwrap();
+    let text = assemble("wmma", &m);
+    let line = |op: &str| text.lines().find(|l| l.contains(op)).unwrap_or_else(|| panic!("no {op}:\n{text}")).trim();
+    // The stride follows the address; D's eight registers are C's.
+    assert!(line("wmma.load.a.sync.aligned.row.m32n8k16.shared.bf16").ends_with("}, [a], 24;"), "{text}");
+    let c = line("wmma.load.c.sync.aligned.col.m32n8k16");
+    let acc = &c[c.find('{').unwrap()..=c.find('}').unwrap()];
+    assert_eq!(acc.matches("%r").count(), 8, "{c}");
+    let mma = line("wmma.mma.sync.aligned.row.col.m32n8k16");
+    assert!(mma.starts_with(&format!("wmma.mma.sync.aligned.row.col.m32n8k16.f32.bf16.bf16.f32 {acc}, ")), "{mma}");
+    assert!(mma.ends_with(&format!(", {acc};")), "{mma}");
+    assert!(line("wmma.store.d.sync.aligned.col.m32n8k16").ends_with(&format!(", {acc}, 40;")), "{text}");
+    // A m32n8k16 bf16 fragment is eight registers, B's two; f64 fragments are 64-bit.
+    let braces: Vec<usize> = mma.split('{').skip(1).map(|v| v.split('}').next().unwrap().matches('%').count()).collect();
+    assert_eq!(braces, [8, 8, 2, 8], "{mma}");
+    assert!(line("wmma.mma.sync.aligned.col.row.m8n8k4.rn").contains("{%rd"), "{text}");
+    assert!(text.contains(".version 7.0") && text.contains("wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {"));
+}
+
 fn main() {
     common::harness::main(&[&[
         host!(wgmma_tied_accumulator_and_legal_immediates),
@@ -475,5 +519,6 @@ fn main() {
         host!(a_wgmma_pipeline_advisory_is_returned),
         host!(e2m1x2_values_live_in_8_bit_registers),
         host!(mma_sync_kinds_for_sm_120a),
+        host!(wmma_load_mma_store),
     ]]);
 }

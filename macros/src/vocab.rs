@@ -17,6 +17,7 @@ pub const FAMILIES: &[(&str, &str)] = &[
     ("control", include_str!("../tables/control.forms")),
     ("matrix", include_str!("../tables/matrix.forms")),
     ("mma", include_str!("../tables/mma.forms")),
+    ("wmma", include_str!("../tables/wmma.forms")),
     ("wgmma", include_str!("../tables/wgmma.forms")),
     ("mbarrier", include_str!("../tables/mbarrier.forms")),
     ("cpasync", include_str!("../tables/cpasync.forms")),
@@ -100,6 +101,7 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("ts_masked_scaled", "`tcgen05.mma` with A from tensor memory, the disable-output-lane mask and scale-input-d."),
     ("zero_mask", "`tcgen05.mma.ws` with the zero-column-mask descriptor."),
     ("ts_zero_mask", "`tcgen05.mma.ws` with A from tensor memory and the zero-column-mask descriptor."),
+    ("strided", "`wmma.load`/`wmma.store` with the stride: elements between consecutive rows or columns."),
 ];
 
 /// Opcodes whose instructions act beyond their destination registers (memory, barriers,
@@ -108,7 +110,7 @@ pub const VARIANTS: &[(&str, &str)] = &[
 pub const EFFECTS: &[&str] = &[
     "ld", "st", "ldu", "atom", "red", "prefetch", "prefetchu", "bar", "barrier", "fence",
     "membar", "vote", "shfl", "match", "redux", "activemask", "elect", "bra", "call", "ret",
-    "exit", "trap", "nanosleep", "brkpt", "pmevent", "mbarrier", "wgmma", "mma", "tcgen05", "cp",
+    "exit", "trap", "nanosleep", "brkpt", "pmevent", "mbarrier", "wgmma", "mma", "wmma", "tcgen05", "cp",
     "setmaxnreg", "tensormap", "ldmatrix", "stmatrix", "mapa", "getctarank", "griddepcontrol",
     "clusterlaunchcontrol", "multimem",
 ];

@@ -52,6 +52,7 @@ pub mod sync;
 pub mod tcgen05;
 pub mod warp;
 pub mod wgmma;
+pub mod wmma;
 
 pub use crate::core::ir::Guard;
 pub use crate::core::isa::{self, Req};

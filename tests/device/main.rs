@@ -36,6 +36,7 @@ mod setmaxnreg;
 mod tma;
 mod warp;
 mod wgmma;
+mod wmma;
 
 pub use common::harness::{skip, Test};
 pub use common::ptxas;
@@ -255,5 +256,6 @@ fn main() {
         tma::TESTS,
         warp::TESTS,
         wgmma::TESTS,
+        wmma::TESTS,
     ]);
 }

@@ -45,7 +45,7 @@ const THREADS: usize = WARPS * 32;
 // ---- element types ---------------------------------------------------------------------------
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum El {
+pub(super) enum El {
     F16,
     Bf16,
     Tf32,
@@ -62,7 +62,7 @@ enum El {
 }
 
 impl El {
-    fn parse(s: &str) -> El {
+    pub(super) fn parse(s: &str) -> El {
         match s {
             "f16" => El::F16,
             "bf16" => El::Bf16,
@@ -81,7 +81,7 @@ impl El {
         }
     }
     /// Width in a register.
-    fn bits(self) -> usize {
+    pub(super) fn bits(self) -> usize {
         match self {
             El::F16 | El::Bf16 => 16,
             El::Tf32 | El::F32 | El::S32 => 32,
@@ -99,13 +99,13 @@ impl El {
             32 / self.bits()
         }
     }
-    fn is_float(self) -> bool {
+    pub(super) fn is_float(self) -> bool {
         matches!(self, El::F16 | El::Bf16 | El::Tf32 | El::F32 | El::F64 | El::E4m3 | El::E5m2)
     }
-    fn signed(self) -> bool {
+    pub(super) fn signed(self) -> bool {
         matches!(self, El::S8 | El::S4 | El::S32)
     }
-    fn mask(self) -> u64 {
+    pub(super) fn mask(self) -> u64 {
         if self.bits() == 64 {
             u64::MAX
         } else {
@@ -113,7 +113,7 @@ impl El {
         }
     }
     /// The value of an element's bits.
-    fn value(self, code: u64) -> f64 {
+    pub(super) fn value(self, code: u64) -> f64 {
         let code = code & self.mask();
         match self {
             El::F16 => half::f16::from_bits(code as u16).to_f64(),
@@ -132,7 +132,7 @@ impl El {
     /// exactly representable (a random significand of the format's width times a power of
     /// two, |x| < 4; fp8 any finite code with |x| <= 8), integers over their whole range,
     /// s32 accumulators in ±2^20.
-    fn random(self, g: &mut StdRng, sign: Sign) -> u64 {
+    pub(super) fn random(self, g: &mut StdRng, sign: Sign) -> u64 {
         loop {
             let code = self.any(g);
             let v = self.value(code);
@@ -182,7 +182,7 @@ impl El {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Sign {
+pub(super) enum Sign {
     Any,
     NonNeg,
     NonPos,
@@ -211,7 +211,7 @@ fn e5m2(b: u8) -> f64 {
 // ---- fragment layouts ------------------------------------------------------------------------
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Major {
+pub(super) enum Major {
     Row,
     Col,
 }
