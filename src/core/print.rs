@@ -11,16 +11,51 @@ use super::{Error, Version};
 use std::collections::HashSet;
 use std::fmt::Write;
 
+/// Appends `s`. Short strings (chains, register prefixes, digits, separators: most of the
+/// text) are copied inline, as one or two overlapping words; `push_str` calls `memcpy`,
+/// whose call overhead was the printer's largest cost in the builder bench's profile.
+#[inline(always)]
+fn put(out: &mut String, s: &str) {
+    let (src, n) = (s.as_ptr(), s.len());
+    if n > 32 {
+        out.push_str(s);
+        return;
+    }
+    out.reserve(32);
+    // SAFETY: `reserve` left room for 32 bytes past the length, and `n <= 32`. The reads
+    // stay inside `s` (two words of `w` bytes cover `w <= n <= 2w` bytes, overlapping), the
+    // writes inside the spare capacity, and the bytes written are `s`'s, which is UTF-8.
+    unsafe {
+        let v = out.as_mut_vec();
+        let dst = v.as_mut_ptr().add(v.len());
+        if n >= 16 {
+            (dst as *mut u128).write_unaligned((src as *const u128).read_unaligned());
+            (dst.add(n - 16) as *mut u128).write_unaligned((src.add(n - 16) as *const u128).read_unaligned());
+        } else if n >= 8 {
+            (dst as *mut u64).write_unaligned((src as *const u64).read_unaligned());
+            (dst.add(n - 8) as *mut u64).write_unaligned((src.add(n - 8) as *const u64).read_unaligned());
+        } else if n >= 4 {
+            (dst as *mut u32).write_unaligned((src as *const u32).read_unaligned());
+            (dst.add(n - 4) as *mut u32).write_unaligned((src.add(n - 4) as *const u32).read_unaligned());
+        } else if n > 0 {
+            *dst = *src;
+            *dst.add(n / 2) = *src.add(n / 2);
+            *dst.add(n - 1) = *src.add(n - 1);
+        }
+        v.set_len(v.len() + n);
+    }
+}
+
 pub(crate) fn reg(out: &mut String, r: RegRef) {
     match r.space() {
-        RegSpace::Body => out.push_str(r.class().prefix()),
+        RegSpace::Body => put(out, r.class().prefix()),
         RegSpace::FuncParam => {
-            out.push_str("%pa");
-            out.push_str(&r.class().prefix()[1..]);
+            put(out, "%pa");
+            put(out, &r.class().prefix()[1..]);
         }
         RegSpace::FuncRet => {
-            out.push_str("%rv");
-            out.push_str(&r.class().prefix()[1..]);
+            put(out, "%rv");
+            put(out, &r.class().prefix()[1..]);
         }
     }
     num(out, r.idx() as u64);
@@ -49,7 +84,7 @@ fn num(out: &mut String, v: u64) {
         buf[i] = b'0' + v as u8;
     }
     // SAFETY: `buf[i..]` holds ASCII digits only, which are valid UTF-8.
-    out.push_str(unsafe { std::str::from_utf8_unchecked(&buf[i..]) });
+    put(out, unsafe { std::str::from_utf8_unchecked(&buf[i..]) });
 }
 
 const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
@@ -99,23 +134,23 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
             out.push('[');
             match b {
                 AddrBase::Reg(r) => reg(out, *r),
-                AddrBase::Sym(s) => out.push_str(sym_name(*s)),
+                AddrBase::Sym(s) => put(out, sym_name(*s)),
             }
             if *off > 0 {
                 out.push('+');
                 num(out, *off as u64);
             } else if *off < 0 {
-                out.push_str("+-");
+                put(out, "+-");
                 num(out, off.unsigned_abs() as u64);
             }
             out.push(']');
         }
-        Opnd::Sym(s) => out.push_str(sym_name(*s)),
+        Opnd::Sym(s) => put(out, sym_name(*s)),
         Opnd::Vec { start, len } => braced(out, k, k.run(*start, *len as usize)),
         Opnd::TensorAddr { map, start, len } => {
             out.push('[');
             reg(out, *map);
-            out.push_str(", ");
+            put(out, ", ");
             braced(out, k, k.run(*start, *len as usize));
             out.push(']');
         }
@@ -125,9 +160,9 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
             reg(out, *b);
         }
         Opnd::Label(id) => match &k.labels[*id as usize].name {
-            Some(n) => out.push_str(n),
+            Some(n) => put(out, n),
             None => {
-                out.push_str("$L__");
+                put(out, "$L__");
                 num(out, *id as u64)
             }
         },
@@ -155,7 +190,7 @@ fn guard(out: &mut String, g: &super::ir::Guard) {
 fn list(out: &mut String, k: &Kernel, ops: &[Opnd]) {
     for (i, o) in ops.iter().enumerate() {
         if i > 0 {
-            out.push_str(", ");
+            put(out, ", ");
         }
         opnd(out, k, o);
     }
@@ -308,13 +343,13 @@ fn body(out: &mut String, k: &Kernel) {
             Stmt::Ins { form, guard: g, ops } => {
                 out.push('\t');
                 guard(out, g);
-                out.push_str(form.chain);
+                put(out, form.chain);
                 let ops = &k.opnds[ops.0 as usize..(ops.0 + ops.1 as u32) as usize];
                 if !ops.is_empty() {
                     out.push(' ');
                     list(out, k, ops);
                 }
-                out.push_str(";\n");
+                put(out, ";\n");
             }
             Stmt::Call(c) if c.param => param_call(out, k, c, i),
             Stmt::Call(c) => {
