@@ -479,3 +479,28 @@ pub(super) fn module(m: &Module) -> Result<String, Error> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::put;
+
+    /// `put` appends exactly the string, at every length around its word sizes, to strings
+    /// with and without spare capacity.
+    #[test]
+    fn put_appends_every_length() {
+        let text: String = (0..64u8).map(|i| (b'!' + i) as char).collect();
+        for prefix in ["", "x", "%rd12, "] {
+            for n in 0..=40 {
+                let s = &text[..n];
+                for mut out in [String::new(), String::with_capacity(prefix.len() + n), String::with_capacity(256)] {
+                    out.push_str(prefix);
+                    put(&mut out, s);
+                    assert_eq!(out, format!("{prefix}{s}"), "length {n}");
+                }
+            }
+        }
+        let mut out = String::from("é");
+        put(&mut out, "ü→");
+        assert_eq!(out, "éü→");
+    }
+}
