@@ -14,6 +14,8 @@ mod common;
 
 mod arith;
 mod async_copy;
+mod atomics;
+mod barrier_red;
 mod bits;
 mod cluster;
 mod cmp_cvt;
@@ -32,6 +34,7 @@ mod pipeline;
 mod reference;
 mod runtime;
 mod setmaxnreg;
+mod stack;
 mod tma;
 mod warp;
 mod wgmma;
@@ -232,6 +235,8 @@ fn main() {
     common::harness::main(&[
         arith::TESTS,
         async_copy::TESTS,
+        atomics::TESTS,
+        barrier_red::TESTS,
         bits::TESTS,
         cluster::TESTS,
         cmp_cvt::TESTS,
@@ -250,6 +255,7 @@ fn main() {
         reference::TESTS,
         runtime::TESTS,
         setmaxnreg::TESTS,
+        stack::TESTS,
         tma::TESTS,
         warp::TESTS,
         wgmma::TESTS,
