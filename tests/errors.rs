@@ -303,3 +303,58 @@ fn calls_that_cannot_be_made_are_errors() {
     });
     assert!(matches!(e, Err(Error::ForeignValue { .. })), "{e:?}");
 }
+
+#[test]
+fn cache_policy_and_stack_immediates_ptxas_refuses_are_errors() {
+    let build = |f: fn(&mut Kernel, GlobalPtr<U32>)| {
+        let mut m = Module::new(Target::SM_90);
+        m.kernel("k", |k, (p,): (GlobalPtr<U32>,)| f(k, p)).map(|_| m.to_ptx().unwrap())
+    };
+    let invalid = |r: Result<String, Error>, what: &str| match r {
+        Err(Error::InvalidArgument { what: w, .. }) => assert!(w.contains(what), "{w}"),
+        other => panic!("expected an error naming `{what}`, got {other:?}"),
+    };
+    // A fraction outside (0, 1].
+    for f in [0.0f32, -0.5, 1.5, f32::NAN] {
+        let mut m = Module::new(Target::SM_90);
+        let r = m.kernel("k", |k, ()| {
+            let _ = ptx!(k, "createpolicy.fractional.L2::evict_last.b64" as fraction, f);
+        });
+        assert!(matches!(r, Err(Error::InvalidArgument { .. })), "fraction {f}: {r:?}");
+    }
+    assert!(build(|k, _| {
+        let _ = ptx!(k, "createpolicy.fractional.L2::evict_last.b64" as fraction, 1.0f32);
+    })
+    .is_ok());
+    // A primary size above the total size.
+    invalid(
+        build(|k, p| {
+            let _ = ptx!(k, "createpolicy.range.global.L2::evict_last.b64", p, 8192u32, 4096u32);
+        }),
+        "exceeds the total size",
+    );
+    assert!(build(|k, p| {
+        let _ = ptx!(k, "createpolicy.range.global.L2::evict_last.b64", p, 4096u32, 4096u32);
+    })
+    .is_ok());
+    // alloca alignments: not a power of two, beyond 2^23, smaller than the element.
+    for align in [12u32, 1 << 24] {
+        let mut m = Module::new(Target::SM_90);
+        let r = m.kernel("k", |k, ()| {
+            let _: LocalPtr<U32> = k.alloca(4u32, align);
+        });
+        assert!(matches!(r, Err(Error::ImmediateNotAllowed { value, .. }) if value == align as i64), "alignment {align}: {r:?}");
+    }
+    invalid(
+        build(|k, _| {
+            let _: LocalPtr<U64> = k.alloca(4u32, 4);
+        }),
+        "smaller than its 8-byte elements",
+    );
+    // A byte count beyond 64 bits.
+    let mut m = Module::new(Target::SM_90);
+    let r = m.kernel("k", |k, ()| {
+        let _: LocalPtr<U32> = k.alloca(u64::MAX, 4);
+    });
+    assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
+}

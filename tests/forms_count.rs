@@ -69,6 +69,13 @@
 //! `.shared::cta`) and `wmma.store.d` (104), each plain and `as strided`; `wmma.mma` (138:
 //! f16 with f16/f32 D and C 48, bf16 12, tf32 4, f64 with and without each of four rounding
 //! modes 20, u8/s8 with and without `.satfinite` 48, u4/s4 4, b1 `.and`/`.xor.popc` 2).
+//!
+//! The `atom` and `red` forms of the `mem` family are pinned with their cache-hinted and
+//! vector parts; the `multimem` family (4,014 forms: ld_reduce 2,660, st 760, red 594, of
+//! which 1,600 FP8) is every combination of types, operations, vectors, accumulator
+//! precisions, semantics/scopes and state-space spellings of the PTX ISA 9.0 page that ptxas
+//! 13.0 takes; `cache` (createpolicy, discard, applypriority) and `stack` (alloca,
+//! stacksave, stackrestore) are pinned whole.
 
 use ptxkit::ops;
 
@@ -194,6 +201,43 @@ fn forms_per_family() {
             println!("{:>10} {:>6} ({load} loads and {store} stores, each also strided; {mma} mma)", "wmma", forms.len());
             assert_eq!((load, load_s, store, store_s, mma), (352, 352, 104, 104, 138));
             assert_eq!(forms.len(), 2 * (352 + 104) + 138);
+        } else if *name == "mem" {
+            // atom and red pinned (the rest of the family is ld/st/mov and friends): the
+            // scalar grammar, `.noftz` f16/bf16/f16x2/bf16x2 adds, atom.cas.b16, the
+            // `.L2::cache_hint` forms and the global-only vectors, each under every
+            // semantics/scope prefix and state-space spelling ptxas takes.
+            let per = |op: &str| forms.iter().filter(|f| f.opcode() == op).count();
+            let hinted = |op: &str| forms.iter().filter(|f| f.opcode() == op && f.chain.contains(".L2::cache_hint")).count();
+            let vector =
+                |op: &str| forms.iter().filter(|f| f.opcode() == op && f.chain.split('.').any(|p| matches!(p, "v2" | "v4" | "v8"))).count();
+            println!(
+                "{:>10} {:>6} (atom {}: {} cache-hinted, {} vector; red {}: {} cache-hinted, {} vector)",
+                "mem",
+                forms.len(),
+                per("atom"),
+                hinted("atom"),
+                vector("atom"),
+                per("red"),
+                hinted("red"),
+                vector("red")
+            );
+            assert_eq!((per("atom"), hinted("atom"), vector("atom")), (5304, 2040, 2176));
+            assert_eq!((per("red"), hinted("red"), vector("red")), (2502, 1026, 1152));
+        } else if *name == "multimem" {
+            // Every combination of the PTX ISA 9.0 page that ptxas 13.0 takes (the FP8 ones on
+            // sm_100a and its family); checked by ptxas only.
+            let per = |op: &str| forms.iter().filter(|f| f.chain.starts_with(op)).count();
+            let (ld, st, red) = (per("multimem.ld_reduce."), per("multimem.st."), per("multimem.red."));
+            let fp8 = forms.iter().filter(|f| f.chain.contains(".e4m3") || f.chain.contains(".e5m2")).count();
+            println!("{:>10} {:>6} (ld_reduce {ld}, st {st}, red {red}; {fp8} FP8)", "multimem", forms.len());
+            assert_eq!((ld, st, red, fp8), (2660, 760, 594, 1600));
+        } else if *name == "cache" || *name == "stack" {
+            println!("{name:>10} {:>6}", forms.len());
+            // createpolicy: 12 fractional priority pairs, with and without the fraction, 24
+            // range forms with and without `.global`, cvt; discard and applypriority with and
+            // without `.global`. alloca (with and without alignment), stacksave, stackrestore
+            // in .u32 and .u64.
+            assert_eq!(forms.len(), if *name == "cache" { 12 * 2 + 24 + 1 + 4 } else { 8 });
         } else if *name == "matrix" {
             for op in ["ldmatrix", "stmatrix", "movmatrix"] {
                 println!("{:>10} {:>6}", op, forms.iter().filter(|f| f.opcode() == op).count());

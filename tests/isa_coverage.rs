@@ -246,6 +246,8 @@ barrier{.cta}.sync{.aligned}      a{, b};
 barrier{.cta}.arrive{.aligned}    a, b;
 bar{.cta}.sync      a{, b};
 bar{.cta}.arrive    a, b;
+barrier{.cta}.red.popc{.aligned}.u32  d, a{, b}, {!}c;
+barrier{.cta}.red.op{.aligned}.pred   p, a{, b}, {!}c;
 bar{.cta}.red.popc.u32  d, a{, b}, {!}c;
 bar{.cta}.red.op.pred   p, a{, b}, {!}c;
 
@@ -254,7 +256,7 @@ bar{.cta}.red.op.pred   p, a{, b}, {!}c;
     );
     let chains: Vec<&str> =
         ptxkit::ops::all_forms().map(|f| f.chain).filter(|c| matches!(c.split('.').next(), Some("bar" | "barrier"))).collect();
-    assert_eq!(covered_lines(&p, &chains), [true; 6]);
+    assert_eq!(covered_lines(&p, &chains), [true; 8]);
     // What these lines leave out: the cluster barriers and the warp barrier.
     let rest: Vec<&str> = chains.iter().copied().filter(|c| !p.lines.iter().any(|l| l.matches(c))).collect();
     assert!(!rest.is_empty());

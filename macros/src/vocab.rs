@@ -24,6 +24,9 @@ pub const FAMILIES: &[(&str, &str)] = &[
     ("cluster", include_str!("../tables/cluster.forms")),
     ("bulk", include_str!("../tables/bulk.forms")),
     ("tcgen05", include_str!("../tables/tcgen05.forms")),
+    ("cache", include_str!("../tables/cache.forms")),
+    ("stack", include_str!("../tables/stack.forms")),
+    ("multimem", include_str!("../tables/multimem.forms")),
 ];
 
 /// Data-type tokens: the types of `ptxkit::types` (a test checks the two lists agree).
@@ -32,7 +35,7 @@ pub const DTYPES: &[&str] = &[
     "pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
     "s64", "f16", "f16x2", "bf16", "bf16x2", "tf32", "f32", "f64", "f32x2", "e4m3x2", "e5m2x2",
     "e2m1x2", "e3m2x2", "e2m3x2", "ue8m0x2", "e4m3x4", "e5m2x4", "e2m1x4", "e3m2x4", "e2m3x4",
-    "gdesc",
+    "e4m3", "e5m2", "gdesc",
 ];
 
 /// State spaces an address operand can name (`[T@shared::cluster]`); `tmem` is tensor memory.
@@ -102,6 +105,8 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("zero_mask", "`tcgen05.mma.ws` with the zero-column-mask descriptor."),
     ("ts_zero_mask", "`tcgen05.mma.ws` with A from tensor memory and the zero-column-mask descriptor."),
     ("strided", "`wmma.load`/`wmma.store` with the stride: elements between consecutive rows or columns."),
+    ("fraction", "`createpolicy.fractional` with the fraction of accesses (an f32 in (0, 1]) the primary priority covers."),
+    ("aligned", "`alloca` with an alignment immediate (a power of two)."),
 ];
 
 /// Opcodes whose instructions act beyond their destination registers (memory, barriers,
@@ -112,7 +117,7 @@ pub const EFFECTS: &[&str] = &[
     "membar", "vote", "shfl", "match", "redux", "activemask", "elect", "bra", "call", "ret",
     "exit", "trap", "nanosleep", "brkpt", "pmevent", "mbarrier", "wgmma", "mma", "wmma", "tcgen05", "cp",
     "setmaxnreg", "tensormap", "ldmatrix", "stmatrix", "mapa", "getctarank", "griddepcontrol",
-    "clusterlaunchcontrol", "multimem",
+    "clusterlaunchcontrol", "multimem", "discard", "applypriority", "alloca", "stacksave", "stackrestore",
 ];
 
 /// The Rust type name a PTX token maps to.

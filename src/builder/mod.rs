@@ -1,6 +1,7 @@
 //! The typed builder over the core: kernels and device functions built from Rust closures
-//! with typed parameters, structured control flow and guarded scopes, memory helpers,
-//! directives, module variables, and kernel parameters of raw bytes and tensor maps.
+//! with typed parameters, structured control flow and guarded scopes, memory helpers (the
+//! stack's `alloca` blocks among them), directives, module variables, and kernel parameters
+//! of raw bytes and tensor maps.
 
 mod calls;
 mod control;
@@ -9,6 +10,7 @@ mod memory;
 mod module;
 mod param_bytes;
 mod params;
+mod stack;
 mod tensor_map;
 
 pub use crate::core::{check_ident, Directive, Error, Kernel, Module, Suffix, Target, Version};
@@ -17,4 +19,5 @@ pub use control::{LoopBound, LoopIndex, LoopLabels};
 pub use module::{InitValue, KernelRef, Var};
 pub use param_bytes::ParamBytes;
 pub use params::{FuncValues, KernelParam, KernelParams, ScalarParam};
+pub use stack::AllocaLen;
 pub use tensor_map::{TensorElem, TensorMap};

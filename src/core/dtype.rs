@@ -9,7 +9,8 @@
 /// 8-bit integers (`.u8`, `.s8`, `.b8`) live in 16-bit registers, as nvcc keeps them: PTX
 /// loads, stores and converts them there, and `mov` has no 8-bit form. Only the values PTX
 /// requires in an 8-bit register have the `B8` class: the packed FP4 pair `.e2m1x2`, which
-/// `cvt` writes and reads as `.b8`. Such a register is copied with `cvt.u8.u8` and widened
+/// `cvt` writes and reads as `.b8`, and the single FP8 values `.e4m3`/`.e5m2`, which the
+/// `multimem` vectors take (`.v4.e4m3`). Such a register is copied with `cvt.u8.u8` and widened
 /// with `cvt.u16.u8`/`cvt.u32.u8`, and `ld`/`st .b8` move it to and from memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RegClass {
@@ -56,7 +57,7 @@ macro_rules! dtype_table {
         $m! {
         //  type     ptx        bits class fam       host                 accepts
             Pred     "pred"     1    Pred  Pred      bool                 [Pred];
-            B8       "b8"       8    B16   Bits      u8                   [B8 U8 S8 E2m1x2];
+            B8       "b8"       8    B16   Bits      u8                   [B8 U8 S8 E2m1x2 E4m3 E5m2];
             B16      "b16"      16   B16   Bits      u16                  [B16 U16 S16 F16 Bf16 E4m3x2 E5m2x2 E3m2x2 E2m3x2 Ue8m0x2 E2m1x4];
             B32      "b32"      32   B32   Bits      u32                  [B32 U32 S32 F32 F16x2 Bf16x2 Tf32 E4m3x4 E5m2x4 E3m2x4 E2m3x4];
             B64      "b64"      64   B64   Bits      u64                  [B64 U64 S64 F64 F32x2 Gdesc];
@@ -88,6 +89,8 @@ macro_rules! dtype_table {
             E2m1x4   "e2m1x4"   16   B16   Packed    u16                  [E2m1x4 B16];
             E3m2x4   "e3m2x4"   32   B32   Packed    u32                  [E3m2x4 B32];
             E2m3x4   "e2m3x4"   32   B32   Packed    u32                  [E2m3x4 B32];
+            E4m3     "e4m3"     8    B8    Packed    u8                   [E4m3 B8];
+            E5m2     "e5m2"     8    B8    Packed    u8                   [E5m2 B8];
             Gdesc    "gdesc"    64   B64   Packed    u64                  [Gdesc];
         }
     };

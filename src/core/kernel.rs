@@ -105,6 +105,15 @@ pub struct Kernel {
     count: usize,
 }
 
+/// The value of an integer immediate operand.
+fn int_imm(o: Option<&Opnd>) -> Option<i128> {
+    match o {
+        Some(Opnd::Int(v)) => Some(*v as i128),
+        Some(Opnd::UInt(v)) => Some(*v as i128),
+        _ => None,
+    }
+}
+
 impl Kernel {
     pub(crate) fn new(name: &str, module: u32, kind: BodyKind) -> Kernel {
         Kernel {
@@ -191,8 +200,9 @@ impl Kernel {
 
     /// Appends one instruction of a form; the operands are drained from `ops`.
     pub(crate) fn push_ins(&mut self, form: &'static FormDesc, guard: Guard, ops: &mut Vec<Opnd>) {
-        // `bar{.cta}.*` and `barrier{.cta}.*`, not `bar.warp.sync` or `barrier.cluster.*`
-        // (a byte test first: this runs for every instruction).
+        // Immediates ptxas bounds beyond their type: `bar{.cta}.*` and `barrier{.cta}.*` (not
+        // `bar.warp.sync` or `barrier.cluster.*`), `createpolicy` (a byte test first: this runs
+        // for every instruction).
         let c = form.chain;
         if c.as_bytes().first() == Some(&b'b')
             && (c.starts_with("bar.") || c.starts_with("barrier."))
@@ -200,6 +210,8 @@ impl Kernel {
             && !c.starts_with("barrier.cluster")
         {
             self.check_barrier_operands(form, ops);
+        } else if c.as_bytes().first() == Some(&b'c') && c.starts_with("createpolicy.") {
+            self.check_policy_operands(form, ops);
         }
         let start = self.opnds.len() as u32;
         self.opnds.append(ops);
@@ -212,17 +224,34 @@ impl Kernel {
     /// thread count that is not a positive multiple of the warp size.
     fn check_barrier_operands(&mut self, form: &'static FormDesc, ops: &[Opnd]) {
         let first = ops.len().saturating_sub(form.src.len());
-        let imm = |o: Option<&Opnd>| match o {
-            Some(Opnd::Int(v)) => Some(*v as i128),
-            Some(Opnd::UInt(v)) => Some(*v as i128),
-            _ => None,
-        };
-        if let Some(id) = imm(ops.get(first)).filter(|id| !(0..=15).contains(id)) {
+        if let Some(id) = int_imm(ops.get(first)).filter(|id| !(0..=15).contains(id)) {
             self.invalid(format!("`{}`: barrier number {id} is outside 0..=15", form.chain));
         }
-        let counted = form.src.len() >= 2 && !form.chain.contains(".red.");
-        if let Some(n) = imm(ops.get(first + 1)).filter(|n| counted && (*n <= 0 || n % 32 != 0)) {
+        // The thread count: the second operand of `sync`/`arrive` (where there are two), of
+        // `red` where there are three (`d, a, b, {!}c`).
+        let counted = if form.chain.contains(".red.") { form.src.len() == 3 } else { form.src.len() >= 2 };
+        if let Some(n) = int_imm(ops.get(first + 1)).filter(|n| counted && (*n <= 0 || n % 32 != 0)) {
             self.invalid(format!("`{}`: thread count {n} is not a positive multiple of 32", form.chain));
+        }
+    }
+
+    /// Immediates of `createpolicy` that ptxas refuses: a fraction outside (0, 1], a range's
+    /// primary size above its total size.
+    fn check_policy_operands(&mut self, form: &'static FormDesc, ops: &[Opnd]) {
+        let first = ops.len().saturating_sub(form.src.len());
+        if form.chain.starts_with("createpolicy.fractional") {
+            if let Some(Opnd::F32(bits)) = ops.get(first) {
+                let f = f32::from_bits(*bits);
+                if !(f > 0.0 && f <= 1.0) {
+                    self.invalid(format!("`{}`: fraction {f} is outside (0, 1]", form.chain));
+                }
+            }
+        } else if form.chain.starts_with("createpolicy.range") {
+            if let (Some(p), Some(t)) = (int_imm(ops.get(first + 1)), int_imm(ops.get(first + 2))) {
+                if p > t {
+                    self.invalid(format!("`{}`: primary size {p} exceeds the total size {t}", form.chain));
+                }
+            }
         }
     }
 

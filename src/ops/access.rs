@@ -67,13 +67,15 @@ moves! {
     Gdesc    B64    MovB64      B64    LdB64    StB64;
 }
 
-// `.e2m1x2` lives in an 8-bit register (`RegClass::B8`), which `mov` cannot move: it has
-// `ld`/`st .b8` and no `MovType`, so `k.assign` into one does not compile.
-impl MemType for types::E2m1x2 {
-    type Mem = types::B8;
-    type Ld = op::LdB8;
-    type St = op::StB8;
+// `.e2m1x2` and the single FP8 values `.e4m3`/`.e5m2` live in 8-bit registers
+// (`RegClass::B8`), which `mov` cannot move: they have `ld`/`st .b8` and no `MovType`, so
+// `k.assign` into one does not compile.
+macro_rules! byte_regs {
+    ($($t:ident)*) => {$(
+        impl MemType for types::$t { type Mem = types::B8; type Ld = op::LdB8; type St = op::StB8; }
+    )*};
 }
+byte_regs!(E2m1x2 E4m3 E5m2);
 
 /// Tuple concatenation at the type level: `(A,) ++ (B, C)` is `(A, B, C)`.
 pub trait Cat<B> {

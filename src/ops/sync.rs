@@ -1,8 +1,11 @@
-//! Synchronisation: bar/barrier (CTA and cluster), bar.warp.sync, fence (thread fences,
+//! Synchronisation: bar/barrier (CTA and cluster, with block reductions), bar.warp.sync,
+//! fence (thread fences,
 //! the `.sync_restrict` cluster fences, proxy fences, `fence.mbarrier_init`), membar,
 //! nanosleep, setmaxnreg and griddepcontrol.
 //!
-//! `bar.sync a, b` (with a thread count) is the `counted` variant of `bar.sync a`.
+//! `bar.sync a, b` (with a thread count) is the `counted` variant of `bar.sync a`, and so
+//! for the block reductions `bar.red`/`barrier.red` (popc, and, or): `d, a, b, {!}c`.
+//! `membar.proxy.alias` is the old spelling of `fence.proxy.alias`.
 //! `setmaxnreg` takes a multiple of 8 from 24 to 256 (a legal-value immediate: another value
 //! does not compile).
 //!

@@ -2,8 +2,9 @@
 //!
 //! Each type knows its PTX name, its width, the register class that holds it (8-bit
 //! integers live in 16-bit registers; packed FP8/FP6 pairs and FP4 quads in 16-bit, FP8/FP6
-//! quads in 32-bit, and the FP4 pair `.e2m1x2`, which PTX reads and writes as `.b8`, in an
-//! 8-bit register: [`RegClass`]), the host
+//! quads in 32-bit, and the FP4 pair `.e2m1x2`, which PTX reads and writes as `.b8`, and
+//! the single FP8 values `.e4m3`/`.e5m2` of the `multimem` vectors in an 8-bit register:
+//! [`RegClass`]), the host
 //! type it maps to, and which register types PTX accepts where an instruction names it
 //! ([`Accepts`]): a `.bN` instruction type takes any N-bit register, `.uN`/`.sN` take
 //! `.uN`, `.sN` and `.bN`, `.fN` takes `.fN` and `.bN`.

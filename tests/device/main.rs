@@ -14,6 +14,8 @@ mod common;
 
 mod arith;
 mod async_copy;
+mod atomics;
+mod barrier_red;
 mod bits;
 mod cluster;
 mod cmp_cvt;
@@ -33,6 +35,7 @@ mod pipeline;
 mod reference;
 mod runtime;
 mod setmaxnreg;
+mod stack;
 mod tma;
 mod warp;
 mod wgmma;
@@ -234,6 +237,8 @@ fn main() {
     common::harness::main(&[
         arith::TESTS,
         async_copy::TESTS,
+        atomics::TESTS,
+        barrier_red::TESTS,
         bits::TESTS,
         cluster::TESTS,
         cmp_cvt::TESTS,
@@ -253,6 +258,7 @@ fn main() {
         reference::TESTS,
         runtime::TESTS,
         setmaxnreg::TESTS,
+        stack::TESTS,
         tma::TESTS,
         warp::TESTS,
         wgmma::TESTS,
