@@ -22,6 +22,8 @@ mod gemm_fp8;
 mod gemm_mma;
 mod guards;
 mod intrinsics;
+mod launch_control;
+mod ldst;
 mod malformed;
 mod matrix;
 mod memory;
@@ -240,6 +242,8 @@ fn main() {
         gemm_mma::TESTS,
         guards::TESTS,
         intrinsics::TESTS,
+        launch_control::TESTS,
+        ldst::TESTS,
         malformed::TESTS,
         matrix::TESTS,
         memory::TESTS,
