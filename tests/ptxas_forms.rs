@@ -8,6 +8,7 @@ mod common;
 
 use ptxkit::builder::{Suffix, Target, Version};
 use ptxkit::ops::{self, isa, FormDesc};
+use ptxkit::prelude::*;
 use ptxkit::ptxas::sample;
 use ptxkit::ptxas::Mode;
 use std::collections::BTreeMap;
@@ -46,6 +47,11 @@ fn every_form_assembles_at_its_oldest_target_and_version() {
         chains.len(),
         groups.len()
     );
+    let rejected: std::collections::HashSet<*const FormDesc> = failed.iter().map(|f| *f as *const FormDesc).collect();
+    for (name, family) in ops::families() {
+        let assembled = family.iter().filter(|f| !rejected.contains(&(*f as *const FormDesc))).count();
+        println!("{name:>10} {assembled:>6} of {:>6} forms assembled", family.len());
+    }
     assert!(failed.is_empty(), "{} forms rejected by ptxas:\n  {}", failed.len(), names(&failed));
 }
 
@@ -148,11 +154,114 @@ fn isa_table_matches_the_tables() {
     }
 }
 
+/// Each family target (`sm_100f`, `sm_103f`, ...) against its architecture-specific sibling
+/// (`sm_100a`, ...): of the forms the crate allows at the `a` target but not at the plain one,
+/// ptxas at the `f` target (newest version, parse-only, as the sweep measures target sets)
+/// accepts exactly those the crate allows there.
+fn family_targets_agree_with_ptxas() {
+    let px = common::ptxas("family_targets_agree_with_ptxas");
+    let mut wrong = Vec::new();
+    for &fam in Target::ALL.iter().filter(|t| t.suffix() == Suffix::F) {
+        let sibling =
+            |s: Suffix| *Target::ALL.iter().find(|t| t.sm() == fam.sm() && t.suffix() == s).expect("every family target has siblings");
+        let (arch, plain) = (sibling(Suffix::A), sibling(Suffix::None));
+        let forms: Vec<&'static FormDesc> = ops::all_forms().filter(|f| req(f).allows(arch) && !req(f).allows(plain)).collect();
+        let ok: std::collections::HashSet<*const FormDesc> =
+            sample::assemblable(&px, Mode::ParseOnly, &forms, fam, Version::MAX).into_iter().map(|f| f as *const FormDesc).collect();
+        let allowed = forms.iter().filter(|f| req(f).allows(fam)).count();
+        println!("{fam}: {} forms specific to {arch}; the crate allows {allowed} at {fam}, ptxas accepts {}", forms.len(), ok.len());
+        for f in &forms {
+            let (crate_says, ptxas_says) = (req(f).allows(fam), ok.contains(&(*f as *const FormDesc)));
+            if crate_says != ptxas_says {
+                wrong.push(format!("{} ({}) at {fam}: the crate {}, ptxas {}", f.chain, f.variant, yes(crate_says), yes(ptxas_says)));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} forms judged differently:\n  {}", wrong.len(), wrong.join("\n  "));
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "accepts"
+    } else {
+        "rejects"
+    }
+}
+
+/// A kernel using one typed form, built for `t`.
+fn one_form_kernel(t: Target, form: &str) -> Module {
+    let mut m = Module::new(t);
+    m.set_version(Version::MAX);
+    match form {
+        "cvt.rs" => m
+            .kernel("k", |k, (x, r, out): (GlobalPtr<F32>, GlobalPtr<U32>, GlobalPtr<F16x2>)| {
+                let (a, b, bits) = (k.ld(x.offset(0)), k.ld(x.offset(1)), k.ld(r.offset(0)));
+                let h = ptx!(k, "cvt.rs.f16x2.f32", a, b, bits);
+                k.st(out.offset(0), h);
+            })
+            .map(drop),
+        "try_cancel" => m
+            .kernel("k", |k, ()| {
+                let resp = k.shared_array::<B128>("resp", 1, 16);
+                let bar = k.mbarriers("bar", 1).get(0);
+                ptx!(
+                    k,
+                    "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128",
+                    resp,
+                    bar.ptr()
+                );
+            })
+            .map(drop),
+        "max3" => m
+            .kernel("k", |k, (x, out): (GlobalPtr<F32>, GlobalPtr<F32>)| {
+                let (a, b, c) = (k.ld(x.offset(0)), k.ld(x.offset(1)), k.ld(x.offset(2)));
+                let v = ptx!(k, "max.NaN.f32" as three, a, b, c);
+                k.st(out.offset(0), v);
+            })
+            .map(drop),
+        "ld256" => m
+            .kernel("k", |k, (x, out): (GlobalPtr<F32>, GlobalPtr<F32>)| {
+                let v = ptx!(k, "ld.global.L1::no_allocate.L2::evict_last.v8.f32", x.offset(0));
+                ptx!(k, "st.global.L2::evict_first.v8.f32", out.offset(0), v);
+            })
+            .map(drop),
+        _ => unreachable!("no kernel for `{form}`"),
+    }
+    .unwrap();
+    m
+}
+
+/// The crate's check against ptxas for a few typed kernels at `sm_100f`: one form ptxas takes
+/// only at `sm_100a`, one the family takes, one plain sm_100 form. The text comes from the
+/// same kernel built for `sm_100a` with the target line changed; the crate's `sm_100f` build
+/// must fail with `Unsupported` exactly where ptxas rejects that text.
+fn family_target_check_matches_ptxas_on_typed_kernels() {
+    let px = common::ptxas("family_target_check_matches_ptxas_on_typed_kernels");
+    let mut verdicts = Vec::new();
+    for form in ["cvt.rs", "try_cancel", "max3", "ld256"] {
+        let text = one_form_kernel(Target::SM_100A, form).to_ptx().unwrap_or_else(|e| panic!("{form} at sm_100a: {e}"));
+        let text = text.replace(".target sm_100a", ".target sm_100f");
+        let by_ptxas = ptxkit::ptxas::check(&px, &text, Target::SM_100F, Mode::Assemble).is_ok();
+        let by_crate = match one_form_kernel(Target::SM_100F, form).to_ptx() {
+            Ok(_) => true,
+            Err(ptxkit::Error::Unsupported { .. }) => false,
+            Err(e) => panic!("{form} at sm_100f: {e}"),
+        };
+        println!("{form} at sm_100f: ptxas {}, the crate {}", yes(by_ptxas), yes(by_crate));
+        assert_eq!(by_crate, by_ptxas, "{form} at sm_100f: ptxas {}, the crate {}\n{text}", yes(by_ptxas), yes(by_crate));
+        verdicts.push(by_ptxas);
+    }
+    // The forms were picked so that both answers occur.
+    assert!(verdicts.contains(&true) && verdicts.contains(&false), "{verdicts:?}");
+}
+
 fn main() {
     common::harness::main(&[&[
         host!(every_form_assembles_at_its_oldest_target_and_version),
         host!(every_form_assembles_at_every_target_it_claims),
         host!(recorded_minimums_are_minimal),
         host!(isa_table_matches_the_tables),
+        host!(family_targets_agree_with_ptxas),
+        host!(family_target_check_matches_ptxas_on_typed_kernels),
     ]]);
 }

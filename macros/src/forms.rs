@@ -200,11 +200,12 @@ pub fn define_tokens(which: &str) -> Result<TS, String> {
         "keys" => t
             .keys
             .iter()
-            .map(|(k, (op, last))| {
+            .map(|(k, (op, cache, last))| {
+                let with = if cache.is_empty() { String::new() } else { format!(" with `.{cache}`") };
                 let doc = if op == last || last.is_empty() {
                     format!("The forms of `{op}`.")
                 } else {
-                    format!("The forms of `{op}` whose chain ends in `.{last}`.")
+                    format!("The forms of `{op}`{with} whose chain ends in `.{last}`.")
                 };
                 zst(&format_ident!("{}", k), &doc)
             })

@@ -8,9 +8,10 @@
 //!
 //! Signature: `dsts = srcs`. A dst is `-` (none), `_` (the sink), a type, `X|Y` (a grouped
 //! pair), a braced vector `{T*EXPR}` (`EXPR` is integer arithmetic over bound numbers:
-//! `{f32*N/2}`), `V(T)` (a vector whose length `V` is bound to `v2`/`v4`), and `+` before a
+//! `{f32*N/2}`), `V(T)` (a vector whose length `V` is bound to `v2`/`v4`/`v8`), and `+` before a
 //! vector for a tied accumulator (read and written in place). Several dsts are separated by
-//! commas. A src is a type, a vector, `[T]` (an address of `T` in the chain's state space;
+//! commas. A src is a type, a vector, `[T]` (an address of `T` in the chain's state space,
+//! `.param::entry` being `.param`;
 //! `[]` any element), `[T@space]` or `[@space]` (an address in a named or bound space;
 //! `[tmem]` a tensor-memory address), `[tmap, {s32*R}]` (a tensor map and its coordinates),
 //! `imm(T)` (an immediate only), `imm(T: 0|1)` / `imm(u32: 24..256/8)` (an immediate from a
@@ -411,7 +412,10 @@ impl Sig<'_> {
         }
     }
     fn chain_space(&self) -> Option<String> {
-        self.x.parts[1..].iter().find(|p| vocab::SPACES.contains(&p.as_str()) && *p != "tmem").cloned()
+        self.x.parts[1..].iter().find_map(|p| {
+            let p = vocab::SPACE_ALIASES.iter().find(|(a, _)| a == p).map_or(p.as_str(), |(_, s)| s);
+            (vocab::SPACES.contains(&p) && p != "tmem").then(|| p.to_string())
+        })
     }
 
     pub fn dst(&self, s: &str) -> Result<Dst, String> {

@@ -19,18 +19,28 @@ pub struct Form {
 impl Form {
     /// The Rust type the form's impl is keyed by: opcode and last part, `ld.global.u32` ->
     /// `LdU32` (impls on one type are compared pairwise for coherence, so keying keeps that
-    /// cost near linear in the number of forms).
+    /// cost near linear in the number of forms), and for `ld`/`st`/`ldu` the first cache
+    /// control of the chain ([`vocab::CACHE_PARTS`]).
     pub fn key(&self) -> String {
         key_of(&self.parts)
     }
 }
 
-pub fn key_of(parts: &[impl AsRef<str>]) -> String {
-    let op = rust_ident(parts[0].as_ref());
-    match parts.last() {
-        Some(l) if parts.len() > 1 => format!("{op}{}", rust_ident(l.as_ref())),
-        _ => op,
+/// (opcode, cache control or "", last part) of a chain: what its key is made of.
+pub fn key_parts<S: AsRef<str>>(parts: &[S]) -> (&str, &str, &str) {
+    let op = parts[0].as_ref();
+    if parts.len() < 2 {
+        return (op, "", "");
     }
+    let mid = &parts[1..parts.len() - 1];
+    let cache =
+        if vocab::CACHE_KEYED.contains(&op) { mid.iter().map(|p| p.as_ref()).find(|p| vocab::CACHE_PARTS.contains(p)) } else { None };
+    (op, cache.unwrap_or(""), parts[parts.len() - 1].as_ref())
+}
+
+pub fn key_of(parts: &[impl AsRef<str>]) -> String {
+    let (op, cache, last) = key_parts(parts);
+    format!("{}{}{}", rust_ident(op), rust_ident(cache), rust_ident(last))
 }
 
 pub struct Family {
@@ -47,8 +57,8 @@ pub struct Tables {
     pub by_opcode: BTreeMap<String, Vec<usize>>,
     /// Modifier tokens (parts after the opcode that are not data types).
     pub modifiers: BTreeSet<String>,
-    /// Key type name -> (opcode, last part).
-    pub keys: BTreeMap<String, (String, String)>,
+    /// Key type name -> (opcode, cache control or "", last part).
+    pub keys: BTreeMap<String, (String, String, String)>,
     /// Legal-value set name -> (text, values).
     pub legal: BTreeMap<String, (String, Vec<i64>)>,
 }
@@ -149,10 +159,14 @@ fn load() -> Result<Tables, String> {
                 }
                 let form = Form { chain, parts: x.parts.clone(), variant: variant.clone(), dst, srcs };
                 let key = form.key();
-                let last = x.parts.last().cloned().unwrap_or_default();
-                if let Some((o, l)) = t.keys.insert(key.clone(), (x.parts[0].clone(), last.clone())) {
-                    if (o.as_str(), l.as_str()) != (x.parts[0].as_str(), last.as_str()) {
-                        return Err(e(format!("forms of `{o}...{l}` and `{}...{last}` share the key `{key}`", x.parts[0])));
+                let (op, cache, last) = key_parts(&x.parts);
+                let made_of = (op.to_string(), cache.to_string(), last.to_string());
+                if let Some(other) = t.keys.insert(key.clone(), made_of.clone()) {
+                    if other != made_of {
+                        return Err(e(format!(
+                            "forms of `{}.{}..{}` and `{op}.{cache}..{last}` share the key `{key}`",
+                            other.0, other.1, other.2
+                        )));
                     }
                 }
                 t.by_opcode.entry(x.parts[0].clone()).or_default().push(i);
@@ -200,6 +214,9 @@ mod tests {
         }
         assert!(ask("ld.global.relaxed.gpu.u32").contains("`ld.relaxed.gpu.global.u32`"));
         assert!(ask("ld.relaxd.gpu.global.u32").contains("did you mean `ld.relaxed.gpu.global.u32`"));
+        // `.nc` after the cache operator, as the PTX ISA writes `ld.global{.cop}.nc`.
+        let nc = ask("ld.global.nc.ca.u32");
+        assert!(nc.contains("`ld.global.ca.nc.u32`"), "{nc}");
         let shape = ask("wgmma.mma_async.sync.aligned.m64n7k16.f32.bf16.bf16");
         println!("{shape}");
         assert!(shape.contains("`.m64n{8..256/8}k16`"), "{shape}");

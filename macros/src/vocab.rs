@@ -41,6 +41,10 @@ pub const DTYPES: &[&str] = &[
 /// State spaces an address operand can name (`[T@shared::cluster]`); `tmem` is tensor memory.
 pub const SPACES: &[&str] = &["global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "tmem"];
 
+/// Chain parts that name a state space of [`SPACES`] by a narrower name: `ld.param::entry`
+/// reads a kernel parameter, whose address is a `.param` address.
+pub const SPACE_ALIASES: &[(&str, &str)] = &[("param::entry", "param")];
+
 /// Named sets for patterns: `.<rnd>` picks one member, `.<T:int>` binds `T` to it.
 #[rustfmt::skip]
 pub const SETS: &[(&str, &[&str])] = &[
@@ -55,6 +59,9 @@ pub const SETS: &[(&str, &[&str])] = &[
     ("scope", &["cta", "cluster", "gpu", "sys"]),
     ("sem", &["relaxed", "acquire", "release", "acq_rel"]),
     ("ldcop", &["ca", "cg", "cs", "lu", "cv"]),
+    ("l1evict", &["L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate"]),
+    ("l2evict", &["L2::evict_normal", "L2::evict_first", "L2::evict_last"]),
+    ("pfsize", &["L2::64B", "L2::128B", "L2::256B"]),
     ("stcop", &["wb", "cg", "cs", "wt"]),
     ("vec", &["v2", "v4"]),
     ("shflmode", &["up", "down", "bfly", "idx"]),
@@ -77,10 +84,23 @@ pub const SETS: &[(&str, &[&str])] = &[
     ("bhalf", &["bf16", "bf16x2"]),
     ("movt", &["pred", "b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64"]),
     ("selpt", &["b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64"]),
-    ("ldt", &["b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64"]),
-    ("ldv4t", &["b16", "b32", "u16", "u32", "s16", "s32", "f32"]),
+    ("ldt128", &["b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64"]),
+    ("ldvt", &["b8", "b16", "b32", "u8", "u16", "u32", "s8", "s16", "s32", "f32"]),
     ("ldv64", &["b64", "u64", "s64", "f64"]),
+    ("ldv8", &["b32", "u32", "s32", "f32"]),
     ("cvti", &["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"]),
+];
+
+/// The cache controls of `ld`, `st` and `ldu`. A chain holding one is keyed by the first it
+/// holds as well as by its opcode and last part (`ld.global.L1::evict_last.u32` ->
+/// `LdL1EvictLastU32`): their product with the types would otherwise put 1,758 `ld` forms on
+/// one key. The chains the generic helpers compose hold none, so their keys stay `LdU32`.
+pub const CACHE_KEYED: &[&str] = &["ld", "st", "ldu"];
+#[rustfmt::skip]
+pub const CACHE_PARTS: &[&str] = &[
+    "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "L1::evict_normal", "L1::evict_unchanged",
+    "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal", "L2::evict_first",
+    "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B",
 ];
 
 /// Form variants (`as pair`): the same chain with another operand layout.
@@ -93,6 +113,7 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("counted", "An explicit count: the threads of a `bar`/`barrier`, the arrivals of an `mbarrier` arrive."),
     ("rs", "`wgmma` with A from registers instead of a shared-memory descriptor."),
     ("hinted", "A wait with a suspend-time hint."),
+    ("three", "Three sources: `min`/`max` of `a`, `b` and `c` (sm_100)."),
     ("src_size", "`cp.async` with the number of source bytes to read; the rest of the destination is zero-filled."),
     ("ignore_src", "`cp.async` with a predicate that, when true, ignores the source and writes zeros."),
     ("ts", "`tcgen05.mma` with A from tensor memory instead of a shared-memory descriptor."),

@@ -1,6 +1,9 @@
-//! Data movement and atomics: mov; ld/st over every state space with cache operators,
-//! .volatile/.relaxed/.acquire/.release and scopes, .v2/.v4; ldu; prefetch; isspacep;
-//! atom and red with semantics, scopes, cas and exch.
+//! Data movement and atomics: mov; ld/st over every state space, with `.weak`, `.volatile`,
+//! `.relaxed`/`.acquire`/`.release` and scopes, `.mmio`, `.v2`/`.v4` and the 256-bit
+//! `.v8`/`.v4` (sm_100); the cache controls of global memory: cache operators, L1 and L2
+//! eviction priorities, L2 prefetch sizes and `.L2::cache_hint` with its cache policy;
+//! `ld.global.nc` with the same; `ld.param::entry`; ldu; prefetch; isspacep; atom and red
+//! with semantics, scopes, cas and exch.
 //!
 //! The 16-bit float atomics need `.noftz` (`atom.global.add.noftz.bf16`, also `.f16`,
 //! `.f16x2`, `.bf16x2`); `atom.cas.b16` swaps a 16-bit value. Vector atomics and reductions
@@ -30,7 +33,29 @@
 //!
 //! An address operand `[T]` takes a pointer in the chain's state space (generic when the
 //! chain names none) whose element type the instruction type accepts; shared-space
-//! addresses are 32-bit.
+//! addresses are 32-bit. `ld.param::entry` takes a kernel parameter's `.param` pointer. A
+//! chain with `.L2::cache_hint` takes the 64-bit cache policy as its last operand.
+//!
+//! ```
+//! use ptxkit::prelude::*;
+//!
+//! let mut m = Module::new(Target::SM_100);
+//! m.kernel("copy", |k, (x, out, policy): (GlobalPtr<F32>, GlobalPtr<F32>, Reg<B64>)| {
+//!     let t = ptx!(k, "mov.u32", sreg::TID_X);
+//!     let i = ptx!(k, "shl.b32", t, 3u32).bitcast::<U32>();
+//!     // 32 bytes through the read-only path, not kept in L1, evicted first from L2.
+//!     let v = ptx!(k, "ld.global.nc.L1::no_allocate.L2::evict_first.v8.f32", x.at(i));
+//!     // A store under a cache policy (from `createpolicy`, or made on the host).
+//!     ptx!(k, "st.global.L2::cache_hint.v8.f32", out.at(i), v, policy);
+//!     // One word with an L1 eviction priority and a 128-byte L2 prefetch.
+//!     let w = ptx!(k, "ld.global.L1::evict_last.L2::128B.f32", x.at(t));
+//!     k.st(out.at(t), w);
+//! })?;
+//! let text = m.to_ptx()?;
+//! assert!(text.contains("ld.global.nc.L1::no_allocate.L2::evict_first.v8.f32 {%r"));
+//! assert!(text.contains("st.global.L2::cache_hint.v8.f32 [%rd"));
+//! # Ok::<(), ptxkit::Error>(())
+//! ```
 //!
 //! The forms come from the table `macros/tables/mem.forms`; [`FORMS`] lists them and
 //! shows the table.

@@ -24,9 +24,10 @@
 //!
 //! The signature is `dsts = srcs`. Destinations: `-` (none), `_` (the sink), a type, `X|Y`
 //! (a grouped pair), `{T*EXPR}` (a braced vector; `EXPR` is integer arithmetic over bound
-//! numbers, `{f32*N/2}`), `V(T)` (a vector of the bound width `v2`/`v4`), `+{T*EXPR}` (a
+//! numbers, `{f32*N/2}`), `V(T)` (a vector of the bound width `v2`/`v4`/`v8`), `+{T*EXPR}` (a
 //! tied accumulator, read and written in place), several separated by commas. Sources: a
-//! type; a vector; `[T]` (an address of `T` in the chain's state space; `[]` any element);
+//! type; a vector; `[T]` (an address of `T` in the chain's state space, `.param::entry` being
+//! `.param`; `[]` any element);
 //! `[T@space]` / `[@space]` / `[T@S]` (a named or bound space per operand; `[tmem]` tensor
 //! memory); `[tmap, {s32*R}]` (a tensor map and its coordinates); `imm(T)` (an immediate
 //! only); `imm(T: -1|1)`, `imm(u32: 24..256/8)` (an immediate from a set of legal values);

@@ -25,6 +25,8 @@ mod gemm_mma;
 mod gemm_tcgen05;
 mod guards;
 mod intrinsics;
+mod launch_control;
+mod ldst;
 mod malformed;
 mod matrix;
 mod memory;
@@ -248,6 +250,8 @@ fn main() {
         gemm_tcgen05::TESTS,
         guards::TESTS,
         intrinsics::TESTS,
+        launch_control::TESTS,
+        ldst::TESTS,
         malformed::TESTS,
         matrix::TESTS,
         memory::TESTS,
