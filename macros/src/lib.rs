@@ -198,9 +198,9 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
     }
     let parts = split_chain(&chain).map_err(|e| (span, e))?;
     let t = tables::tables().map_err(|e| (span, e.to_string()))?;
-    if !t.index.contains_key(&(chain.clone(), variant.clone())) {
+    let Some(&form) = t.index.get(&(chain.clone(), variant.clone())) else {
         return Err((span, suggest::explain(t, &chain, &parts, &variant)));
-    }
+    };
     let (key, mods) = forms::chain_types(&parts);
     let var = forms::variant_type(&variant);
     let operands: Vec<TS> = it.collect();
@@ -212,6 +212,11 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
     };
     let (dst_let, call) = match dst {
         None => (quote!(), quote!(<#ty as ::ptxkit::ops::Call<_>>::call_if(__k, __g, (#(#names,)*)))),
+        // A register with a part selector (`d.h1()`) becomes the form's destination type.
+        Some(d) if matches!(t.forms[form].dst, notation::Dst::Part(..)) => (
+            quote!(let __d = ::ptxkit::ops::IntoDst::into_dst(#d);),
+            quote!(<#ty as ::ptxkit::ops::Call<_>>::call_into_if(__k, __g, __d, (#(#names,)*))),
+        ),
         Some(d) => (quote!(let __d = #d;), quote!(<#ty as ::ptxkit::ops::Call<_>>::call_into_if(__k, __g, __d, (#(#names,)*)))),
     };
     Ok(quote!({

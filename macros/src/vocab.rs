@@ -23,6 +23,7 @@ pub const FAMILIES: &[(&str, &str)] = &[
     ("cluster", include_str!("../tables/cluster.forms")),
     ("bulk", include_str!("../tables/bulk.forms")),
     ("tcgen05", include_str!("../tables/tcgen05.forms")),
+    ("video", include_str!("../tables/video.forms")),
 ];
 
 /// Data-type tokens: the types of `ptxkit::types` (a test checks the two lists agree).
@@ -79,6 +80,17 @@ pub const SETS: &[(&str, &[&str])] = &[
     ("cvti", &["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"]),
 ];
 
+/// Selector sets of the video instructions' registers (`T{.<sel>}`, `T.<hmask>`): the name
+/// in a table and the set's type in `ptxkit::ops::sel` and variant of `ptxkit::core::SelSet`.
+#[rustfmt::skip]
+pub const SELECTORS: &[(&str, &str)] = &[
+    ("sel", "Scalar"),   // .b0 .b1 .b2 .b3 .h0 .h1
+    ("hsel", "Half2"),   // .hxy, x, y in 0..3
+    ("bsel", "Byte4"),   // .bxyzw, each in 0..7
+    ("hmask", "Mask2"),  // .h0 .h1 .h10
+    ("bmask", "Mask4"),  // .b0 .. .b3210, descending
+];
+
 /// Form variants (`as pair`): the same chain with another operand layout.
 #[rustfmt::skip]
 pub const VARIANTS: &[(&str, &str)] = &[
@@ -100,6 +112,12 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("ts_masked_scaled", "`tcgen05.mma` with A from tensor memory, the disable-output-lane mask and scale-input-d."),
     ("zero_mask", "`tcgen05.mma.ws` with the zero-column-mask descriptor."),
     ("ts_zero_mask", "`tcgen05.mma.ws` with A from tensor memory and the zero-column-mask descriptor."),
+    ("dsel", "A scalar video instruction merging its result into a byte or half-word of `c`: `d.dsel`."),
+    ("mask", "A SIMD video instruction writing the lanes of its mask: `d.mask`."),
+    ("neg_a", "`vmad` with `a` negated (the product negated): `-a`."),
+    ("neg_b", "`vmad` with `b` negated (the product negated): `-b`."),
+    ("neg_c", "`vmad` with `c` negated: `-c`."),
+    ("sink", "A pair destination whose first value is dropped: `_|p`."),
 ];
 
 /// Opcodes whose instructions act beyond their destination registers (memory, barriers,

@@ -35,6 +35,7 @@
 pub mod access;
 mod call;
 mod kinds;
+pub mod sel;
 
 pub mod arith;
 pub mod bits;
@@ -50,15 +51,18 @@ pub mod mem;
 pub mod mma;
 pub mod sync;
 pub mod tcgen05;
+pub mod video;
 pub mod warp;
 pub mod wgmma;
 
 pub use crate::core::ir::Guard;
 pub use crate::core::isa::{self, Req};
-pub use crate::core::{DstKind, FormDesc, Kind, Space};
+pub use crate::core::{DstKind, FormDesc, Kind, Sel, SelSet, Space};
 pub(crate) use call::{conjunction, in_scope};
-pub use call::{guard_of, Acc, Alloc, Call, Dst, Lower, Operand};
-pub use kinds::{Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, StateSpace, TensorAddr, Tmem, Vector};
+pub use call::{guard_of, Acc, Alloc, Call, Dst, IntoDst, Lower, Operand, PartDst};
+pub use kinds::{
+    Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, Negated, Selectable, StateSpace, TensorAddr, Tmem, Vector,
+};
 
 use core::marker::PhantomData;
 

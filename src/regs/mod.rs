@@ -5,12 +5,14 @@
 //! [`Operand`](crate::ops::Operand).
 
 mod imm;
+mod part;
 mod ptr;
 mod sreg_table;
 
 pub use crate::core::Label;
 pub use crate::types::{IntoGuard, NotPred, Reg};
 pub use imm::{Const, IntImm};
+pub use part::{Negative, Part};
 pub use ptr::{
     elem_bytes, Address, ConstPtr, Elem, GenericPtr, GlobalPtr, Index, LocalPtr, ParamPtr, Ptr, SharedPtr, SymAddr, TensorAt, TmemAddr,
 };
