@@ -48,7 +48,8 @@ sets! {
     Scalar => Some(SelSet::Scalar);
     /// `.hxy`, x and y in 0..3: 2-lane SIMD sources (`<hsel>`).
     Half2 => Some(SelSet::Half2);
-    /// `.bxyzw`, each in 0..7: 4-lane SIMD sources (`<bsel>`).
+    /// `.bxyzw`, each in 0..7 (but `.b1024`, which ptxas does not parse): 4-lane SIMD
+    /// sources (`<bsel>`).
     Byte4 => Some(SelSet::Byte4);
     /// `.h0`, `.h1`, `.h10`: 2-lane SIMD destination masks (`<hmask>`).
     Mask2 => Some(SelSet::Mask2);
@@ -73,6 +74,32 @@ macro_rules! lanes {
 }
 lanes!(HalfLane: 0 1 2 3);
 lanes!(ByteLane: 0 1 2 3 4 5 6 7);
+
+/// `Self`, the lanes of a `.bxyzw` selector, is one ptxas parses: every quad but
+/// `.b1024`, which its lexer takes for a keyword.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` are not the lanes of a byte selector ptxas parses",
+    label = "a byte selector picks lanes 0..7 of the pair {{b, a}}, but not 1, 0, 2, 4: ptxas lexes `.b1024` as a keyword"
+)]
+pub trait ByteQuad {}
+#[doc(hidden)]
+pub trait NotB024 {}
+#[doc(hidden)]
+pub trait NotB24 {}
+#[doc(hidden)]
+pub trait NotB4 {}
+macro_rules! quads {
+    ($($x:literal)*; $($y:literal)*; $($z:literal)*; $($w:literal)*) => {
+        $( impl<const Y: u8, const Z: u8, const W: u8> ByteQuad for (Lane<$x>, Lane<Y>, Lane<Z>, Lane<W>) {} )*
+        impl<const Y: u8, const Z: u8, const W: u8> ByteQuad for (Lane<1>, Lane<Y>, Lane<Z>, Lane<W>) where (Lane<Y>, Lane<Z>, Lane<W>): NotB024 {}
+        $( impl<const Z: u8, const W: u8> NotB024 for (Lane<$y>, Lane<Z>, Lane<W>) {} )*
+        impl<const Z: u8, const W: u8> NotB024 for (Lane<0>, Lane<Z>, Lane<W>) where (Lane<Z>, Lane<W>): NotB24 {}
+        $( impl<const W: u8> NotB24 for (Lane<$z>, Lane<W>) {} )*
+        impl<const W: u8> NotB24 for (Lane<2>, Lane<W>) where Lane<W>: NotB4 {}
+        $( impl NotB4 for Lane<$w> {} )*
+    };
+}
+quads!(0 2 3 4 5 6 7; 1 2 3 4 5 6 7; 0 1 3 4 5 6 7; 0 1 2 3 5 6 7);
 
 /// `.bI`: one byte.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -138,6 +165,7 @@ where
     Lane<Y>: ByteLane,
     Lane<Z>: ByteLane,
     Lane<W>: ByteLane,
+    (Lane<X>, Lane<Y>, Lane<Z>, Lane<W>): ByteQuad,
 {
 }
 
@@ -155,6 +183,7 @@ mod tests {
         assert!(is::<Scalar, B<3>>() && is::<Scalar, H<1>>());
         assert!(is::<Mask2, H2<1, 0>>() && is::<Mask4, B3<3, 2, 0>>() && is::<Mask4, B4<3, 2, 1, 0>>());
         assert!(is::<Half2, H2<3, 0>>() && is::<Byte4, B4<7, 0, 7, 3>>());
+        assert!(is::<Byte4, B4<1, 0, 2, 5>>() && is::<Byte4, B4<1, 0, 3, 4>>() && is::<Byte4, B4<0, 0, 2, 4>>());
         assert_eq!(B2::<3, 1>::SEL.to_string(), ".b31");
     }
 }

@@ -31,7 +31,7 @@
 
 use crate::core::ir::Opnd;
 use crate::core::{Kernel, Sel};
-use crate::ops::sel::{ByteLane, HalfLane, In, Lane, SelectorSet, Word, B, B2, B3, B4, H, H2};
+use crate::ops::sel::{ByteLane, ByteQuad, HalfLane, In, Lane, SelectorSet, Word, B, B2, B3, B4, H, H2};
 use crate::ops::{IntoDst, Negated, Operand, PartDst, Selectable};
 use crate::types::{Accepts, DataType, Reg};
 
@@ -145,13 +145,15 @@ impl<T: Word> Reg<T> {
     }
 
     /// `.bXYZW`: a 4-lane SIMD source of bytes `X` (lane 3) to `W` (lane 0) of the pair
-    /// `{b, a}` (0..3 are `a`'s, 4..7 `b`'s).
+    /// `{b, a}` (0..3 are `a`'s, 4..7 `b`'s); every quad but `.b1024`, which ptxas does not
+    /// parse.
     pub fn bytes<const X: u8, const Y: u8, const Z: u8, const W: u8>(self) -> Part<T, B4<X, Y, Z, W>>
     where
         Lane<X>: ByteLane,
         Lane<Y>: ByteLane,
         Lane<Z>: ByteLane,
         Lane<W>: ByteLane,
+        (Lane<X>, Lane<Y>, Lane<Z>, Lane<W>): ByteQuad,
     {
         Part { reg: self, sel: B4 }
     }

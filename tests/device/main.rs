@@ -21,6 +21,7 @@ mod gemm;
 mod gemm_fp8;
 mod gemm_mma;
 mod guards;
+mod integer;
 mod intrinsics;
 mod malformed;
 mod matrix;
@@ -33,6 +34,8 @@ mod reference;
 mod runtime;
 mod setmaxnreg;
 mod tma;
+mod video;
+mod video_ref;
 mod warp;
 mod wgmma;
 
@@ -239,6 +242,7 @@ fn main() {
         gemm_fp8::TESTS,
         gemm_mma::TESTS,
         guards::TESTS,
+        integer::TESTS,
         intrinsics::TESTS,
         malformed::TESTS,
         matrix::TESTS,
@@ -251,6 +255,7 @@ fn main() {
         runtime::TESTS,
         setmaxnreg::TESTS,
         tma::TESTS,
+        video::TESTS,
         warp::TESTS,
         wgmma::TESTS,
     ]);
