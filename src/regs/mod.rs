@@ -1,6 +1,7 @@
 //! Typed values beyond plain registers: immediates (with legal-value sets), special
 //! registers, pointers typed by state space and the addresses built from them, symbols,
-//! tensor-map coordinates and tensor-memory addresses. Registers themselves are in
+//! tensor-map coordinates, tensor-memory addresses, and registers with the part selectors
+//! of the video instructions (`a.b1()`, negated `-a`). Registers themselves are in
 //! [`crate::types`]; every value here lowers to the untyped IR through
 //! [`Operand`](crate::ops::Operand).
 
