@@ -285,6 +285,45 @@ fn forms_per_family() {
             // without `.global`. alloca (with and without alignment), stacksave, stackrestore
             // in .u32 and .u64.
             assert_eq!(forms.len(), if *name == "cache" { 12 * 2 + 24 + 1 + 4 } else { 8 });
+        } else if *name == "video" {
+            // Scalar: vadd, vsub, vabsdiff, vmin, vmax over 8 type combinations, with and
+            // without .sat, plain, with .add/.min/.max and merged (80 each); vshl, vshr over
+            // 4, both modes (80 each); vmad over 8, 6 scalings plain and negated thrice, and
+            // .po (240); vset over 4, 6 comparisons (120). SIMD: each x2/x4 operation over 8,
+            // plain, .sat and .add, each with a mask (48 each); vset2/vset4 (96 each).
+            let mut per: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+            for f in forms.iter() {
+                *per.entry(f.opcode()).or_default() += 1;
+            }
+            let listed = per.iter().map(|(p, n)| format!("{p} {n}")).collect::<Vec<_>>().join(", ");
+            println!("{:>10} {:>6} ({listed})", "video", forms.len());
+            let want = [
+                ("vabsdiff", 80),
+                ("vabsdiff2", 48),
+                ("vabsdiff4", 48),
+                ("vadd", 80),
+                ("vadd2", 48),
+                ("vadd4", 48),
+                ("vavrg2", 48),
+                ("vavrg4", 48),
+                ("vmad", 240),
+                ("vmax", 80),
+                ("vmax2", 48),
+                ("vmax4", 48),
+                ("vmin", 80),
+                ("vmin2", 48),
+                ("vmin4", 48),
+                ("vset", 120),
+                ("vset2", 96),
+                ("vset4", 96),
+                ("vshl", 80),
+                ("vshr", 80),
+                ("vsub", 80),
+                ("vsub2", 48),
+                ("vsub4", 48),
+            ];
+            assert_eq!(per.into_iter().collect::<Vec<_>>(), want);
+            assert_eq!(forms.len(), 1688);
         } else if *name == "matrix" {
             for op in ["ldmatrix", "stmatrix", "movmatrix"] {
                 println!("{:>10} {:>6}", op, forms.iter().filter(|f| f.opcode() == op).count());

@@ -504,6 +504,102 @@ fn wmma_load_mma_store() {
     assert!(text.contains(".version 7.0") && text.contains("wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {"));
 }
 
+/// The video instructions' operands: a part selector on every source position and every
+/// merge destination, immediates where a selector is optional, negated vmad operands, lane
+/// selectors and masks of the SIMD forms; and the predicate outputs of `lop3` (`d|p`,
+/// `_|p`) and `set`'s boolean operation with a negated predicate.
+fn video_selectors_negations_masks_and_predicate_pairs() {
+    let mut m = Module::new(Target::SM_90);
+    m.kernel("video", |k, (a, b, c, out): (Reg<U32>, Reg<S32>, Reg<U32>, GlobalPtr<U32>)| {
+        let mut keep = vec![];
+        keep.push(ptx!(k, "vadd.u32.u32.s32.sat.add", a.b0(), b.b1(), c));
+        keep.push(ptx!(k, "vsub.u32.u32.s32.min", a.b2(), b.b3(), c));
+        keep.push(ptx!(k, "vmax.u32.u32.s32", a.h0(), b.h1()));
+        // An immediate where a selector is optional.
+        keep.push(ptx!(k, "vabsdiff.u32.u32.s32", a.b3(), -300));
+        let d = k.reg::<U32>();
+        ptx!(k, "vmin.u32.u32.s32.sat" as dsel => d.h1(), a, b.b2(), c);
+        keep.push(d);
+        let e = k.reg::<U32>();
+        ptx!(k, "vset.u32.s32.ge" as dsel => e.b3(), a.h1(), b, c);
+        keep.push(e);
+        keep.push(ptx!(k, "vshl.u32.u32.u32.sat.clamp.max", a.b1(), c.h0(), c));
+        keep.push(ptx!(k, "vmad.u32.u32.s32.sat.shr15" as neg_a, -a.h1(), b.b0(), c));
+        keep.push(ptx!(k, "vmad.u32.u32.s32" as neg_b, a, -b, c));
+        keep.push(ptx!(k, "vmad.u32.u32.s32.po.sat", a.b3(), b, c));
+        keep.push(ptx!(k, "vmad.u32.u32.s32.shr7" as neg_c, a, b.h1(), -c));
+        keep.push(ptx!(k, "vadd2.u32.u32.s32.sat", a.halves::<3, 0>(), b.h10(), c));
+        let f = k.reg::<U32>();
+        ptx!(k, "vavrg2.u32.u32.s32.add" as mask => f.h0(), a, b.halves::<2, 2>(), c);
+        keep.push(f);
+        keep.push(ptx!(k, "vmax4.u32.u32.s32", a.bytes::<7, 2, 5, 0>(), b.b3210(), c));
+        let g = k.reg::<U32>();
+        ptx!(k, "vset4.u32.s32.ne.add" as mask => g.b31(), a.bytes::<0, 0, 4, 4>(), b, c);
+        keep.push(g);
+        let q = ptx!(k, "setp.ne.u32", c, 0u32);
+        let (l, p) = ptx!(k, "lop3.or.b32", a, b, c, 0x96, q);
+        let p2 = ptx!(k, "lop3.and.b32" as sink, a, b, c, 0x3f, !p);
+        keep.push(l.bitcast());
+        let s = ptx!(k, "set.lt.xor.u32.s32", b, 7, !p2);
+        keep.push(s);
+        for (j, r) in keep.iter().enumerate() {
+            ptx!(k, "st.global.u32", out.offset(j as i64), *r);
+        }
+    })
+    .unwrap();
+    let text = assemble("video", &m);
+    for want in [
+        "vadd.u32.u32.s32.sat.add %r4, %r1.b0, %r2.b1, %r3;",
+        ".h1, %r1, %r2.b2, %r3;",
+        ", %r1.b3, -300;",
+        ", -%r1.h1, %r2.b0, %r3;",
+        ", %r1, -%r2, %r3;",
+        ", %r1, %r2.h1, -%r3;",
+        ", %r1.h30, %r2.h10, %r3;",
+        ".h0, %r1, %r2.h22, %r3;",
+        ", %r1.b7250, %r2.b3210, %r3;",
+        ".b31, %r1.b0044, %r2, %r3;",
+        "|%p2, %r1, %r2, %r3, 150, %p1;",
+        "lop3.and.b32 _|%p3, %r1, %r2, %r3, 63, !%p2;",
+        ", %r2, 7, !%p3;",
+    ] {
+        assert!(text.contains(want), "missing `{want}`:\n{text}");
+    }
+}
+
+/// Each selector set is what ptxas takes there: every member assembles in its position,
+/// and the neighbours outside it do not.
+fn every_selector_of_every_set_and_no_other() {
+    use ptxkit::core::{Sel, SelSet};
+    let px = common::ptxas("selectors");
+    let module = |lines: &[String]| {
+        format!(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<9>;\n{}\n}}\n", lines.join("\n"))
+    };
+    let line = |set: SelSet, s: &str| match set {
+        SelSet::Scalar => format!("vadd.u32.u32.u32 %r4{s}, %r1{s}, %r2{s}, %r3;"),
+        SelSet::Half2 => format!("vadd2.u32.u32.u32 %r4, %r1{s}, %r2{s}, %r3;"),
+        SelSet::Byte4 => format!("vadd4.u32.u32.u32 %r4, %r1{s}, %r2{s}, %r3;"),
+        SelSet::Mask2 => format!("vadd2.u32.u32.u32 %r4{s}, %r1, %r2, %r3;"),
+        SelSet::Mask4 => format!("vadd4.u32.u32.u32 %r4{s}, %r1, %r2, %r3;"),
+    };
+    let check = |text: &str| ptxkit::ptxas::check(&px, text, Target::SM_90, ptxkit::ptxas::Mode::ParseOnly);
+    for set in SelSet::ALL {
+        let members = set.members();
+        let lines: Vec<String> = members.iter().map(|s| line(set, &s.to_string())).collect();
+        check(&module(&lines)).unwrap_or_else(|e| panic!("{set:?}: {e}"));
+        // Selectors of the other sets, and none where one is required.
+        let mut others: Vec<Sel> = SelSet::ALL.iter().flat_map(|o| o.members().into_iter().take(40)).filter(|s| !set.admits(*s)).collect();
+        if set == SelSet::Byte4 {
+            others.extend(Sel::bytes(&[1, 0, 2, 4]));
+        }
+        others.dedup();
+        for s in others {
+            let l = line(set, &s.to_string());
+            assert!(check(&module(&[l.clone()])).is_err(), "{set:?}: ptxas takes `{l}`");
+        }
+    }
+}
+
 fn main() {
     common::harness::main(&[&[
         host!(wgmma_tied_accumulator_and_legal_immediates),
@@ -520,5 +616,7 @@ fn main() {
         host!(e2m1x2_values_live_in_8_bit_registers),
         host!(mma_sync_kinds_for_sm_120a),
         host!(wmma_load_mma_store),
+        host!(video_selectors_negations_masks_and_predicate_pairs),
+        host!(every_selector_of_every_set_and_no_other),
     ]]);
 }

@@ -52,7 +52,22 @@ fn dst(d: &Dst) -> (TS, TS) {
             let (ts, vs): (Vec<TS>, Vec<TS>) = ds.iter().map(dst).unzip();
             (quote!((#(#ts,)*)), quote!(::ptxkit::ops::DstKind::Multi(&[#(#vs),*])))
         }
+        Dst::Part(t, set) => {
+            let ((t, v), (st, sv)) = (dtype(t), sel_set(set));
+            (quote!(::ptxkit::ops::PartDst<#t, #st>), quote!(::ptxkit::ops::DstKind::Part(#v, #sv)))
+        }
+        Dst::SinkPair(t) => {
+            let (t, v) = dtype(t);
+            (quote!(::ptxkit::Reg<#t>), quote!(::ptxkit::ops::DstKind::SinkPair(#v)))
+        }
     }
+}
+
+/// (the set's type in `ops::sel`, its `SelSet` value) of a named selector set.
+fn sel_set(name: &str) -> (TS, TS) {
+    let v = vocab::SELECTORS.iter().find(|(n, _)| *n == name).map_or("Scalar", |(_, v)| *v);
+    let id = format_ident!("{}", v);
+    (quote!(::ptxkit::ops::sel::#id), quote!(::ptxkit::ops::SelSet::#id))
 }
 
 /// (Rust kind type, run-time `Kind`) of a source operand.
@@ -87,6 +102,18 @@ fn src(s: &Src) -> (TS, TS) {
         }
         Src::Label => (quote!(::ptxkit::ops::LabelOp), quote!(::ptxkit::ops::Kind::Label)),
         Src::Targets => (quote!(::ptxkit::ops::TargetsOp), quote!(::ptxkit::ops::Kind::Targets)),
+        Src::Part(t, set, neg) => {
+            let (t, v) = dtype(t);
+            let (st, sv) = match set {
+                Some(set) => {
+                    let (st, sv) = sel_set(set);
+                    (st, quote!(::core::option::Option::Some(#sv)))
+                }
+                None => (quote!(::ptxkit::ops::sel::Whole), quote!(::core::option::Option::None)),
+            };
+            let kind = if *neg { quote!(::ptxkit::ops::Negated) } else { quote!(::ptxkit::ops::Selectable) };
+            (quote!(#kind<#t, #st>), quote!(::ptxkit::ops::Kind::Part { ty: #v, sel: #sv, neg: #neg }))
+        }
         Src::TensorAddr(r) => {
             let (n, _) = len(*r);
             let r8 = Literal::u8_unsuffixed(*r as u8);

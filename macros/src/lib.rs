@@ -125,13 +125,27 @@ pub fn mods(input: TokenStream) -> TokenStream {
     quote!((#(#out,)*)).into()
 }
 
+/// Splits on the top-level commas, not those between the generic arguments of a turbofish
+/// (`a.halves::<3, 0>()`: angle brackets are no token groups).
 fn split_commas(ts: TS) -> Vec<TS> {
     let mut out = vec![TS::new()];
+    let (mut angle, mut colons) = (0u32, 0u32);
     for tt in ts {
         match &tt {
-            TokenTree::Punct(p) if p.as_char() == ',' => out.push(TS::new()),
-            _ => out.last_mut().expect("one group at least").extend([tt]),
+            TokenTree::Punct(p) if p.as_char() == ',' && angle == 0 => {
+                out.push(TS::new());
+                colons = 0;
+                continue;
+            }
+            TokenTree::Punct(p) if p.as_char() == '<' && (angle > 0 || colons >= 2) => angle += 1,
+            TokenTree::Punct(p) if p.as_char() == '>' && angle > 0 => angle -= 1,
+            _ => {}
         }
+        colons = match &tt {
+            TokenTree::Punct(p) if p.as_char() == ':' => colons + 1,
+            _ => 0,
+        };
+        out.last_mut().expect("one group at least").extend([tt]);
     }
     if out.last().is_some_and(|t| t.is_empty()) {
         out.pop();
@@ -198,9 +212,9 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
     }
     let parts = split_chain(&chain).map_err(|e| (span, e))?;
     let t = tables::tables().map_err(|e| (span, e.to_string()))?;
-    if !t.index.contains_key(&(chain.clone(), variant.clone())) {
+    let Some(&form) = t.index.get(&(chain.clone(), variant.clone())) else {
         return Err((span, suggest::explain(t, &chain, &parts, &variant)));
-    }
+    };
     let (key, mods) = forms::chain_types(&parts);
     let var = forms::variant_type(&variant);
     let operands: Vec<TS> = it.collect();
@@ -212,6 +226,11 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
     };
     let (dst_let, call) = match dst {
         None => (quote!(), quote!(<#ty as ::ptxkit::ops::Call<_>>::call_if(__k, __g, (#(#names,)*)))),
+        // A register with a part selector (`d.h1()`) becomes the form's destination type.
+        Some(d) if matches!(t.forms[form].dst, notation::Dst::Part(..)) => (
+            quote!(let __d = ::ptxkit::ops::IntoDst::<<#key as ::ptxkit::ops::Form<#mods, #var>>::Dst>::into_dst(#d);),
+            quote!(<#ty as ::ptxkit::ops::Call<_>>::call_into_if(__k, __g, __d, (#(#names,)*))),
+        ),
         Some(d) => (quote!(let __d = #d;), quote!(<#ty as ::ptxkit::ops::Call<_>>::call_into_if(__k, __g, __d, (#(#names,)*)))),
     };
     Ok(quote!({

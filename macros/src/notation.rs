@@ -17,6 +17,11 @@
 //! `imm(T)` (an immediate only), `imm(T: 0|1)` / `imm(u32: 24..256/8)` (an immediate from a
 //! set of legal values), `label`, or `tlist` (a `.branchtargets` list). Types are data-type tokens or variables bound in the
 //! pattern.
+//!
+//! Registers of the video instructions: a src `T{.<sel>}` takes an optional part selector
+//! from a named selector set (`vocab::SELECTORS`), `reg(T)` is a register only, a leading
+//! `-` negates either (`-T`, `-T{.<sel>}`: the form prints the sign); a dst `T.<mask>` is a
+//! register with a required selector, and `_|T` a pair whose first destination is dropped.
 
 use crate::vocab;
 
@@ -248,6 +253,10 @@ pub enum Dst {
     /// A vector read and written in place.
     Tied(String, u32),
     Multi(Vec<Dst>),
+    /// A register with a part selector from the named set: `T.<mask>`.
+    Part(String, String),
+    /// `_|T`
+    SinkPair(String),
 }
 
 /// A source operand.
@@ -264,6 +273,9 @@ pub enum Src {
     /// The label of a `.branchtargets` list (`brx.idx`'s `tlist`).
     Targets,
     TensorAddr(u32),
+    /// A register (no immediate unless the set is `sel`): type, optional selector set,
+    /// negated.
+    Part(String, Option<String>, bool),
 }
 
 /// Splits on commas outside brackets, braces and parentheses.
@@ -431,6 +443,13 @@ impl Sig<'_> {
             "_" => return Ok(Dst::Sink),
             _ => {}
         }
+        if let Some(t) = s.strip_prefix("_|") {
+            return Ok(Dst::SinkPair(self.dtype(t.trim())?));
+        }
+        if let Some((t, set)) = s.split_once(".<") {
+            let set = set.strip_suffix('>').ok_or(format!("`{s}`: a selector set is written T.<set>"))?;
+            return Ok(Dst::Part(self.dtype(t)?, selector_set(set)?));
+        }
         if let Some(v) = s.strip_prefix('+') {
             let (t, n) = self.vector(v)?.ok_or(format!("`{s}`: only a vector can be a tied accumulator"))?;
             return Ok(Dst::Tied(t, n));
@@ -474,6 +493,20 @@ impl Sig<'_> {
         if s == "tlist" {
             return Ok(Src::Targets);
         }
+        if let Some(t) = s.strip_prefix("reg(").and_then(|r| r.strip_suffix(')')) {
+            return Ok(Src::Part(self.dtype(t.trim())?, None, false));
+        }
+        let (neg, body) = match s.strip_prefix('-') {
+            Some(b) => (true, b.trim()),
+            None => (false, s),
+        };
+        if let Some((t, set)) = body.split_once("{.<") {
+            let set = set.strip_suffix(">}").ok_or(format!("`{s}`: an optional selector is written T{{.<set>}}"))?;
+            return Ok(Src::Part(self.dtype(t)?, Some(selector_set(set)?), neg));
+        }
+        if neg {
+            return Ok(Src::Part(self.dtype(body)?, None, true));
+        }
         if let Some(inner) = s.strip_prefix("imm(").and_then(|r| r.strip_suffix(')')) {
             return match inner.split_once(':') {
                 None => Ok(Src::Imm(self.dtype(inner.trim())?)),
@@ -492,6 +525,14 @@ impl Sig<'_> {
             return Ok(Src::Vec(t, n));
         }
         Ok(Src::Val(self.dtype(s)?))
+    }
+}
+
+/// A selector set's name, checked against `vocab::SELECTORS`.
+fn selector_set(name: &str) -> Result<String, String> {
+    match vocab::SELECTORS.iter().find(|(n, _)| *n == name) {
+        Some(_) => Ok(name.to_string()),
+        None => Err(format!("unknown selector set `<{name}>` (macros/src/vocab.rs lists them)")),
     }
 }
 

@@ -27,6 +27,7 @@ pub const FAMILIES: &[(&str, &str)] = &[
     ("cache", include_str!("../tables/cache.forms")),
     ("stack", include_str!("../tables/stack.forms")),
     ("multimem", include_str!("../tables/multimem.forms")),
+    ("video", include_str!("../tables/video.forms")),
 ];
 
 /// Data-type tokens: the types of `ptxkit::types` (a test checks the two lists agree).
@@ -103,6 +104,17 @@ pub const CACHE_PARTS: &[&str] = &[
     "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B",
 ];
 
+/// Selector sets of the video instructions' registers (`T{.<sel>}`, `T.<hmask>`): the name
+/// in a table and the set's type in `ptxkit::ops::sel` and variant of `ptxkit::core::SelSet`.
+#[rustfmt::skip]
+pub const SELECTORS: &[(&str, &str)] = &[
+    ("sel", "Scalar"),   // .b0 .b1 .b2 .b3 .h0 .h1
+    ("hsel", "Half2"),   // .hxy, x, y in 0..3
+    ("bsel", "Byte4"),   // .bxyzw, each in 0..7
+    ("hmask", "Mask2"),  // .h0 .h1 .h10
+    ("bmask", "Mask4"),  // .b0 .. .b3210, descending
+];
+
 /// Form variants (`as pair`): the same chain with another operand layout.
 #[rustfmt::skip]
 pub const VARIANTS: &[(&str, &str)] = &[
@@ -128,6 +140,12 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("strided", "`wmma.load`/`wmma.store` with the stride: elements between consecutive rows or columns."),
     ("fraction", "`createpolicy.fractional` with the fraction of accesses (an f32 in (0, 1]) the primary priority covers."),
     ("aligned", "`alloca` with an alignment immediate (a power of two)."),
+    ("dsel", "A scalar video instruction merging its result into a byte or half-word of `c`: `d.dsel`."),
+    ("mask", "A SIMD video instruction writing the lanes of its mask: `d.mask`."),
+    ("neg_a", "`vmad` with `a` negated (the product negated): `-a`."),
+    ("neg_b", "`vmad` with `b` negated (the product negated): `-b`."),
+    ("neg_c", "`vmad` with `c` negated: `-c`."),
+    ("sink", "A pair destination whose first value is dropped: `_|p`."),
 ];
 
 /// Opcodes whose instructions act beyond their destination registers (memory, barriers,

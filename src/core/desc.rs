@@ -4,6 +4,7 @@
 
 use super::dtype::DType;
 use super::isa::{self, Req};
+use super::sel::SelSet;
 
 /// Run-time description of a form.
 #[derive(Debug, PartialEq)]
@@ -86,6 +87,14 @@ pub enum Kind {
     Targets,
     /// `[tensor-map, {c0, ..}]` with this many coordinates.
     TensorAddr(u8),
+    /// A register of a video instruction: with a part selector from `sel` or none (`sel:
+    /// None` takes none), printed with a leading `-` where `neg`. A [`SelSet::Scalar`]
+    /// operand that is not negated also takes an immediate.
+    Part {
+        ty: DType,
+        sel: Option<SelSet>,
+        neg: bool,
+    },
 }
 
 /// Destination kinds.
@@ -103,4 +112,8 @@ pub enum DstKind {
     Tied(DType, u16),
     /// Several destinations in a row.
     Multi(&'static [DstKind]),
+    /// A register with a part selector from the set: the lanes written (`d.h1`, `d.b31`).
+    Part(DType, SelSet),
+    /// `_|p`: the first of a pair dropped.
+    SinkPair(DType),
 }

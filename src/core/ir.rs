@@ -3,6 +3,7 @@
 
 use super::desc::FormDesc;
 use super::dtype::RegClass;
+use super::sel::Sel;
 use std::sync::Arc;
 
 // The IR is the builder's hot path: keep its pieces small.
@@ -78,6 +79,14 @@ pub enum Opnd {
     },
     /// `d|p`
     Pair(RegRef, RegRef),
+    /// `_|p`
+    SinkPair(RegRef),
+    /// A register with a part selector, negated where `neg`: `%r1.b1`, `-%r2.h0`.
+    Part {
+        reg: RegRef,
+        sel: Sel,
+        neg: bool,
+    },
     Label(u32),
     /// `_`
     Sink,

@@ -1,5 +1,5 @@
 //! The untyped core under the typed facade: data types and register classes known at run
-//! time, form descriptors, the instruction list (IR), kernels and modules under
+//! time, form descriptors, part selectors, the instruction list (IR), kernels and modules under
 //! construction, targets and versions, the ISA requirements measured by ptxas, errors, and
 //! the printer. Everything above (`types`, `ops`, `regs`, `builder`, `intrinsics`) lowers
 //! to what is here; nothing here depends on them.
@@ -13,6 +13,7 @@ pub mod kernel;
 pub mod module;
 pub mod names;
 pub(crate) mod print;
+pub mod sel;
 pub mod target;
 
 pub use desc::{DstKind, FormDesc, Kind, Space};
@@ -20,4 +21,5 @@ pub use dtype::{DType, Family, RegClass};
 pub use error::{check_ident, Error};
 pub use kernel::{BranchTargets, Directive, Kernel, Label};
 pub use module::Module;
+pub use sel::{Sel, SelSet};
 pub use target::{Suffix, Target, Version};

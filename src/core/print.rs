@@ -159,6 +159,17 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
             out.push('|');
             reg(out, *b);
         }
+        Opnd::SinkPair(p) => {
+            out.push_str("_|");
+            reg(out, *p);
+        }
+        Opnd::Part { reg: r, sel, neg } => {
+            if *neg {
+                out.push('-');
+            }
+            reg(out, *r);
+            sel.write(out);
+        }
         Opnd::Label(id) => match &k.labels[*id as usize].name {
             Some(n) => put(out, n),
             None => {

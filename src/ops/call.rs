@@ -1,8 +1,9 @@
 //! Emitting a form: operands lowered to the IR, destinations allocated or given, guards.
 
+use super::sel::{In, SelectorSet};
 use super::{Form, LabelOp, Op, TargetsOp};
 use crate::core::ir::{Guard, Opnd};
-use crate::core::{BranchTargets, DstKind, Kernel, Label};
+use crate::core::{BranchTargets, DstKind, Kernel, Label, Sel};
 use crate::types::{Accepts, DataType, IntoGuard, NotPred, Pred, Reg};
 
 /// A value usable as an operand of kind `K`.
@@ -57,11 +58,12 @@ pub trait Dst: Sized {
     fn lower_dst(&self, k: &mut Kernel, out: &mut Vec<Opnd>);
 }
 
-/// A destination a call can allocate (every destination but a tied accumulator).
+/// A destination a call can allocate (every destination but a tied accumulator and a
+/// register with a part selector).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is a tied accumulator: this PTX form reads its destination",
-    label = "pass the accumulator with `=> acc`",
-    note = "write `ptx!(k, \"...\" => acc, operands...)`, with `acc` from `k.zeroed_acc()` or `Acc::from(regs)`"
+    message = "`{Self}` is a destination the call cannot make: this PTX form needs it passed",
+    label = "pass the destination with `=> dst`",
+    note = "write `ptx!(k, \"...\" => dst, operands...)`: a tied accumulator from `k.zeroed_acc()` or `Acc::from(regs)`, or a register with its part selector, `d.h1()`"
 )]
 pub trait Alloc: Dst {
     fn alloc(k: &mut Kernel) -> Self;
@@ -137,6 +139,47 @@ impl<T: DataType, const N: usize> core::ops::Deref for Acc<T, N> {
 impl<T: DataType, const N: usize> Dst for Acc<T, N> {
     fn lower_dst(&self, k: &mut Kernel, out: &mut Vec<Opnd>) {
         out.push(run(k, &self.0));
+    }
+}
+
+/// A register of `T` and a part selector from the set `S`: the destination of a form that
+/// writes some lanes (`vadd ... as dsel`, `vadd2 ... as mask`), made from `d.h1()`,
+/// `d.b31()`, ... by `ptx!(k, "..." as dsel => d.h1(), ..)`.
+#[derive(Clone, Copy, Debug)]
+pub struct PartDst<T: DataType, S> {
+    pub reg: Reg<T>,
+    sel: Sel,
+    _s: core::marker::PhantomData<S>,
+}
+impl<T: DataType, S: SelectorSet> PartDst<T, S> {
+    /// The register with the selector `P` of the set.
+    pub fn new<P: In<S>>(reg: Reg<T>, _: P) -> Self {
+        PartDst { reg, sel: P::SEL, _s: core::marker::PhantomData }
+    }
+    /// The selector.
+    pub fn sel(&self) -> Sel {
+        self.sel
+    }
+}
+impl<T: DataType, S> Dst for PartDst<T, S> {
+    fn lower_dst(&self, k: &mut Kernel, out: &mut Vec<Opnd>) {
+        out.push(Opnd::Part { reg: self.reg.checked(k), sel: self.sel, neg: false });
+    }
+}
+
+/// What `ptx!(k, "..." => d, ..)` takes for a destination with a part selector: a register
+/// with a selector of the form's set (`d.h1()`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a destination of this form, which writes `{D}`",
+    label = "pass the register with a part selector of the form's set",
+    note = "`as dsel` takes d.b0()..d.b3(), d.h0(), d.h1(); a 2-lane `as mask` d.h0(), d.h1(), d.h10(); a 4-lane `as mask` d.b0() to d.b3210()"
+)]
+pub trait IntoDst<D> {
+    fn into_dst(self) -> D;
+}
+impl<D: Dst> IntoDst<D> for D {
+    fn into_dst(self) -> D {
+        self
     }
 }
 
@@ -220,6 +263,11 @@ where
                 if let [Opnd::Reg(a), Opnd::Reg(b)] = buf[..] {
                     buf.clear();
                     buf.push(Opnd::Pair(a, b));
+                }
+            }
+            DstKind::SinkPair(..) => {
+                if let [Opnd::Reg(p)] = buf[..] {
+                    buf[0] = Opnd::SinkPair(p);
                 }
             }
             _ => {}

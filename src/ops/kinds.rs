@@ -99,3 +99,15 @@ pub struct TargetsOp;
 /// Operand kind: `[tensor-map, {c0, .., c(R-1)}]`, a tensor map's address and `R` `.s32`
 /// coordinates.
 pub struct TensorAddr<const R: usize>;
+
+/// Operand kind of the video instructions: a register of `T` with an optional part selector
+/// from the set `S` (`T{.<sel>}` in a table: `a`, `a.b1()`, `a.bytes::<7, 6, 5, 4>()`), or,
+/// with `S` = [`sel::Whole`](super::sel::Whole), a register without one (`reg(T)`). Where
+/// `S` is [`sel::Scalar`](super::sel::Scalar) an integer immediate is taken too, as ptxas
+/// takes one there.
+pub struct Selectable<T, S>(PhantomData<(T, S)>);
+impl<T: DataType + Accepts<R>, S, R: DataType> Accepts<R> for Selectable<T, S> {}
+
+/// Operand kind: a negated register (`-T`, `-T{.<sel>}` in a table), the operand of a form
+/// that negates it (`vmad ... as neg_a`), passed as `-a` or `-a.b1()`.
+pub struct Negated<T, S>(PhantomData<(T, S)>);

@@ -32,10 +32,23 @@
 //! memory); `[tmap, {s32*R}]` (a tensor map and its coordinates); `imm(T)` (an immediate
 //! only); `imm(T: -1|1)`, `imm(u32: 24..256/8)` (an immediate from a set of legal values);
 //! `label`; `tlist` (the label of a `.branchtargets` list, `brx.idx`'s operand).
+//!
+//! The video instructions' registers carry part selectors (`%r1.b1`, `%r2.h10`,
+//! `%r3.b7654`). A source `T{.<sel>}` is a register of `T` with an optional selector from a
+//! named set, `reg(T)` a register without one, and a leading `-` negates either (`-T`,
+//! `-T{.<sel>}`): the form negates that operand, which the call passes as `-a` (`vmad ...
+//! as neg_a`). A destination `T.<hmask>` is a register with a required selector, passed as
+//! `=> d.h1()`; `_|T` is a pair whose first value is dropped (`lop3.and.b32 _|p, ...`).
+//! The sets: `<sel>` `.b0`..`.b3`, `.h0`, `.h1` (scalar sources, which also take an
+//! immediate, and merge destinations); `<hsel>` `.hxy` and `<bsel>` `.bxyzw` (2- and 4-lane
+//! SIMD sources, lanes of the pair `{b, a}`); `<hmask>` `.h0`, `.h1`, `.h10` and `<bmask>`
+//! `.b0` to `.b3210` (the lanes a SIMD instruction writes). Their types are in [`sel`]; the
+//! selector methods of `Reg` are listed at [`crate::regs::Part`].
 
 pub mod access;
 mod call;
 mod kinds;
+pub mod sel;
 
 pub mod arith;
 pub mod bits;
@@ -54,16 +67,20 @@ pub mod multimem;
 pub mod stack;
 pub mod sync;
 pub mod tcgen05;
+pub mod video;
 pub mod warp;
 pub mod wgmma;
 pub mod wmma;
 
 pub use crate::core::ir::Guard;
 pub use crate::core::isa::{self, Req};
-pub use crate::core::{DstKind, FormDesc, Kind, Space};
+pub use crate::core::{DstKind, FormDesc, Kind, Sel, SelSet, Space};
 pub(crate) use call::{conjunction, in_scope};
-pub use call::{guard_of, Acc, Alloc, Call, Dst, Lower, Operand};
-pub use kinds::{Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, StateSpace, TargetsOp, TensorAddr, Tmem, Vector};
+pub use call::{guard_of, Acc, Alloc, Call, Dst, IntoDst, Lower, Operand, PartDst};
+pub use kinds::{
+    Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, Negated, Selectable, StateSpace, TargetsOp, TensorAddr, Tmem,
+    Vector,
+};
 
 use core::marker::PhantomData;
 

@@ -4,7 +4,7 @@
 
 use crate::builder::{Error, Kernel, Module, Target, Version};
 use crate::core::ir::{AddrBase, Opnd};
-use crate::core::{DType, DstKind, FormDesc, Kind, Label, RegClass};
+use crate::core::{DType, DstKind, FormDesc, Kind, Label, RegClass, Sel};
 
 fn val(k: &mut Kernel, t: DType) -> Opnd {
     Opnd::Reg(k.alloc(t.class()))
@@ -23,6 +23,8 @@ fn dst(k: &mut Kernel, d: DstKind, ops: &mut Vec<Opnd>) {
         DstKind::Val(t) => ops.push(val(k, t)),
         DstKind::Pair(a, b) => ops.push(Opnd::Pair(k.alloc(a.class()), k.alloc(b.class()))),
         DstKind::Vec(t, n) | DstKind::Tied(t, n) => ops.push(vec(k, t, n)),
+        DstKind::Part(t, set) => ops.push(Opnd::Part { reg: k.alloc(t.class()), sel: set.sample(), neg: false }),
+        DstKind::SinkPair(t) => ops.push(Opnd::SinkPair(k.alloc(t.class()))),
         DstKind::Multi(ds) => {
             for d in ds {
                 dst(k, *d, ops);
@@ -32,7 +34,8 @@ fn dst(k: &mut Kernel, d: DstKind, ops: &mut Vec<Opnd>) {
 }
 
 /// Emits one instruction of `form` into `k` with fresh operands (registers of the kinds the
-/// form names; for an immediate from a legal set, its first value); `end` is a label placed
+/// form names; for an immediate from a legal set, its first value; a part selector other
+/// than the operand's default where it takes one); `end` is a label placed
 /// at the end of the body, for branches.
 pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: Label) {
     let mut ops = Vec::new();
@@ -52,6 +55,7 @@ pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: Label) {
                 let class = if space.addr_bits() == 32 { RegClass::B32 } else { RegClass::B64 };
                 Opnd::Addr(AddrBase::Reg(k.alloc(class)), 0)
             }
+            Kind::Part { ty, sel, neg } => Opnd::Part { reg: k.alloc(ty.class()), sel: sel.map_or(Sel::NONE, |s| s.sample()), neg },
             Kind::TensorAddr(r) => {
                 let map = k.alloc(RegClass::B64);
                 let coords: Vec<Opnd> = (0..r).map(|_| Opnd::Reg(k.alloc(RegClass::B32))).collect();

@@ -4,7 +4,8 @@
 
 use crate::core::ir::Opnd;
 use crate::core::{DType, Kernel};
-use crate::ops::{Admits, Imm, ImmIn, Legal, Operand};
+use crate::ops::sel::Scalar;
+use crate::ops::{Admits, Imm, ImmIn, Legal, Operand, Selectable};
 use crate::types::DataType;
 
 /// Instruction types that take integer immediates.
@@ -50,6 +51,11 @@ macro_rules! rust_ints {
         }
         impl<I: IntImm, L: Legal> Operand<ImmIn<I, L>> for $t {
             fn lower(self, k: &mut Kernel) -> Opnd { legal_opnd::<L>(k, self as i128, I::ID) }
+        }
+        /// A scalar video source takes an immediate where it takes a part selector.
+        impl<I: IntImm> Operand<Selectable<I, Scalar>> for $t {
+            #[inline]
+            fn lower(self, k: &mut Kernel) -> Opnd { int_opnd(k, self as i128, I::ID) }
         }
     )*};
 }

@@ -24,6 +24,7 @@ mod gemm_fp8;
 mod gemm_mma;
 mod gemm_tcgen05;
 mod guards;
+mod integer;
 mod intrinsics;
 mod launch_control;
 mod ldst;
@@ -39,6 +40,8 @@ mod runtime;
 mod setmaxnreg;
 mod stack;
 mod tma;
+mod video;
+mod video_ref;
 mod warp;
 mod wgmma;
 mod wmma;
@@ -249,6 +252,7 @@ fn main() {
         gemm_mma::TESTS,
         gemm_tcgen05::TESTS,
         guards::TESTS,
+        integer::TESTS,
         intrinsics::TESTS,
         launch_control::TESTS,
         ldst::TESTS,
@@ -264,6 +268,7 @@ fn main() {
         setmaxnreg::TESTS,
         stack::TESTS,
         tma::TESTS,
+        video::TESTS,
         warp::TESTS,
         wgmma::TESTS,
         wmma::TESTS,
