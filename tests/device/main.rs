@@ -38,6 +38,8 @@ mod reference;
 mod runtime;
 mod setmaxnreg;
 mod stack;
+mod tcgen05_copy;
+mod tcgen05_tmem;
 mod tma;
 mod warp;
 mod wgmma;
@@ -263,6 +265,8 @@ fn main() {
         runtime::TESTS,
         setmaxnreg::TESTS,
         stack::TESTS,
+        tcgen05_copy::TESTS,
+        tcgen05_tmem::TESTS,
         tma::TESTS,
         warp::TESTS,
         wgmma::TESTS,
