@@ -38,7 +38,9 @@ mod reference;
 mod runtime;
 mod setmaxnreg;
 mod stack;
+mod tcgen05_alloc;
 mod tcgen05_copy;
+mod tcgen05_red;
 mod tcgen05_tmem;
 mod tma;
 mod warp;
@@ -265,7 +267,9 @@ fn main() {
         runtime::TESTS,
         setmaxnreg::TESTS,
         stack::TESTS,
+        tcgen05_alloc::TESTS,
         tcgen05_copy::TESTS,
+        tcgen05_red::TESTS,
         tcgen05_tmem::TESTS,
         tma::TESTS,
         warp::TESTS,

@@ -20,7 +20,7 @@
 //! columns at the address, for `l` from the address's lane to 30 past it. The first lane's new
 //! contents are not defined there and are not compared.
 
-use super::tcgen05_tmem::{allocate, commit_barrier, fill_rows, free, issue_and_wait, read_rows, tcgen05_target, thread_sync, THREADS};
+use super::tcgen05_alloc::{allocate, commit_barrier, fill_rows, free, issue_and_wait, read_rows, tcgen05_target, thread_sync, THREADS};
 use super::*;
 use ptxkit::descriptors::{ElemBytes, LboMode, Major, Swizzle, Tcgen05SmemDesc, Tcgen05Swizzle, TileLayout};
 use ptxkit::regs::TmemAddr;
