@@ -40,6 +40,7 @@ mod setmaxnreg;
 mod stack;
 mod tcgen05_alloc;
 mod tcgen05_copy;
+mod tcgen05_kinds;
 mod tcgen05_red;
 mod tcgen05_tmem;
 mod tma;
@@ -269,6 +270,7 @@ fn main() {
         stack::TESTS,
         tcgen05_alloc::TESTS,
         tcgen05_copy::TESTS,
+        tcgen05_kinds::TESTS,
         tcgen05_red::TESTS,
         tcgen05_tmem::TESTS,
         tma::TESTS,
