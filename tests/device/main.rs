@@ -32,6 +32,7 @@ mod matrix;
 mod memory;
 mod minifloat;
 mod mma;
+mod mma_kinds;
 mod params;
 mod pipeline;
 mod reference;
@@ -262,6 +263,7 @@ fn main() {
         memory::TESTS,
         minifloat::TESTS,
         mma::TESTS,
+        mma_kinds::TESTS,
         params::TESTS,
         pipeline::TESTS,
         reference::TESTS,
