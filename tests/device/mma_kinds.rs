@@ -139,7 +139,9 @@ fn mma_kind_forms(gpu: Gpu) {
     let forms = kind_forms();
     let runs = |t: &Target| forms.iter().any(|(c, _)| Mma::parse(c).desc().req().is_some_and(|r| r.allows(*t)));
     let Some(t) = Target::parse(&format!("sm_{}{}a", cc.0, cc.1)).filter(runs) else {
-        skip(format!("the mma.sync kinds need sm_120a (compute capability 12.x; a few also run on 10.x): the GPU is {cc:?}"));
+        skip(format!(
+            "needs sm_120a (compute capability 12.x; the e4m3/e5m2 kind::f8f6f4 forms also sm_100a, sm_103a, sm_110a): the GPU is {cc:?}"
+        ));
     };
     run_all_on(&gpu, t, "mma_kind_forms", forms);
 }
