@@ -33,12 +33,18 @@ mod matrix;
 mod memory;
 mod minifloat;
 mod mma;
+mod mma_kinds;
 mod params;
 mod pipeline;
 mod reference;
 mod runtime;
 mod setmaxnreg;
 mod stack;
+mod tcgen05_alloc;
+mod tcgen05_copy;
+mod tcgen05_kinds;
+mod tcgen05_red;
+mod tcgen05_tmem;
 mod tma;
 mod video;
 mod video_ref;
@@ -261,12 +267,18 @@ fn main() {
         memory::TESTS,
         minifloat::TESTS,
         mma::TESTS,
+        mma_kinds::TESTS,
         params::TESTS,
         pipeline::TESTS,
         reference::TESTS,
         runtime::TESTS,
         setmaxnreg::TESTS,
         stack::TESTS,
+        tcgen05_alloc::TESTS,
+        tcgen05_copy::TESTS,
+        tcgen05_kinds::TESTS,
+        tcgen05_red::TESTS,
+        tcgen05_tmem::TESTS,
         tma::TESTS,
         video::TESTS,
         warp::TESTS,

@@ -1,5 +1,6 @@
 //! `mma.sync` and `mma.sp` against a CPU GEMM of each tile, for every form of the `mma` table
-//! the GPU runs (all of them on sm_90).
+//! the GPU runs: here every form sm_90 has; `mma_kinds.rs` runs sm_120a's `.kind::` forms
+//! (FP8/FP6/FP4 in 8-bit containers, block scaling) through this harness.
 //!
 //! One kernel per form: thread `i` loads its A, B and C fragment registers from per-thread
 //! arrays (`ld.global`), runs the typed `ptx!` call (accumulating in place where C and D have
@@ -34,6 +35,7 @@
 
 use super::*;
 use ptxkit::ops::{mma, Kind};
+use ptxkit::types::minifloat::{E2M1, E2M3, E3M2, E4M3, UE8M0};
 use rand::rngs::StdRng;
 use rand::Rng;
 use std::marker::PhantomData;
@@ -53,6 +55,13 @@ pub(super) enum El {
     F64,
     E4m3,
     E5m2,
+    /// FP6 and FP4 in 8-bit containers (`kind::f8f6f4`, `kind::mxf8f6f4`): e3m2 and e2m3 in
+    /// the low 6 bits, e2m1 in bits 2–5 (PTX ISA 9.0, 9.7.14.5.14), the rest zero.
+    E3m2,
+    E2m3,
+    E2m1,
+    /// e2m1 packed eight to a register, no padding (`kind::mxf4`, `kind::mxf4nvf4`).
+    Fp4,
     U8,
     S8,
     U4,
@@ -71,6 +80,9 @@ impl El {
             "f64" => El::F64,
             "e4m3" => El::E4m3,
             "e5m2" => El::E5m2,
+            "e3m2" => El::E3m2,
+            "e2m3" => El::E2m3,
+            "e2m1" => El::E2m1,
             "u8" => El::U8,
             "s8" => El::S8,
             "u4" => El::U4,
@@ -86,8 +98,8 @@ impl El {
             El::F16 | El::Bf16 => 16,
             El::Tf32 | El::F32 | El::S32 => 32,
             El::F64 => 64,
-            El::E4m3 | El::E5m2 | El::U8 | El::S8 => 8,
-            El::U4 | El::S4 => 4,
+            El::E4m3 | El::E5m2 | El::E3m2 | El::E2m3 | El::E2m1 | El::U8 | El::S8 => 8,
+            El::U4 | El::S4 | El::Fp4 => 4,
             El::B1 => 1,
         }
     }
@@ -100,7 +112,11 @@ impl El {
         }
     }
     pub(super) fn is_float(self) -> bool {
-        matches!(self, El::F16 | El::Bf16 | El::Tf32 | El::F32 | El::F64 | El::E4m3 | El::E5m2)
+        matches!(self, El::F16 | El::Bf16 | El::Tf32 | El::F32 | El::F64) || self.narrow()
+    }
+    /// The 8-, 6- and 4-bit floats.
+    fn narrow(self) -> bool {
+        matches!(self, El::E4m3 | El::E5m2 | El::E3m2 | El::E2m3 | El::E2m1 | El::Fp4)
     }
     pub(super) fn signed(self) -> bool {
         matches!(self, El::S8 | El::S4 | El::S32)
@@ -122,6 +138,10 @@ impl El {
             El::F64 => f64::from_bits(code),
             El::E4m3 => e4m3(code as u8),
             El::E5m2 => e5m2(code as u8),
+            El::E3m2 => E3M2.decode(code as u8 & 0x3F) as f64,
+            El::E2m3 => E2M3.decode(code as u8 & 0x3F) as f64,
+            El::E2m1 => E2M1.decode(code as u8 >> 2 & 0xF) as f64,
+            El::Fp4 => E2M1.decode(code as u8 & 0xF) as f64,
             El::U8 | El::U4 | El::B1 => code as f64,
             El::S8 => code as u8 as i8 as f64,
             El::S4 => (((code as u8) << 4) as i8 >> 4) as f64,
@@ -175,6 +195,10 @@ impl El {
                     return c as u64;
                 }
             },
+            // Every FP6/FP4 code (all are finite), padding bits zero.
+            El::E3m2 | El::E2m3 => g.gen::<u64>() & 0x3F,
+            El::E2m1 => (g.gen::<u64>() & 0xF) << 2,
+            El::Fp4 => g.gen::<u64>() & 0xF,
             El::S32 => g.gen_range(-(1i64 << 20)..=1 << 20) as u32 as u64,
             _ => g.gen::<u64>() & self.mask(),
         }
@@ -299,7 +323,7 @@ enum Op {
 
 /// A form, read from its chain.
 #[derive(Clone, Copy, Debug)]
-struct Mma {
+pub(super) struct Mma {
     chain: &'static str,
     sparse: bool,
     shape: Shape,
@@ -309,18 +333,44 @@ struct Mma {
     c: El,
     op: Op,
     sat: bool,
+    /// Block scaling (`.block_scale`).
+    scale: Option<Scale>,
+}
+
+/// The block scaling of a form: scale factors per row of A and column of B (1, 2 or 4 along
+/// K) and their type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Scale {
+    vec: usize,
+    ue4m3: bool,
 }
 
 impl Mma {
-    fn parse(chain: &'static str) -> Mma {
+    pub(super) fn parse(chain: &'static str) -> Mma {
         let p: Vec<&str> = chain.split('.').collect();
         let si = p.iter().position(|x| x.starts_with("m8n") || x.starts_with("m16n")).expect("a shape");
         let dims: Vec<usize> = p[si][1..].split(['n', 'k']).map(|x| x.parse().unwrap()).collect();
         let major = |x: &str| if x == "row" { Major::Row } else { Major::Col };
         let mut i = si + 3;
+        // sm_120a's kinds: `.kind::*`, `.block_scale`, `.scale_vec::NX` before the types.
+        let kind = p[i].strip_prefix("kind::");
+        while p[i].starts_with("kind::") || p[i] == "block_scale" || p[i].starts_with("scale_vec::") {
+            i += 1;
+        }
         let sat = p[i] == "satfinite";
         i += sat as usize;
-        let (d, a, b, c) = (El::parse(p[i]), El::parse(p[i + 1]), El::parse(p[i + 2]), El::parse(p[i + 3]));
+        let (d, mut a, mut b, c) = (El::parse(p[i]), El::parse(p[i + 1]), El::parse(p[i + 2]), El::parse(p[i + 3]));
+        if matches!(kind, Some("mxf4" | "mxf4nvf4")) {
+            (a, b) = (El::Fp4, El::Fp4);
+        }
+        let scale = chain.contains(".block_scale").then(|| {
+            let vec = match p.iter().find_map(|x| x.strip_prefix("scale_vec::")) {
+                Some(v) => v.trim_end_matches('X').parse().unwrap(),
+                None if kind == Some("mxf8f6f4") => 1,
+                None => 2,
+            };
+            Scale { vec, ue4m3: p.last() == Some(&"ue4m3") }
+        });
         let op = match p.get(i + 4) {
             Some(&"and") => Op::And,
             Some(&"xor") => Op::Xor,
@@ -328,7 +378,7 @@ impl Mma {
         };
         let quad = (dims == [8, 8, 4] && a == El::F16).then(|| (major(p[si + 1]), major(p[si + 2])));
         let shape = Shape { m: dims[0], n: dims[1], k: dims[2], quad };
-        Mma { chain, sparse: p[1].starts_with("sp"), shape, d, a, b, c, op, sat }
+        Mma { chain, sparse: p[1].starts_with("sp"), shape, d, a, b, c, op, sat, scale }
     }
     /// The shape of A as stored: half the K when sparse.
     fn a_shape(&self) -> Shape {
@@ -351,7 +401,7 @@ impl Mma {
             s.regs(s.m, s.n, Self::acc_per_reg(self.d)),
         )
     }
-    fn desc(&self) -> &'static ptxkit::ops::FormDesc {
+    pub(super) fn desc(&self) -> &'static ptxkit::ops::FormDesc {
         mma::FORMS.iter().find(|f| f.chain == self.chain).unwrap_or_else(|| panic!("{} is not in mma::FORMS", self.chain))
     }
     /// The legal sparsity selectors the table records.
@@ -392,12 +442,36 @@ impl Mma {
         let at = 4 * (unit / 2) + if unit % 2 == 0 { pair.0 } else { pair.1 };
         (at * ub + within) / w
     }
+    /// A random selector operand: a legal sparsity selector, or for block scaling the four
+    /// 16-bit selectors packed a byte each (byte-id-a, thread-id-a, byte-id-b, thread-id-b)
+    /// from PTX ISA Table 37's legal values; 0 for the other forms.
+    fn draw_sel(&self, g: &mut StdRng) -> u32 {
+        if self.sparse {
+            return self.selectors()[g.gen_range(0..self.selectors().len())] as u32;
+        }
+        let Some(sc) = self.scale else { return 0 };
+        let byte = |g: &mut StdRng| match sc.vec {
+            1 => g.gen_range(0..4u32),
+            2 => 2 * g.gen_range(0..2u32),
+            _ => 0,
+        };
+        byte(g) | g.gen_range(0..2u32) << 8 | byte(g) << 16 | g.gen_range(0..4u32) << 24
+    }
+    /// A random scale word: four codes that each scale by 2^-6 .. 2^6 (ue8m0), or by
+    /// 2^-3 .. 2^3·1.875 (ue4m3: positive e4m3 codes).
+    fn scale_word(&self, g: &mut StdRng) -> u32 {
+        let ue4m3 = self.scale.is_some_and(|s| s.ue4m3);
+        (0..4).fold(0, |w, i| {
+            let code = if ue4m3 { g.gen_range(4..=10u32) << 3 | g.gen_range(0..8u32) } else { (127 + g.gen_range(-6..=6i32)) as u32 };
+            w | code << (8 * i)
+        })
+    }
     /// Unit roundoff of the accumulation, in D's type (see the module docs).
     fn roundoff(&self) -> f64 {
         match (self.d, self.a) {
             (El::F64, _) => 2f64.powi(-53),
             (El::F16, _) => 2f64.powi(-11),
-            (_, El::E4m3 | El::E5m2) => 2f64.powi(-14),
+            (_, a) if a.narrow() => 2f64.powi(-14),
             _ => 2f64.powi(-24),
         }
     }
@@ -419,18 +493,22 @@ fn at(tile: usize, row: usize, col: usize, rows: usize, cols: usize) -> usize {
 }
 
 /// The tiles of one launch, per warp, as element bits, row-major per tile: A as stored (the
-/// kept half of each row when sparse), B, C, and for sparse forms each group's index pair.
+/// kept half of each row when sparse), B, C, for sparse forms each group's index pair, for
+/// block-scaled ones every thread's scale-a-data and scale-b-data words; and the selector
+/// operand ([`Mma::draw_sel`]).
 struct Round {
     a: Vec<Vec<u64>>,
     b: Vec<Vec<u64>>,
     c: Vec<Vec<u64>>,
     pairs: Vec<[(usize, usize); 8]>,
+    scales: Vec<[Vec<u32>; 2]>,
+    sel: u32,
 }
 
 impl Round {
     fn random(f: &Mma, g: &mut StdRng, fill: Fill) -> Round {
         let (s, sa) = (f.shape, f.a_shape());
-        let mut r = Round { a: vec![], b: vec![], c: vec![], pairs: vec![] };
+        let mut r = Round { a: vec![], b: vec![], c: vec![], pairs: vec![], scales: vec![], sel: f.draw_sel(g) };
         let amax = |t: El| if t.signed() { 1i64 << (t.bits() - 1) } else { (1i64 << t.bits()) - 1 };
         for w in 0..WARPS {
             let (sign_a, sign_b, up) = match fill {
@@ -454,8 +532,30 @@ impl Round {
                     .collect(),
             );
             r.pairs.push(std::array::from_fn(|_| f.pairs()[g.gen_range(0..f.pairs().len())]));
+            r.scales.push(std::array::from_fn(|_| (0..32).map(|_| if f.scale.is_some() { f.scale_word(g) } else { 0 }).collect()));
         }
         r
+    }
+
+    /// The scale of row `idx` of A (`a`) or column `idx` of B at K index `kk` in warp `w`
+    /// (1 without block scaling). PTX ISA 9.0, 9.7.14.3: thread-id-a picks the thread pair
+    /// of each quad that holds SF_A, thread-id-b the thread that holds SF_B; byte-id the byte
+    /// (1X), the first of two bytes (2X, one per 32 of K) or 0 (4X, one byte per 16 of K).
+    /// Which thread of the pair holds which row is a figure; CUTLASS's `SFALayout` of the
+    /// sm_120 block-scaled atoms gives rows g and g + 8 of quad g to its even and odd thread,
+    /// as here; SF_B of column g comes from thread 4g + thread-id-b.
+    fn scale(&self, f: &Mma, w: usize, a: bool, idx: usize, kk: usize) -> f64 {
+        let Some(sc) = f.scale else { return 1.0 };
+        let sel = self.sel as usize;
+        let (byte_id, thread_id) = if a { (sel & 0xFF, sel >> 8 & 0xFF) } else { (sel >> 16 & 0xFF, sel >> 24) };
+        let lane = if a { 4 * (idx % 8) + 2 * thread_id + idx / 8 } else { 4 * idx + thread_id };
+        let block = kk / (f.shape.k / sc.vec);
+        let code = (self.scales[w][!a as usize][lane] >> (8 * (byte_id + block))) as u8;
+        if sc.ue4m3 {
+            E4M3.decode(code) as f64
+        } else {
+            UE8M0.decode(code) as f64
+        }
     }
 
     /// A of warp `w` as a dense M×K tile of values (sparse: the kept elements at the columns
@@ -474,8 +574,8 @@ impl Round {
         out
     }
 
-    /// Per-thread register arrays (32-bit words, a 64-bit register as two): A, B, C and the
-    /// metadata word.
+    /// Per-thread register arrays (32-bit words, a 64-bit register as two): A, B, C, and two
+    /// words a thread: the metadata word (sparse) or the scale-a and scale-b words.
     fn scatter(&self, f: &Mma) -> [Vec<u32>; 4] {
         let (s, sa) = (f.shape, f.a_shape());
         let (na, nb, nc, _) = f.counts();
@@ -493,9 +593,13 @@ impl Round {
             at(t, row, col, s.m, s.n)
         });
         let meta = (0..THREADS)
-            .map(|tid| {
-                let (i0, i1) = self.pairs[tid / 32][tid % 32 / 4];
-                (i0 | i1 << 2) as u32 * 0x1111_1111
+            .flat_map(|tid| {
+                let (w, lane) = (tid / 32, tid % 32);
+                if f.scale.is_some() {
+                    return [self.scales[w][0][lane], self.scales[w][1][lane]];
+                }
+                let (i0, i1) = self.pairs[w][lane / 4];
+                [(i0 | i1 << 2) as u32 * 0x1111_1111, 0]
             })
             .collect();
         [a, b, c, meta]
@@ -520,8 +624,8 @@ impl Round {
                         let cv = f.c.value(self.c[w][at(tile, row, col, s.m, s.n)]);
                         let (mut sum, mut scale) = (0.0f64, cv.abs());
                         for kk in 0..s.k {
-                            let x = a[at(tile, row, kk, s.m, s.k)];
-                            let y = f.b.value(self.b[w][at(tile, kk, col, s.k, s.n)]);
+                            let x = a[at(tile, row, kk, s.m, s.k)] * self.scale(f, w, true, row, kk);
+                            let y = f.b.value(self.b[w][at(tile, kk, col, s.k, s.n)]) * self.scale(f, w, false, col, kk);
                             let term = match f.op {
                                 Op::Mul | Op::And => x * y,
                                 Op::Xor => x + y - 2.0 * x * y,
@@ -579,10 +683,10 @@ fn scatter(codes: &[Vec<u64>], nregs: usize, t: El, e: usize, coords: impl Fn(us
 
 // ---- kernels ---------------------------------------------------------------------------------
 
-/// The typed call of one form: A, B, C fragments, the metadata register and the selector
-/// (used by sparse forms) to D.
+/// The typed call of one form: A, B, C fragments, the two extra registers (the metadata of
+/// sparse forms, the scale data of block-scaled ones) and the selector operand to D.
 type Call<W, const NA: usize, const NB: usize, const NC: usize, const ND: usize> =
-    fn(&mut Kernel, [Reg<W>; NA], [Reg<W>; NB], [Reg<W>; NC], Reg<B32>, u32) -> [Reg<W>; ND];
+    fn(&mut Kernel, [Reg<W>; NA], [Reg<W>; NB], [Reg<W>; NC], [Reg<B32>; 2], u32) -> [Reg<W>; ND];
 
 /// Thread `tid`'s `N` registers from `p[tid * N ..]`.
 fn load_regs<W: Load<(), m::Global>, const N: usize>(k: &mut Kernel, p: GlobalPtr<B32>, tid: Reg<U32>) -> [Reg<W>; N] {
@@ -592,7 +696,7 @@ fn load_regs<W: Load<(), m::Global>, const N: usize>(k: &mut Kernel, p: GlobalPt
 }
 
 /// Adds the kernel of `call` to `m`: thread `i` loads its fragments from `a`, `b`, `c` at
-/// `i * registers`, and its metadata word from `e[i]`, and stores D to `d`.
+/// `i * registers`, and its two extra words from `e[2i..]`, and stores D to `d`.
 fn build<W, const NA: usize, const NB: usize, const NC: usize, const ND: usize>(
     m: &mut Module,
     name: &str,
@@ -607,7 +711,7 @@ where
         let a = load_regs::<W, NA>(k, pa, tid);
         let b = load_regs::<W, NB>(k, pb, tid);
         let c = load_regs::<W, NC>(k, pc, tid);
-        let e = k.ld(pe.at(tid));
+        let e = load_regs::<B32, 2>(k, pe, tid);
         let d = call(k, a, b, c, e, sel);
         let base = ptx!(k, "mul.lo.u32", tid, ND as u32);
         let pd = pd.cast::<W>();
@@ -623,6 +727,7 @@ type KernelParams = (GlobalPtr<B32>, GlobalPtr<B32>, GlobalPtr<B32>, GlobalPtr<B
 /// Runs `call` in one kernel of [`WARPS`] warps on per-thread inputs; returns D's words.
 fn launch<W, const NA: usize, const NB: usize, const NC: usize, const ND: usize>(
     gpu: &Gpu,
+    t: Target,
     call: Call<W, NA, NB, NC, ND>,
     ins: &[Vec<u32>; 4],
     sel: u32,
@@ -630,7 +735,7 @@ fn launch<W, const NA: usize, const NB: usize, const NC: usize, const ND: usize>
 where
     W: Load<(), m::Global> + Store<(), m::Global>,
 {
-    let mut m = Module::new(target(gpu));
+    let mut m = Module::new(t);
     let kr = build(&mut m, "mma", call, sel);
     let module = load(gpu, &m);
     let up = |v: &Vec<u32>| gpu.upload(v).unwrap();
@@ -643,7 +748,7 @@ where
 /// A CPU model of the instruction, reading the per-thread registers through the same
 /// layouts: it checks the host side (packing, metadata words, the reference, the comparison)
 /// where there is no GPU, not the layouts themselves.
-fn simulate(f: &Mma, ins: &[Vec<u32>; 4]) -> Vec<u32> {
+fn simulate(f: &Mma, ins: &[Vec<u32>; 4], sel: u32) -> Vec<u32> {
     let (s, sa) = (f.shape, f.a_shape());
     let (na, nb, nc, nd) = f.counts();
     let gather = |words: &[u32], t: El, e: usize, nregs: usize, len: usize, coords: &dyn Fn(usize, usize, usize) -> usize| {
@@ -676,11 +781,13 @@ fn simulate(f: &Mma, ins: &[Vec<u32>; 4]) -> Vec<u32> {
         pairs: (0..WARPS)
             .map(|w| {
                 std::array::from_fn(|g| {
-                    let nibble = ins[3][w * 32 + 4 * g] as usize;
+                    let nibble = ins[3][2 * (w * 32 + 4 * g)] as usize;
                     (nibble & 3, nibble >> 2 & 3)
                 })
             })
             .collect(),
+        scales: (0..WARPS).map(|w| std::array::from_fn(|i| (0..32).map(|l| ins[3][2 * (w * 32 + l) + i]).collect())).collect(),
+        sel,
     };
     let mut d = vec![vec![0u64; s.tiles() * s.m * s.n]; WARPS];
     for (w, dw) in d.iter_mut().enumerate() {
@@ -689,7 +796,8 @@ fn simulate(f: &Mma, ins: &[Vec<u32>; 4]) -> Vec<u32> {
             let (tile, row, col) = (i / (s.m * s.n), i / s.n % s.m, i % s.n);
             let mut x = f.c.value(round.c[w][i]);
             for kk in 0..s.k {
-                let (p, q) = (a[at(tile, row, kk, s.m, s.k)], f.b.value(round.b[w][at(tile, kk, col, s.k, s.n)]));
+                let p = a[at(tile, row, kk, s.m, s.k)] * round.scale(f, w, true, row, kk);
+                let q = f.b.value(round.b[w][at(tile, kk, col, s.k, s.n)]) * round.scale(f, w, false, col, kk);
                 x += if f.op == Op::Xor { p + q - 2.0 * p * q } else { p * q };
             }
             *out = match f.d {
@@ -707,17 +815,17 @@ fn simulate(f: &Mma, ins: &[Vec<u32>; 4]) -> Vec<u32> {
     })
 }
 
-/// Where a check runs: on the GPU, on the CPU model, or only building its kernel into a
-/// module (for ptxas).
-enum Env<'a> {
-    Gpu(&'a Gpu),
+/// Where a check runs: on the GPU (modules for the target given), on the CPU model, or only
+/// building its kernel into a module (for ptxas).
+pub(super) enum Env<'a> {
+    Gpu(&'a Gpu, Target),
     Cpu,
     Build(&'a mut Module),
 }
 
 /// Two rounds of fresh inputs (three with `.satfinite`: one that overflows); `W` is the
 /// register width (`B64` for f64 forms, `B32` otherwise).
-fn check<W, const NA: usize, const NB: usize, const NC: usize, const ND: usize>(
+pub(super) fn check<W, const NA: usize, const NB: usize, const NC: usize, const ND: usize>(
     env: &mut Env,
     g: &mut StdRng,
     chain: &'static str,
@@ -729,9 +837,8 @@ where
 {
     let f = Mma::parse(chain);
     assert_eq!((NA, NB, NC, ND), f.counts(), "{chain}: the typed fragments and the layouts disagree");
-    let sel = |g: &mut StdRng| if f.sparse { f.selectors()[g.gen_range(0..f.selectors().len())] as u32 } else { 0 };
     if let Env::Build(m) = env {
-        build(m, &chain.replace(['.', ':'], "_"), call, sel(g));
+        build(m, &chain.replace(['.', ':'], "_"), call, f.draw_sel(g));
         return Ok(());
     }
     let mut fills = vec![Fill::Normal, Fill::Normal];
@@ -742,15 +849,15 @@ where
         let round = Round::random(&f, g, fill);
         let ins = round.scatter(&f);
         let out = match env {
-            Env::Gpu(gpu) => launch(gpu, call, &ins, sel(g)),
-            _ => simulate(&f, &ins),
+            Env::Gpu(gpu, t) => launch(gpu, *t, call, &ins, round.sel),
+            _ => simulate(&f, &ins, round.sel),
         };
         round.compare(&f, &out, fill)?;
     }
     Ok(())
 }
 
-type Check = fn(&mut Env, &mut StdRng) -> Result<(), String>;
+pub(super) type Check = fn(&mut Env, &mut StdRng) -> Result<(), String>;
 
 /// `(chain, check)` per form: D written over C's registers (`=> d, a, b, d`), C separate
 /// (C and D of different types), or sparse (metadata and selector after C).
@@ -769,15 +876,29 @@ macro_rules! forms {
     (sparse $w:ident: $($chain:literal)*) => {
         vec![$(($chain, (|env: &mut Env, g: &mut StdRng| check(env, g, $chain, PhantomData::<$w>, |k, a, b, c, e, sel| {
             let d = c.map(|r| r.bitcast());
-            ptx!(k, $chain => d, a, b, d, e, sel).map(|r| r.bitcast())
+            ptx!(k, $chain => d, a, b, d, e[0], sel).map(|r| r.bitcast())
+        })) as Check)),*]
+    };
+    (scaled $w:ident: $($chain:literal)*) => {
+        vec![$(($chain, (|env: &mut Env, g: &mut StdRng| check(env, g, $chain, PhantomData::<$w>, |k, a, b, c, e, sel| {
+            let d = c.map(|r| r.bitcast());
+            let pair = |k: &mut Kernel, lo: u32, hi: u32| -> [Reg<U16>; 2] { [ptx!(k, "mov.u16", lo as u16), ptx!(k, "mov.u16", hi as u16)] };
+            let (ids_a, ids_b) = (pair(k, sel & 0xFF, sel >> 8 & 0xFF), pair(k, sel >> 16 & 0xFF, sel >> 24));
+            ptx!(k, $chain => d, a, b, d, e[0], ids_a, e[1], ids_b).map(|r| r.bitcast())
         })) as Check)),*]
     };
 }
+pub(super) use forms;
 
 /// Runs every form of `forms` the GPU has; the failures of all of them are reported together.
 fn run_all(gpu: Gpu, test: &str, forms: Vec<(&'static str, Check)>) {
-    let mut g = rng(test);
     let t = target(&gpu);
+    run_all_on(&gpu, t, test, forms);
+}
+
+/// [`run_all`] with the modules built for `t` (an architecture-specific target, say).
+pub(super) fn run_all_on(gpu: &Gpu, t: Target, test: &str, forms: Vec<(&'static str, Check)>) {
+    let mut g = rng(test);
     let (mut ran, mut absent, mut failed) = (0, vec![], vec![]);
     for (chain, check) in forms {
         if !Mma::parse(chain).desc().req().is_some_and(|r| r.allows(t)) {
@@ -785,7 +906,7 @@ fn run_all(gpu: Gpu, test: &str, forms: Vec<(&'static str, Check)>) {
             continue;
         }
         ran += 1;
-        if let Err(e) = check(&mut Env::Gpu(&gpu), &mut g) {
+        if let Err(e) = check(&mut Env::Gpu(gpu, t), &mut g) {
             failed.push(e);
         }
     }
@@ -1042,12 +1163,12 @@ fn vec_len(k: &Kind) -> usize {
 
 /// The forms that run on sm_90: all but sm_120a's `kind::` forms (FP4/FP6 and block scaling),
 /// which ptxas checks (tests/ptxas_forms.rs) and no Hopper GPU can run.
-fn hopper_forms() -> impl Iterator<Item = &'static ptxkit::ops::FormDesc> {
+pub(super) fn hopper_forms() -> impl Iterator<Item = &'static ptxkit::ops::FormDesc> {
     mma::FORMS.iter().filter(|f| !f.chain.contains(".kind::"))
 }
 
 fn fragment_layouts_match_the_table() {
-    for desc in hopper_forms() {
+    for desc in mma::FORMS.iter() {
         let f = Mma::parse(desc.chain);
         let (s, sa) = (f.shape, f.a_shape());
         let (na, nb, nc, nd) = f.counts();
@@ -1100,6 +1221,34 @@ fn layouts_of_a_few_documented_elements() {
     assert_eq!(c_coords(quad, 1, 18, 5, 0), (0, 4, 2 + 1 + 4));
     // m8n8k4 column-major A, lane 21: row i + 4, column 1, quad-pair 1.
     assert_eq!(a_coords(Shape { quad: Some((Major::Col, Major::Col)), ..quad }, 2, 21, 1, 0), (1, 2 + 4, 1));
+    // Block scaling (PTX ISA 9.7.14.3): every thread's scale words hold, in byte b of lane l,
+    // the ue8m0 code 4l + b, so a scale's log2 + 127 names the thread and byte it came from.
+    let lookup = |chain: &'static str, sel: u32, a: bool, idx: usize, kk: usize| -> (usize, usize) {
+        let f = Mma::parse(chain);
+        let words: Vec<u32> = (0..32u32).map(|l| (0..4).fold(0, |w, b| w | (4 * l + b) << (8 * b))).collect();
+        let r = Round { a: vec![], b: vec![], c: vec![], pairs: vec![], scales: vec![[words.clone(), words]], sel };
+        let code = (r.scale(&f, 0, a, idx, kk).log2() + 127.0) as usize;
+        (code / 4, code % 4)
+    };
+    let mx = "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e2m1.e3m2.f32.ue8m0";
+    // 1X, byte-id-a 2, thread-id-a 1: rows g and g + 8 from threads 4g + 2 and 4g + 3.
+    let sel = 2 | 1 << 8 | 3 << 16 | 2 << 24;
+    assert_eq!(lookup(mx, sel, true, 1, 5), (4 + 2, 2));
+    assert_eq!(lookup(mx, sel, true, 9, 31), (4 + 3, 2));
+    // thread-id-b 2, byte-id-b 3: column g from thread 4g + 2.
+    assert_eq!(lookup(mx, sel, false, 5, 0), (22, 3));
+    // 2X: byte-id 2 selects bytes 2 (K 0-31) and 3 (K 32-63).
+    let f4 = "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0";
+    let sel = 2 | 2 << 16 | 3 << 24;
+    assert_eq!((lookup(f4, sel, true, 3, 31), lookup(f4, sel, true, 3, 32)), ((12, 2), (12, 3)));
+    assert_eq!(lookup(f4, sel, false, 7, 63), (31, 3));
+    assert_eq!(Mma::parse(f4).scale, Some(Scale { vec: 2, ue4m3: false }));
+    let nv = "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3";
+    assert_eq!(Mma::parse(nv).scale, Some(Scale { vec: 4, ue4m3: true }));
+    assert_eq!((Mma::parse(nv).a, Mma::parse(mx).a, Mma::parse(mx).b), (El::Fp4, El::E2m1, El::E3m2));
+    // Containers: e2m1 in bits 2-5, e3m2 and e2m3 in bits 0-5.
+    let values = [El::E2m1.value(0b0000_1000), El::E2m1.value(0b0000_0011), El::E3m2.value(0b0000_1100), El::E2m3.value(0b0000_1100)];
+    assert_eq!(values, [1.0, 0.0, 1.0, 1.5]);
 }
 
 fn host_side_round_trips_through_a_cpu_model() {
