@@ -1,6 +1,7 @@
 //! The typed builder over the core: kernels and device functions built from Rust closures
 //! with typed parameters, structured control flow and guarded scopes, memory helpers,
-//! directives, module variables, and kernel parameters of raw bytes and tensor maps.
+//! directives, module variables (texture, sampler and surface references among them), and
+//! kernel parameters of raw bytes, tensor maps, textures and surfaces.
 
 mod calls;
 mod control;
@@ -10,6 +11,7 @@ mod module;
 mod param_bytes;
 mod params;
 mod tensor_map;
+mod textures;
 
 pub use crate::core::{check_ident, Directive, Error, Kernel, Module, Suffix, Target, Version};
 pub use calls::{Abi, FuncPtr, FuncRef};
@@ -18,3 +20,4 @@ pub use module::{InitValue, KernelRef, Var};
 pub use param_bytes::ParamBytes;
 pub use params::{FuncValues, KernelParam, KernelParams, ScalarParam};
 pub use tensor_map::{TensorElem, TensorMap};
+pub use textures::{AddrMode, FilterMode, SamplerState};

@@ -15,7 +15,7 @@ pub mod names;
 pub(crate) mod print;
 pub mod target;
 
-pub use desc::{DstKind, FormDesc, Kind, Space};
+pub use desc::{Coord, DstKind, FormDesc, Handles, Kind, Space, TexMode};
 pub use dtype::{DType, Family, RegClass};
 pub use error::{check_ident, Error};
 pub use kernel::{BranchTargets, Directive, Kernel, Label};

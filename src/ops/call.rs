@@ -222,6 +222,12 @@ where
                     buf.push(Opnd::Pair(a, b));
                 }
             }
+            DstKind::VecPred(..) => {
+                if let [Opnd::Vec { start, len }, Opnd::Reg(pred)] = buf[..] {
+                    buf.clear();
+                    buf.push(Opnd::VecPred { start, len, pred });
+                }
+            }
             _ => {}
         }
         args.lower_into(k, &mut buf);

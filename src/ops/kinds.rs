@@ -95,7 +95,3 @@ pub struct LabelOp;
 
 /// Operand kind: the label of a `.branchtargets` list ([`BranchTargets`](crate::core::BranchTargets)).
 pub struct TargetsOp;
-
-/// Operand kind: `[tensor-map, {c0, .., c(R-1)}]`, a tensor map's address and `R` `.s32`
-/// coordinates.
-pub struct TensorAddr<const R: usize>;

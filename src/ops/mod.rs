@@ -34,6 +34,7 @@
 
 pub mod access;
 mod call;
+mod coords;
 mod kinds;
 
 pub mod arith;
@@ -50,15 +51,18 @@ pub mod mem;
 pub mod mma;
 pub mod sync;
 pub mod tcgen05;
+pub mod texture;
 pub mod warp;
 pub mod wgmma;
 
 pub use crate::core::ir::Guard;
 pub use crate::core::isa::{self, Req};
-pub use crate::core::{DstKind, FormDesc, Kind, Space};
+pub use crate::core::{Coord, DstKind, FormDesc, Handles, Kind, Space, TexMode};
 pub(crate) use call::{conjunction, in_scope};
 pub use call::{guard_of, Acc, Alloc, Call, Dst, Lower, Operand};
-pub use kinds::{Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, StateSpace, TargetsOp, TensorAddr, Tmem, Vector};
+pub(crate) use coords::handle_addr;
+pub use coords::{h, pad_opnd, CoordKinds, CoordList, Coords, HandleAddr, Run};
+pub use kinds::{Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, StateSpace, TargetsOp, Tmem, Vector};
 
 use core::marker::PhantomData;
 

@@ -1,15 +1,18 @@
 //! Typed values beyond plain registers: immediates (with legal-value sets), special
 //! registers, pointers typed by state space and the addresses built from them, symbols,
-//! tensor-map coordinates and tensor-memory addresses. Registers themselves are in
+//! tensor-map coordinates, texture, sampler and surface handles and their coordinates,
+//! and tensor-memory addresses. Registers themselves are in
 //! [`crate::types`]; every value here lowers to the untyped IR through
 //! [`Operand`](crate::ops::Operand).
 
+mod handle;
 mod imm;
 mod ptr;
 mod sreg_table;
 
 pub use crate::core::{BranchTargets, Label};
 pub use crate::types::{IntoGuard, NotPred, Reg};
+pub use handle::{At, Sampler, Surface, TexSampler, Texture};
 pub use imm::{Const, IntImm};
 pub use ptr::{
     elem_bytes, Address, ConstPtr, Elem, GenericPtr, GlobalPtr, Index, LocalPtr, ParamPtr, Ptr, SharedPtr, SymAddr, TensorAt, TmemAddr,
