@@ -425,7 +425,9 @@ impl<'a> TexObject<'a> {
     }
 
     /// A 1-D texture over a buffer (`tex.1d` with `.s32` coordinates: element indices). A
-    /// linear texture neither filters nor normalises coordinates.
+    /// linear texture neither filters nor normalises coordinates, and has no address modes;
+    /// the buffer must start at a multiple of the device's texture alignment (512 bytes on
+    /// current GPUs; allocations are).
     pub fn linear<T: Texel + DeviceRepr>(buf: &'a CudaSlice<T>, desc: &TextureDesc) -> Result<Self, RuntimeError> {
         if desc.filter != FilterMode::Point || desc.normalized_coords {
             return invalid("a linear texture has point filtering and element coordinates".into());
@@ -439,7 +441,7 @@ impl<'a> TexObject<'a> {
             return invalid(format!("a linear texture of {} elements exceeds this device's {max}", buf.len()));
         }
         let (ptr, _rec) = buf.device_ptr(buf.stream());
-        Self::check_base(&ctx, ptr)?;
+        Self::check_base(&ctx, ptr, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?;
         // SAFETY: as in `array`, with the linear member.
         let mut res: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
         res.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_LINEAR;
@@ -453,8 +455,8 @@ impl<'a> TexObject<'a> {
     }
 
     /// A 2-D texture over a buffer of `height` rows of `width` elements, `pitch` elements
-    /// apart (the pitch in bytes a multiple of the device's texture pitch alignment, 32 bytes
-    /// on current GPUs).
+    /// apart (the pitch in bytes, and the buffer's address, multiples of the device's texture
+    /// pitch alignment, 32 bytes on current GPUs).
     pub fn pitch2d<T: Texel + DeviceRepr>(
         buf: &'a CudaSlice<T>,
         width: usize,
@@ -475,7 +477,7 @@ impl<'a> TexObject<'a> {
             return invalid(format!("{height} rows of {width} elements, {pitch} apart, do not fit a buffer of {}", buf.len()));
         }
         let (ptr, _rec) = buf.device_ptr(buf.stream());
-        Self::check_base(&ctx, ptr)?;
+        Self::check_base(&ctx, ptr, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT)?;
         // SAFETY: as in `array`, with the pitch2D member.
         let mut res: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
         res.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_PITCH2D;
@@ -490,9 +492,10 @@ impl<'a> TexObject<'a> {
         TexObject::create(&ctx, res, desc.raw::<T>()?, Some(buf))
     }
 
-    /// The texture base address alignment the device requires.
-    fn check_base(ctx: &CudaContext, ptr: sys::CUdeviceptr) -> Result<(), RuntimeError> {
-        let align = limit(ctx, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?.max(1) as u64;
+    /// The base address alignment the device requires of a texture's buffer (`attr`: the
+    /// texture alignment for linear textures, the pitch alignment for pitched ones).
+    fn check_base(ctx: &CudaContext, ptr: sys::CUdeviceptr, attr: sys::CUdevice_attribute) -> Result<(), RuntimeError> {
+        let align = limit(ctx, attr)?.max(1) as u64;
         if ptr % align != 0 {
             return invalid(format!("a texture's buffer must start {align}-byte aligned (it starts at {ptr:#x})"));
         }

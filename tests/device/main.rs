@@ -33,6 +33,7 @@ mod pipeline;
 mod reference;
 mod runtime;
 mod setmaxnreg;
+mod texture;
 mod tma;
 mod warp;
 mod wgmma;
@@ -252,6 +253,7 @@ fn main() {
         reference::TESTS,
         runtime::TESTS,
         setmaxnreg::TESTS,
+        texture::TESTS,
         tma::TESTS,
         warp::TESTS,
         wgmma::TESTS,
