@@ -57,16 +57,18 @@ pub trait Texel: sealed::Sealed + Copy + Default + 'static {
     const CHANNELS: u32;
     /// Whether the channels are integers (read as such, or as normalised floats).
     const INTEGER: bool;
+    /// Bits per channel.
+    const BITS: u32;
 }
 
 macro_rules! texels {
     ($($t:ty => $f:ident, $int:expr;)*) => {$(
         impl sealed::Sealed for $t {}
-        impl Texel for $t { const FORMAT: sys::CUarray_format = sys::CUarray_format::$f; const CHANNELS: u32 = 1; const INTEGER: bool = $int; }
+        impl Texel for $t { const FORMAT: sys::CUarray_format = sys::CUarray_format::$f; const CHANNELS: u32 = 1; const INTEGER: bool = $int; const BITS: u32 = 8 * std::mem::size_of::<$t>() as u32; }
         impl sealed::Sealed for [$t; 2] {}
-        impl Texel for [$t; 2] { const FORMAT: sys::CUarray_format = sys::CUarray_format::$f; const CHANNELS: u32 = 2; const INTEGER: bool = $int; }
+        impl Texel for [$t; 2] { const FORMAT: sys::CUarray_format = sys::CUarray_format::$f; const CHANNELS: u32 = 2; const INTEGER: bool = $int; const BITS: u32 = 8 * std::mem::size_of::<$t>() as u32; }
         impl sealed::Sealed for [$t; 4] {}
-        impl Texel for [$t; 4] { const FORMAT: sys::CUarray_format = sys::CUarray_format::$f; const CHANNELS: u32 = 4; const INTEGER: bool = $int; }
+        impl Texel for [$t; 4] { const FORMAT: sys::CUarray_format = sys::CUarray_format::$f; const CHANNELS: u32 = 4; const INTEGER: bool = $int; const BITS: u32 = 8 * std::mem::size_of::<$t>() as u32; }
     )*};
 }
 texels! {
@@ -321,8 +323,8 @@ pub enum FilterMode {
     Linear,
 }
 
-/// How integer texels come back: as their values, or as floats normalised to `[0, 1]`
-/// (`[-1, 1]` for signed ones). Float texels come back as they are.
+/// How integer texels come back: as their values, or (8- and 16-bit ones) as floats
+/// normalised to `[0, 1]` (`[-1, 1]` for signed ones). Float texels come back as they are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ReadMode {
     #[default]
@@ -345,8 +347,11 @@ pub struct TextureDesc {
 impl TextureDesc {
     fn raw<T: Texel>(&self) -> Result<sys::CUDA_TEXTURE_DESC, RuntimeError> {
         use sys::CUaddress_mode::*;
+        if T::INTEGER && T::BITS == 32 && self.read == ReadMode::NormalizedFloat {
+            return invalid("32-bit integer texels are read as integers only (ReadMode::Element)".into());
+        }
         if self.filter == FilterMode::Linear && T::INTEGER && self.read == ReadMode::Element {
-            return invalid("linear filtering returns floats: read integer texels as ReadMode::NormalizedFloat".into());
+            return invalid("linear filtering returns floats: read 8- and 16-bit integer texels as ReadMode::NormalizedFloat".into());
         }
         if !self.normalized_coords && self.address.iter().any(|a| matches!(a, AddressMode::Wrap | AddressMode::Mirror)) {
             return invalid("the wrap and mirror address modes need normalized coordinates".into());
@@ -364,7 +369,7 @@ impl TextureDesc {
             FilterMode::Linear => sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR,
         };
         (d.filterMode, d.mipmapFilterMode) = (filter, filter);
-        if self.read == ReadMode::Element {
+        if T::INTEGER && self.read == ReadMode::Element {
             d.flags |= sys::CU_TRSF_READ_AS_INTEGER;
         }
         if self.normalized_coords {
@@ -576,5 +581,50 @@ impl<'s, 'b> HostArg<Surface> for &'s SurfObject<'b> {
         Self: 'a,
     {
         list.copy_handle(self.raw, &self.ctx, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn array_shapes_are_checked_before_the_driver() {
+        assert_eq!(ArrayDesc::d3(4, 3, 2).elements(), 24);
+        assert_eq!(ArrayDesc::layered_1d(5, 3).elements(), 15);
+        assert_eq!(ArrayDesc::layered_2d(5, 2, 3).elements(), 30);
+        assert!(ArrayDesc::d2(8, 8).surface().gather().check().is_ok());
+        let refused = |d: ArrayDesc, what: &str| match d.check() {
+            Err(RuntimeError::Invalid(m)) => assert!(m.contains(what), "{m}"),
+            other => panic!("{d:?}: {other:?}"),
+        };
+        refused(ArrayDesc::d1(0), "needs a width");
+        refused(ArrayDesc { layers: 2, ..ArrayDesc::d3(4, 4, 4) }, "1-D or 2-D");
+        refused(ArrayDesc { depth: 4, ..ArrayDesc::d1(4) }, "needs a height");
+        refused(ArrayDesc::d1(16).gather(), "2-D arrays only");
+        refused(ArrayDesc::d3(4, 4, 4).gather(), "2-D arrays only");
+    }
+
+    #[test]
+    fn sampler_states_are_checked_before_the_driver() {
+        let linear = TextureDesc { filter: FilterMode::Linear, ..Default::default() };
+        let d = linear.raw::<f32>().unwrap();
+        assert_eq!(d.filterMode, sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR);
+        assert_eq!(d.flags, 0, "float texels need no read-as-integer flag");
+        assert_eq!(TextureDesc::default().raw::<[u16; 4]>().unwrap().flags, sys::CU_TRSF_READ_AS_INTEGER);
+        let wrap = TextureDesc { address: [AddressMode::Wrap; 3], normalized_coords: true, ..Default::default() };
+        let d = wrap.raw::<[u8; 4]>().unwrap();
+        assert_eq!(
+            (d.flags, d.addressMode[2]),
+            (sys::CU_TRSF_NORMALIZED_COORDINATES | sys::CU_TRSF_READ_AS_INTEGER, sys::CUaddress_mode::CU_TR_ADDRESS_MODE_WRAP)
+        );
+        let refused = |r: Result<sys::CUDA_TEXTURE_DESC, RuntimeError>, what: &str| match r {
+            Err(RuntimeError::Invalid(m)) => assert!(m.contains(what), "{m}"),
+            other => panic!("{:?}", other.map(|d| d.flags)),
+        };
+        refused(linear.raw::<u8>(), "linear filtering returns floats");
+        assert!(TextureDesc { read: ReadMode::NormalizedFloat, ..linear }.raw::<i16>().is_ok());
+        refused(TextureDesc { read: ReadMode::NormalizedFloat, ..Default::default() }.raw::<u32>(), "32-bit integer texels");
+        refused(TextureDesc { address: [AddressMode::Mirror; 3], ..Default::default() }.raw::<f32>(), "need normalized coordinates");
     }
 }
