@@ -7,11 +7,14 @@
 //!   normalised coordinates with the wrap mode, and at integer (`.s32`) coordinates inside
 //!   the texture;
 //! - the same texture with linear filtering against a CPU bilinear model. The hardware
-//!   computes the weights in 9-bit fixed point with 8 fractional bits, so each weight may
-//!   differ from the exact one by up to 1/256; the result then differs from the exact blend by
-//!   at most `(|T10 - T00| + |T11 - T01|) / 2 / 256` in x plus the same in y (the blend is
-//!   linear in each weight), and that bound, plus 1e-6 for the float arithmetic, is the
-//!   tolerance of each sample;
+//!   keeps the weights α and β in 9-bit fixed point with 8 fractional bits, so each may
+//!   differ from the exact one by up to 1/256. The blend is bilinear in (α, β): moving α by
+//!   `da` and β by `db` moves it by `da·∂α + db·∂β + da·db·(T11 - T10 - T01 + T00)`, with
+//!   `|∂α| <= max(|T10 - T00|, |T11 - T01|)` and `|∂β| <= max(|T01 - T00|, |T11 - T10|)`.
+//!   So each sample's tolerance is `max(|T10 - T00|, |T11 - T01|)/256 + max(|T01 - T00|,
+//!   |T11 - T10|)/256 + |T11 - T10 - T01 + T00|/65536`, plus 1e-6 for the float arithmetic;
+//! - `tex.a2d` lookups in a three-layer array (the layer index first in the coordinates,
+//!   the list padded for PTX);
 //! - `tld4` gathers of each component of the 2 x 2 footprint;
 //! - `txq` width and height;
 //! - `suld`/`sust` round trips over a 2-D surface (vector, scalar and byte loads at byte
@@ -32,6 +35,7 @@ use rand::Rng;
 pub const TESTS: &[Test] = &[
     gpu!(point_sampling_clamp_wrap_and_integer_coordinates),
     gpu!(linear_filtering_within_the_weight_tolerance),
+    gpu!(layered_lookups_pick_their_layer),
     gpu!(gathers_and_queries),
     gpu!(surface_loads_and_stores_round_trip),
     gpu!(surface_reductions_from_many_threads),
@@ -213,9 +217,10 @@ fn linear_filtering_within_the_weight_tolerance(gpu: Gpu) {
             let v = |di: i64, dj: i64| texel(&t, i + di, j + dj)[c] as f64;
             let (t00, t10, t01, t11) = (v(0, 0), v(1, 0), v(0, 1), v(1, 1));
             let exact = (1.0 - a) * (1.0 - b) * t00 + a * (1.0 - b) * t10 + (1.0 - a) * b * t01 + a * b * t11;
-            // The blend's slope in each weight, bounded over the other weight's range.
+            // The blend's slope in each weight, bounded over the other weight's range, and
+            // its twist (the cross term of moving both).
             let (da, db) = ((t10 - t00).abs().max((t11 - t01).abs()), (t01 - t00).abs().max((t11 - t10).abs()));
-            let tol = (da + db) / 256.0 + 1e-6;
+            let tol = (da + db) / 256.0 + (t11 - t10 - t01 + t00).abs() / 65536.0 + 1e-6;
             let err = (got[s][c] as f64 - exact).abs();
             worst = worst.max(err / tol);
             if !(err <= tol) {
@@ -225,6 +230,28 @@ fn linear_filtering_within_the_weight_tolerance(gpu: Gpu) {
     }
     println!("linear filtering: worst error {:.3} of its tolerance", worst);
     assert!(bad.is_empty(), "{} of {} values outside the tolerance; first {:?}", bad.len(), 4 * SAMPLES, bad[0]);
+}
+
+fn layered_lookups_pick_their_layer(gpu: Gpu) {
+    let mut g = rng("layered_lookups_pick_their_layer");
+    let layers = 3usize;
+    let t: Texels = (0..layers * W * H).map(|_| std::array::from_fn(|_| g.gen_range(-1.0f32..1.0))).collect();
+    let mut array = gpu.array::<[f32; 4]>(&ArrayDesc::layered_2d(W, H, layers)).unwrap();
+    array.upload(&t).unwrap();
+    let tex = TexObject::array(&array, &TextureDesc::default()).unwrap();
+    let (mut xs, mut ys, mut want) = (vec![], vec![], vec![]);
+    for s in 0..SAMPLES {
+        let (i, j) = (g.gen_range(0..W as i64), g.gen_range(0..H as i64));
+        xs.push(inside(&mut g, i, 0.0));
+        ys.push(inside(&mut g, j, 0.0));
+        want.push(t[(s % layers) * W * H + j as usize * W + i as usize]);
+    }
+    let (got, _) = lookup(&gpu, &tex, &xs, &ys, |k, tex, x, y| {
+        let i = k.global_thread_index_x();
+        let layer = ptx!(k, "rem.u32", i, layers as u32);
+        (ptx!(k, "tex.a2d.v4.f32.f32", tex.at((layer, x, y))), ptx!(k, "mov.u32", 0u32))
+    });
+    compare("tex.a2d point", &xs, &ys, &got, &want);
 }
 
 fn gathers_and_queries(gpu: Gpu) {
