@@ -3,26 +3,27 @@
 //! Pattern: the opcode, then parts. A part is literal text and choices: `.rn`,
 //! `.<rnd>` (a member of a named set), `.<T:int>` (a member bound to `T`), `.<a|b>`
 //! (an inline list), `.m64n<N:8..256/8>k16` (a number bound inside a token; `a..b/s` is
-//! inclusive, step `s`), `.x<N:1|2|4>`, `.<A>` (the value bound to `A` earlier in the row).
+//! inclusive, step `s`), `.x<N:1|2|4>`, `.v<L:4>` (a variable bound to a single value),
+//! `.<A>` (the value bound to `A` earlier in the row).
 //! `{...|...}` is an optional group of alternatives, `(...|...)` a required one.
 //!
 //! Signature: `dsts = srcs`, where `<name:item>` marks an optional item: the row stands
 //! for the forms with and without each, and the names of those present make the variant
-//! (`<offset:{s32*2}>` and `<depth:f32>` give `plain`, `offset`, `depth`, `offset_depth`). A dst is `-` (none), `_` (the sink), a type, `X|Y` (a grouped
-//! pair), a braced vector `{T*EXPR}` (`EXPR` is integer arithmetic over bound numbers:
-//! `{f32*N/2}`), `V(T)` (a vector whose length `V` is bound to `v2`/`v4`), `+` before a
-//! vector for a tied accumulator (read and written in place), and `{T*N}|pred` (a vector and
-//! a predicate). Several dsts are separated by
-//! commas. A src is a type, a vector, `[T]` (an address of `T` in the chain's state space;
-//! `[]` any element), `[T@space]` or `[@space]` (an address in a named or bound space;
-//! `[tmem]` a tensor-memory address), `[tmap, {s32*R}]` (a tensor map and its
-//! coordinates), `[tex, {C*2}]`, `[tex, smp, {u32, C*2, _}]`, `[surf, {s32*2}]`, `[tex]`,
-//! `[smp]`, `[surf]` (opaque handles and their coordinates: a list of types, `T*EXPR`
-//! runs, and `_` for an ignored element, a zero of the type before it; texture and
-//! surface lists are 1, 2 or 4 long), a braced list of that kind alone (`{s32*3, _}`),
-//! `imm(T)` (an immediate only), `imm(T: 0|1)` / `imm(u32: 24..256/8)` (an immediate from a
-//! set of legal values), `label`, or `tlist` (a `.branchtargets` list). Types are data-type tokens or variables bound in the
-//! pattern.
+//! (`<offset:{s32*2}>` and `<depth:f32>` give `plain`, `offset`, `depth`, `offset_depth`).
+//! A dst is `-` (none), `_` (the sink), a type, `X|Y` (a grouped pair), a braced vector
+//! `{T*EXPR}` (`EXPR` is integer arithmetic over bound numbers: `{f32*N/2}`), `V(T)` (a
+//! vector whose length `V` is bound to `v2`/`v4`), `+` before a vector for a tied
+//! accumulator (read and written in place), and `{T*N}|pred` (a vector and a predicate).
+//! Several dsts are separated by commas. A src is a type, a vector, `[T]` (an address of
+//! `T` in the chain's state space; `[]` any element), `[T@space]` or `[@space]` (an address
+//! in a named or bound space; `[tmem]` a tensor-memory address), `[tmap, {s32*R}]` (a
+//! tensor map and its coordinates), `[tex, {C*2}]`, `[tex, smp, {u32, C*2, _}]`,
+//! `[surf, {s32*2}]`, `[tex]`, `[smp]`, `[surf]` (opaque handles and their coordinates: a
+//! list of types, `T*EXPR` runs, and `_` for an ignored element, a zero of the type before
+//! it; texture and surface lists are 1, 2 or 4 long), a braced list of that kind alone
+//! (`{s32*3, _}`), `imm(T)` (an immediate only), `imm(T: 0|1)` / `imm(u32: 24..256/8)` (an
+//! immediate from a set of legal values), `label`, or `tlist` (a `.branchtargets` list).
+//! Types are data-type tokens or variables bound in the pattern.
 
 use crate::vocab;
 

@@ -63,13 +63,19 @@ pub trait Texel: sealed::Sealed + Copy + Default + 'static {
 
 macro_rules! texels {
     ($($t:ty => $f:ident, $int:expr;)*) => {$(
-        impl sealed::Sealed for $t {}
-        impl Texel for $t { const FORMAT: sys::CUarray_format = sys::CUarray_format::$f; const CHANNELS: u32 = 1; const INTEGER: bool = $int; const BITS: u32 = 8 * std::mem::size_of::<$t>() as u32; }
-        impl sealed::Sealed for [$t; 2] {}
-        impl Texel for [$t; 2] { const FORMAT: sys::CUarray_format = sys::CUarray_format::$f; const CHANNELS: u32 = 2; const INTEGER: bool = $int; const BITS: u32 = 8 * std::mem::size_of::<$t>() as u32; }
-        impl sealed::Sealed for [$t; 4] {}
-        impl Texel for [$t; 4] { const FORMAT: sys::CUarray_format = sys::CUarray_format::$f; const CHANNELS: u32 = 4; const INTEGER: bool = $int; const BITS: u32 = 8 * std::mem::size_of::<$t>() as u32; }
+        texels!(@one $t, $t, 1, $f, $int);
+        texels!(@one [$t; 2], $t, 2, $f, $int);
+        texels!(@one [$t; 4], $t, 4, $f, $int);
     )*};
+    (@one $texel:ty, $channel:ty, $n:expr, $f:ident, $int:expr) => {
+        impl sealed::Sealed for $texel {}
+        impl Texel for $texel {
+            const FORMAT: sys::CUarray_format = sys::CUarray_format::$f;
+            const CHANNELS: u32 = $n;
+            const INTEGER: bool = $int;
+            const BITS: u32 = 8 * std::mem::size_of::<$channel>() as u32;
+        }
+    };
 }
 texels! {
     u8 => CU_AD_FORMAT_UNSIGNED_INT8, true;
