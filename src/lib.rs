@@ -24,7 +24,8 @@ pub mod prelude {
     pub use crate::ops::{Acc, Generic};
     pub use crate::ptx;
     pub use crate::regs::{
-        sreg, BranchTargets, Const, ConstPtr, GenericPtr, GlobalPtr, Label, LocalPtr, NotPred, ParamPtr, Ptr, Reg, SReg, SharedPtr,
+        sreg, BranchTargets, Const, ConstPtr, GenericPtr, GlobalPtr, Label, LocalPtr, NotPred, ParamPtr, Ptr, Reg, SReg, Sampler,
+        SharedPtr, Surface, Texture,
     };
     pub use crate::types::*;
 }

@@ -64,6 +64,9 @@
 //! count to set against PTX.jl's 360.
 
 //!
+//! The `texture` family (5,180 forms) is pinned per instruction: `tex` and `tld4` with and
+//! without a separate sampler, the `.b` and `.p` surface forms apart.
+//!
 //! The `tcgen05` family (1,942 forms) is pinned per instruction. Its `tcgen05.mma` forms
 //! (1,568) are the product of the PTX ISA 9.0 grammar: the dense kinds f16/tf32/f8f6f4/i8 at
 //! `.cta_group::1|2` with no collector hint or one of four, A from a descriptor or (`as ts`)
@@ -324,6 +327,40 @@ fn forms_per_family() {
             ];
             assert_eq!(per.into_iter().collect::<Vec<_>>(), want);
             assert_eq!(forms.len(), 1688);
+        } else if *name == "texture" {
+            let mut groups: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+            for f in forms.iter() {
+                let parts: Vec<&str> = f.chain.split('.').collect();
+                let g = match parts[0] {
+                    "sust" | "sured" | "suld" => format!("{}.{}", parts[0], parts[1]),
+                    "tex" | "tld4" if f.variant.starts_with("sampler") => format!("{} (sampler)", parts[0]),
+                    op => op.to_string(),
+                };
+                *groups.entry(g).or_default() += 1;
+            }
+            println!("{:>10} {:>6}", "texture", forms.len());
+            for (g, n) in &groups {
+                println!("{:>10} {:>6} {g}", "", n);
+            }
+            // tex: 9 geometries, .base/.level/.grad, 5 result shapes, s32/f32 coordinates where
+            // the geometry has them, with and without an offset, a depth compare and the
+            // residency predicate where ptxas takes them (1,360), and the same with a sampler
+            // (the independent mode). tld4: 4 components x 4 geometries x 3 result types.
+            let expected = [
+                ("istypep", 3),
+                ("suld.b", 825),
+                ("suq", 7),
+                ("sured.b", 117),
+                ("sured.p", 63),
+                ("sust.b", 825),
+                ("sust.p", 27),
+                ("tex", 1360),
+                ("tex (sampler)", 1360),
+                ("tld4", 288),
+                ("tld4 (sampler)", 288),
+                ("txq", 17),
+            ];
+            assert_eq!(groups.iter().map(|(g, n)| (g.as_str(), *n)).collect::<Vec<_>>(), expected);
         } else if *name == "matrix" {
             for op in ["ldmatrix", "stmatrix", "movmatrix"] {
                 println!("{:>10} {:>6}", op, forms.iter().filter(|f| f.opcode() == op).count());

@@ -203,8 +203,30 @@ fn reduction_and_scan_kernels() {
     check("reduction_and_scan_kernels", &m);
 }
 
+fn textures_and_surfaces() {
+    let mut m = Module::new(Target::SM_80);
+    let lut = m.texref("lut").unwrap();
+    m.kernel("resample", |k, (tex, surf, scale): (Texture, Surface, Reg<F32>)| {
+        let (tx, ty) = (ptx!(k, "mov.u32", sreg::TID_X), ptx!(k, "mov.u32", sreg::CTAID_X));
+        let (fx, fy) = (ptx!(k, "cvt.rn.f32.u32", tx), ptx!(k, "cvt.rn.f32.u32", ty));
+        let (x, y) = (ptx!(k, "mul.rn.f32", fx, scale), ptx!(k, "mul.rn.f32", fy, scale));
+        let [r, g, b, a] = ptx!(k, "tex.2d.v4.f32.f32", tex.at([x, y]));
+        let [_, _, _, corner] = ptx!(k, "tld4.a.2d.v4.f32.f32", tex.at([x, y]));
+        let layer = ptx!(k, "mov.u32", 0u32);
+        let [w, _, _, _] = ptx!(k, "tex.a1d.v4.f32.f32", lut.at((layer, corner)));
+        let xb = ptx!(k, "mul.lo.u32", tx, 16u32);
+        let a = ptx!(k, "mul.rn.f32", a, w);
+        ptx!(k, "sust.b.2d.v4.b32.zero", surf.at([xb, ty]), [r, g, b, a]);
+        let width = ptx!(k, "suq.width.b32", surf);
+        let _ = width;
+    })
+    .unwrap();
+    check("textures_and_surfaces", &m);
+}
+
 fn main() {
     common::harness::main(&[&[
+        host!(textures_and_surfaces),
         host!(saxpy),
         host!(control_flow),
         host!(device_function),

@@ -3,7 +3,8 @@
 //! accesses and fences, warp and block collectives, mbarriers, proxy fences, `elect`,
 //! `cp.async` and its groups, bulk copies completing on an mbarrier, bulk groups, wgmma,
 //! `mma.sync`, ldmatrix/stmatrix, TMA tensor loads, stores and prefetches, jump tables,
-//! `.param`-ABI calls), with
+//! `.param`-ABI calls, texture lookups and gathers, surface loads, stores and reductions,
+//! texture and surface queries), with
 //! random guards, branches, loops and calls, must print and be accepted by ptxas without a
 //! warning.
 //!
@@ -34,6 +35,8 @@ struct Pools {
     sh: Ptr<m::Shared, U32>,
     bar: Mbarrier,
     map: TensorMap<U32, 2>,
+    tex: Texture,
+    surf: Surface,
     /// How many guarded scopes, branches and loops enclose the statement being drawn:
     /// `wgmma` runs warpgroup-wide (`.sync.aligned`), so it is drawn only where every
     /// thread runs it.
@@ -69,7 +72,7 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
     let (fa, fb, fc) = (pick(r, &p.f), pick(r, &p.f), pick(r, &p.f));
     let imm: u32 = r.gen();
     let fimm: f32 = r.gen_range(-1e6f32..1e6);
-    match r.gen_range(0..66) {
+    match r.gen_range(0..70) {
         0 => p.u.push(ptx!(k, "add.u32", a, b)),
         1 => p.u.push(ptx!(k, "sub.u32", a, imm)),
         2 => p.u.push(ptx!(k, "mul.lo.u32", a, b)),
@@ -251,6 +254,27 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
             let v = if r.gen_bool(0.5) { k.call(&f.1, (fa, b)) } else { k.call_uni(&f.1, (fa, b)) };
             p.f.push(v);
         }
+        // Textures and surfaces: a lookup with an offset, a gather with the residency
+        // predicate, surface accesses at coordinates from the pools, queries.
+        66 => {
+            let [v, _, _, w] = ptx!(k, "tex.2d.v4.f32.f32" as offset, p.tex.at([fa, fb]), [a.bitcast::<S32>(), b.bitcast::<S32>()]);
+            p.f.extend([v, w]);
+        }
+        67 => {
+            let (v, resident) = ptx!(k, "tld4.g.2d.v4.f32.f32" as resident, p.tex.at([fa, fb]));
+            p.f.push(v[2]);
+            p.p.push(resident);
+        }
+        68 => {
+            let v = ptx!(k, "suld.b.2d.b32.clamp", p.surf.at([a, b]));
+            ptx!(k, "sust.b.2d.b32.zero", p.surf.at([b, c]), v);
+            p.u.push(v.bitcast());
+        }
+        69 => {
+            ptx!(k, "sured.b.add.2d.u32.zero", p.surf.at([a, b]), c);
+            p.u.push(ptx!(k, "txq.width.b32", p.tex).bitcast());
+            p.u.push(ptx!(k, "suq.height.b32", p.surf).bitcast());
+        }
         55 => {
             let (leader, is) = ptx!(k, "elect.sync", 0xffff_ffffu32);
             p.u.push(leader.bitcast());
@@ -282,7 +306,8 @@ fn random_module(seed: u64, kernels: usize) -> (Module, usize) {
     let f = (f, g);
     let mut total = 0;
     for n in 0..kernels {
-        m.kernel(&format!("random_{n}"), |k, (x, y, s, map): (GlobalPtr<U32>, GlobalPtr<F32>, Reg<U32>, TensorMap<U32, 2>)| {
+        type P = (GlobalPtr<U32>, GlobalPtr<F32>, Reg<U32>, TensorMap<U32, 2>, Texture, Surface);
+        m.kernel(&format!("random_{n}"), |k, (x, y, s, map, tex, surf): P| {
             k.reqntid(128, 1, 1);
             let sh = k.shared_array::<U32>("sh", 256, 16);
             let bar = Mbarrier::at(k.shared_array::<B64>("bar", 1, 8));
@@ -290,7 +315,7 @@ fn random_module(seed: u64, kernels: usize) -> (Module, usize) {
             bar.init(k, 128u32);
             let f0 = ptx!(k, "ld.global.f32", y.at(t));
             let p0 = ptx!(k, "setp.ne.u32", s, t);
-            let mut pools = Pools { u: vec![t, s], f: vec![f0], p: vec![p0], x, y, sh, bar, map, nested: 0 };
+            let mut pools = Pools { u: vec![t, s], f: vec![f0], p: vec![p0], x, y, sh, bar, map, tex, surf, nested: 0 };
             let len = r.gen_range(5..60);
             for _ in 0..len {
                 stmt(k, &mut r, &mut pools, 0, &f);
@@ -338,6 +363,13 @@ const FAMILIES: &[&str] = &[
     "brx.idx",
     "st.param.b32 [__ptxkit_arg0]",
     "call.uni (__ptxkit_ret0), param_helper",
+    "tex.2d.v4.f32.f32",
+    "tld4.g.2d.v4.f32.f32",
+    "suld.b.2d.b32.clamp",
+    "sust.b.2d.b32.zero",
+    "sured.b.add.2d.u32.zero",
+    "txq.width.b32",
+    "suq.height.b32",
 ];
 
 fn env_u64(name: &str) -> Option<u64> {

@@ -44,6 +44,10 @@ fn dst(d: &Dst) -> (TS, TS) {
             let ((t, v), (n, n16)) = (dtype(t), len(*n));
             (quote!([::ptxkit::Reg<#t>; #n]), quote!(::ptxkit::ops::DstKind::Vec(#v, #n16)))
         }
+        Dst::VecPred(t, n) => {
+            let ((t, v), (n, n16)) = (dtype(t), len(*n));
+            (quote!(([::ptxkit::Reg<#t>; #n], ::ptxkit::Reg<::ptxkit::types::Pred>)), quote!(::ptxkit::ops::DstKind::VecPred(#v, #n16)))
+        }
         Dst::Tied(t, n) => {
             let ((t, v), (n, n16)) = (dtype(t), len(*n));
             (quote!(::ptxkit::ops::Acc<#t, #n>), quote!(::ptxkit::ops::DstKind::Tied(#v, #n16)))
@@ -114,12 +118,49 @@ fn src(s: &Src) -> (TS, TS) {
             let kind = if *neg { quote!(::ptxkit::ops::Negated) } else { quote!(::ptxkit::ops::Selectable) };
             (quote!(#kind<#t, #st>), quote!(::ptxkit::ops::Kind::Part { ty: #v, sel: #sv, neg: #neg }))
         }
-        Src::TensorAddr(r) => {
-            let (n, _) = len(*r);
-            let r8 = Literal::u8_unsuffixed(*r as u8);
-            (quote!(::ptxkit::ops::TensorAddr<#n>), quote!(::ptxkit::ops::Kind::TensorAddr(#r8)))
+        Src::HandleAddr(handles, cs) => {
+            let names: Vec<&str> = handles.iter().map(String::as_str).collect();
+            let which = match names[..] {
+                ["tmap"] => quote!(TensorMap),
+                ["tex"] => quote!(Texture),
+                ["tex", "smp"] => quote!(TextureSampler),
+                ["smp"] => quote!(Sampler),
+                _ => quote!(Surface),
+            };
+            let kinds = names.iter().map(|h| {
+                let id = format_ident!("{}", rust_ident(h));
+                quote!(::ptxkit::ops::h::#id)
+            });
+            let (ct, pads, cv) = coord_list(cs);
+            (
+                quote!(::ptxkit::ops::HandleAddr<(#(#kinds,)*), #ct, #pads>),
+                quote!(::ptxkit::ops::Kind::HandleAddr(::ptxkit::ops::Handles::#which, &[#(#cv),*])),
+            )
+        }
+        Src::Coords(cs) => {
+            let (ct, pads, cv) = coord_list(cs);
+            (quote!(::ptxkit::ops::Coords<#ct, #pads>), quote!(::ptxkit::ops::Kind::Coords(&[#(#cv),*])))
         }
     }
+}
+
+/// A coordinate list: the tuple of its element kinds, the number of ignored elements
+/// (trailing), and its run-time `Coord`s.
+fn coord_list(cs: &[crate::notation::Coord]) -> (TS, Literal, Vec<TS>) {
+    let kinds = cs.iter().filter(|(_, pad)| !pad).map(|(t, _)| dtype(t).0);
+    let pads = cs.iter().filter(|(_, pad)| *pad).count();
+    let run = cs
+        .iter()
+        .map(|(t, pad)| {
+            let v = dtype(t).1;
+            if *pad {
+                quote!(::ptxkit::ops::Coord::Pad(#v))
+            } else {
+                quote!(::ptxkit::ops::Coord::Val(#v))
+            }
+        })
+        .collect();
+    (quote!((#(#kinds,)*)), Literal::usize_unsuffixed(pads), run)
 }
 
 /// `(Opcode key type, (modifier types...))` of a chain's parts.

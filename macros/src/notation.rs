@@ -3,20 +3,27 @@
 //! Pattern: the opcode, then parts. A part is literal text and choices: `.rn`,
 //! `.<rnd>` (a member of a named set), `.<T:int>` (a member bound to `T`), `.<a|b>`
 //! (an inline list), `.m64n<N:8..256/8>k16` (a number bound inside a token; `a..b/s` is
-//! inclusive, step `s`), `.x<N:1|2|4>`, `.<A>` (the value bound to `A` earlier in the row).
+//! inclusive, step `s`), `.x<N:1|2|4>`, `.v<L:4>` (a variable bound to a single value),
+//! `.<A>` (the value bound to `A` earlier in the row).
 //! `{...|...}` is an optional group of alternatives, `(...|...)` a required one.
 //!
-//! Signature: `dsts = srcs`. A dst is `-` (none), `_` (the sink), a type, `X|Y` (a grouped
-//! pair), a braced vector `{T*EXPR}` (`EXPR` is integer arithmetic over bound numbers:
-//! `{f32*N/2}`), `V(T)` (a vector whose length `V` is bound to `v2`/`v4`/`v8`), and `+` before a
-//! vector for a tied accumulator (read and written in place). Several dsts are separated by
-//! commas. A src is a type, a vector, `[T]` (an address of `T` in the chain's state space,
-//! `.param::entry` being `.param`;
-//! `[]` any element), `[T@space]` or `[@space]` (an address in a named or bound space;
-//! `[tmem]` a tensor-memory address), `[tmap, {s32*R}]` (a tensor map and its coordinates),
-//! `imm(T)` (an immediate only), `imm(T: 0|1)` / `imm(u32: 24..256/8)` (an immediate from a
-//! set of legal values), `label`, or `tlist` (a `.branchtargets` list). Types are data-type tokens or variables bound in the
-//! pattern.
+//! Signature: `dsts = srcs`, where `<name:item>` marks an optional item: the row stands
+//! for the forms with and without each, and the names of those present make the variant
+//! (`<offset:{s32*2}>` and `<depth:f32>` give `plain`, `offset`, `depth`, `offset_depth`).
+//! A dst is `-` (none), `_` (the sink), a type, `X|Y` (a grouped pair), a braced vector
+//! `{T*EXPR}` (`EXPR` is integer arithmetic over bound numbers: `{f32*N/2}`), `V(T)` (a
+//! vector whose length `V` is bound to `v2`/`v4`), `+` before a vector for a tied
+//! accumulator (read and written in place), and `{T*N}|pred` (a vector and a predicate).
+//! Several dsts are separated by commas. A src is a type, a vector, `[T]` (an address of
+//! `T` in the chain's state space; `[]` any element), `[T@space]` or `[@space]` (an address
+//! in a named or bound space; `[tmem]` a tensor-memory address), `[tmap, {s32*R}]` (a
+//! tensor map and its coordinates), `[tex, {C*2}]`, `[tex, smp, {u32, C*2, _}]`,
+//! `[surf, {s32*2}]`, `[tex]`, `[smp]`, `[surf]` (opaque handles and their coordinates: a
+//! list of types, `T*EXPR` runs, and `_` for an ignored element, a zero of the type before
+//! it; texture and surface lists are 1, 2 or 4 long), a braced list of that kind alone
+//! (`{s32*3, _}`), `imm(T)` (an immediate only), `imm(T: 0|1)` / `imm(u32: 24..256/8)` (an
+//! immediate from a set of legal values), `label`, or `tlist` (a `.branchtargets` list).
+//! Types are data-type tokens or variables bound in the pattern.
 //!
 //! Registers of the video instructions: a src `T{.<sel>}` takes an optional part selector
 //! from a named selector set (`vocab::SELECTORS`), `reg(T)` is a register only, a leading
@@ -115,6 +122,10 @@ impl Parser<'_> {
         }
         if var.is_none() && set.starts_with(|c: char| c.is_ascii_uppercase()) {
             return Ok(Piece::Ref(set));
+        }
+        if var.is_some() && !set.is_empty() && set.bytes().all(is_word) {
+            // `<L:4>`, `<T:f16x2>`: a variable bound to a single value.
+            return Ok(Piece::Choice(var, vec![set]));
         }
         Err(format!("unknown set `{set}`"))
     }
@@ -242,6 +253,50 @@ pub fn expand_pattern(pat: &str) -> Result<Vec<Expansion>, String> {
     expand_seq(&seq, vec![Expansion { parts: vec![opcode], binds: vec![] }])
 }
 
+/// The signatures a row's optional items stand for: each `<name:item>` is present or
+/// absent, so a signature with `k` of them is `2^k` forms, each with the names of the
+/// items it has (those of the sources first, then those of the destinations, each in
+/// signature order), which make its variant (`sampler_offset`). An absent item leaves an
+/// empty operand, which the operand split drops.
+pub fn expand_options(sig: &str) -> Result<Vec<(String, Vec<String>)>, String> {
+    let eq = sig.find('=').unwrap_or(sig.len());
+    let mut opts = vec![];
+    let mut i = 0;
+    while let Some(open) = sig[i..].find('<').map(|o| o + i) {
+        let close = sig[open..].find('>').map(|c| c + open).ok_or(format!("`{sig}`: unclosed `<` of an optional item"))?;
+        // `.<set>` is a part-selector set of a video register (`A{.<sel>}`, `D.<bmask>`).
+        if open > 0 && sig.as_bytes()[open - 1] == b'.' {
+            i = close + 1;
+            continue;
+        }
+        let (name, body) = sig[open + 1..close].split_once(':').ok_or(format!("`{sig}`: an optional item is written <name:item>"))?;
+        if name.is_empty() || !name.bytes().all(|c| c.is_ascii_lowercase() || c == b'_') || body.contains('<') {
+            return Err(format!("`{sig}`: an optional item is written <name:item>, the name in lower case"));
+        }
+        opts.push((open, close + 1, name.to_string(), body.to_string(), open < eq));
+        i = close + 1;
+    }
+    if opts.len() > 6 {
+        return Err(format!("`{sig}`: more than 6 optional items"));
+    }
+    let mut out = vec![];
+    for mask in 0..1u32 << opts.len() {
+        let (mut text, mut at) = (String::new(), 0);
+        for (j, (st, end, _, body, _)) in opts.iter().enumerate() {
+            text.push_str(&sig[at..*st]);
+            if mask >> j & 1 == 1 {
+                text.push_str(body);
+            }
+            at = *end;
+        }
+        text.push_str(&sig[at..]);
+        let on = |dst: bool| opts.iter().enumerate().filter(move |(j, o)| mask >> j & 1 == 1 && o.4 == dst).map(|(_, o)| o.2.clone());
+        let names = on(false).chain(on(true)).collect();
+        out.push((text, names));
+    }
+    Ok(out)
+}
+
 /// A destination.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Dst {
@@ -252,12 +307,18 @@ pub enum Dst {
     Vec(String, u32),
     /// A vector read and written in place.
     Tied(String, u32),
+    /// `{T*N}|pred`: a vector and a predicate.
+    VecPred(String, u32),
     Multi(Vec<Dst>),
     /// A register with a part selector from the named set: `T.<mask>`.
     Part(String, String),
     /// `_|T`
     SinkPair(String),
 }
+
+/// One element of a coordinate list: its type, and whether it is an ignored element
+/// (`_`, a zero of the type before it).
+pub type Coord = (String, bool);
 
 /// A source operand.
 #[derive(Clone, Debug, PartialEq)]
@@ -272,11 +333,18 @@ pub enum Src {
     Label,
     /// The label of a `.branchtargets` list (`brx.idx`'s `tlist`).
     Targets,
-    TensorAddr(u32),
     /// A register (no immediate unless the set is `sel`): type, optional selector set,
     /// negated.
     Part(String, Option<String>, bool),
+    /// `[h0, .., {coords}]`: handle names (`tmap`, `tex`, `smp`, `surf`) and coordinates
+    /// (none for `[tex]`).
+    HandleAddr(Vec<String>, Vec<Coord>),
+    /// A braced list with elements of several types or ignored ones: `{s32*3, _}`.
+    Coords(Vec<Coord>),
 }
+
+/// The handle lists a `[..]` operand can start with.
+pub const HANDLE_LISTS: &[&[&str]] = &[&["tmap"], &["tex"], &["tex", "smp"], &["smp"], &["surf"]];
 
 /// Splits on commas outside brackets, braces and parentheses.
 fn split_top(s: &str) -> Vec<&str> {
@@ -401,9 +469,13 @@ impl Sig<'_> {
     }
     /// `{T*EXPR}` or `V(T)`.
     fn vector(&self, s: &str) -> Result<Option<(String, u32)>, String> {
-        if let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
-            let (t, n) = inner.split_once('*').ok_or(format!("`{s}`: a vector is written {{type*length}}"))?;
-            return Ok(Some((self.dtype(t.trim())?, eval(n.trim(), self.x)?)));
+        if s.starts_with('{') {
+            let items = self.coords(s)?;
+            let t = items[0].0.clone();
+            if items.iter().any(|(u, pad)| *pad || *u != t) {
+                return Err(format!("`{s}`: a vector here has elements of one type and no ignored ones"));
+            }
+            return Ok(Some((t, items.len() as u32)));
         }
         let Some((v, rest)) = s.split_once('(') else { return Ok(None) };
         let t = rest.strip_suffix(')').ok_or("unclosed `(`")?;
@@ -414,6 +486,52 @@ impl Sig<'_> {
             o => return Err(format!("`{o}` is not a vector width")),
         };
         Ok(Some((self.dtype(t)?, n)))
+    }
+    /// `{T*EXPR, U, _, ..}`: a braced list of items, each a type, a type times a length, or
+    /// `_` (an ignored element of the type before it; only after the last value).
+    fn coords(&self, s: &str) -> Result<Vec<Coord>, String> {
+        let inner = s.strip_prefix('{').and_then(|r| r.strip_suffix('}')).ok_or(format!("`{s}`: a vector is written {{type*length}}"))?;
+        let mut out: Vec<Coord> = Vec::new();
+        for item in split_top(inner) {
+            if item == "_" {
+                let t = out.last().map(|(t, _)| t.clone()).ok_or(format!("`{s}`: `_` repeats the type of an element before it"))?;
+                out.push((t, true));
+                continue;
+            }
+            if out.last().is_some_and(|(_, pad)| *pad) {
+                return Err(format!("`{s}`: ignored elements (`_`) come last"));
+            }
+            let (t, n) = match item.split_once('*') {
+                Some((t, n)) => (self.dtype(t.trim())?, eval(n.trim(), self.x)?),
+                None => (self.dtype(item)?, 1),
+            };
+            out.extend((0..n).map(|_| (t.clone(), false)));
+        }
+        if out.is_empty() {
+            return Err(format!("`{s}`: an empty vector"));
+        }
+        Ok(out)
+    }
+    /// `[h0, .., {coords}]` after its handle names.
+    fn handle_addr(&self, s: &str, items: &[&str]) -> Result<Src, String> {
+        let n = items.iter().position(|i| i.starts_with('{')).unwrap_or(items.len());
+        let handles: Vec<String> = items[..n].iter().map(|h| h.to_string()).collect();
+        if !HANDLE_LISTS.iter().any(|l| *l == handles.iter().map(String::as_str).collect::<Vec<_>>()) {
+            return Err(format!("`{s}`: the handles of a [..] operand are one of tmap; tex; tex, smp; smp; surf"));
+        }
+        let coords = match &items[n..] {
+            [] => vec![],
+            [c] => self.coords(c)?,
+            _ => return Err(format!("`{s}`: one coordinate vector, last")),
+        };
+        if handles[0] == "tmap" {
+            if coords.is_empty() || coords.iter().any(|(t, pad)| *pad || t != "s32") {
+                return Err(format!("`{s}`: a tensor map takes s32 coordinates: write [tmap, {{s32*R}}]"));
+            }
+        } else if !coords.is_empty() && ![1, 2, 4].contains(&coords.len()) {
+            return Err(format!("`{s}`: texture and surface coordinates are 1, 2 or 4 long: pad with `_`"));
+        }
+        Ok(Src::HandleAddr(handles, coords))
     }
     fn space(&self, s: &str) -> Result<String, String> {
         let v = self.x.get(s).unwrap_or(s);
@@ -455,6 +573,12 @@ impl Sig<'_> {
             return Ok(Dst::Tied(t, n));
         }
         if let Some((a, b)) = s.split_once('|') {
+            if let Some((t, n)) = self.vector(a)? {
+                if b != "pred" {
+                    return Err(format!("`{s}`: a vector's second destination is a predicate"));
+                }
+                return Ok(Dst::VecPred(t, n));
+            }
             return Ok(Dst::Pair(self.dtype(a)?, self.dtype(b)?));
         }
         if let Some((t, n)) = self.vector(s)? {
@@ -469,13 +593,9 @@ impl Sig<'_> {
     fn src(&self, s: &str) -> Result<Src, String> {
         if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
             let inner = inner.trim();
-            if let Some(rest) = inner.strip_prefix("tmap") {
-                let v = rest.trim_start().strip_prefix(',').ok_or(format!("`{s}`: write [tmap, {{s32*R}}]"))?;
-                let (t, n) = self.vector(v.trim())?.ok_or(format!("`{s}`: the coordinates are a vector"))?;
-                if t != "s32" {
-                    return Err(format!("`{s}`: coordinates are s32"));
-                }
-                return Ok(Src::TensorAddr(n));
+            let items = split_top(inner);
+            if items.first().is_some_and(|first| HANDLE_LISTS.iter().any(|l| l[0] == *first)) {
+                return self.handle_addr(s, &items);
             }
             if inner == "tmem" {
                 return Ok(Src::Addr(Some("tmem".into()), None));
@@ -521,6 +641,14 @@ impl Sig<'_> {
                 }
             };
         }
+        if s.starts_with('{') {
+            let items = self.coords(s)?;
+            let t = &items[0].0;
+            if items.iter().all(|(u, pad)| !*pad && u == t) {
+                return Ok(Src::Vec(t.clone(), items.len() as u32));
+            }
+            return Ok(Src::Coords(items));
+        }
         if let Some((t, n)) = self.vector(s)? {
             return Ok(Src::Vec(t, n));
         }
@@ -550,4 +678,56 @@ pub fn legal_name(set: &str) -> String {
         }
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig_of(pat: &str) -> Expansion {
+        expand_pattern(pat).unwrap().remove(0)
+    }
+
+    #[test]
+    fn optional_items_make_variants() {
+        let v = expand_options("{f32*4}<resident:|pred> = [tex, <sampler:smp>, {f32*2}], <offset:{s32*2}>").unwrap();
+        let named: Vec<(String, String)> = v.iter().map(|(s, n)| (s.clone(), n.join("_"))).collect();
+        assert_eq!(named.len(), 8);
+        assert!(named.contains(&("{f32*4} = [tex, , {f32*2}], ".into(), "".into())));
+        assert!(named.contains(&("{f32*4}|pred = [tex, smp, {f32*2}], {s32*2}".into(), "sampler_offset_resident".into())));
+        assert!(named.contains(&("{f32*4}|pred = [tex, , {f32*2}], ".into(), "resident".into())));
+        assert!(expand_options("f32 = <Bad:f32>").is_err());
+        assert!(expand_options("f32 = <x:f32").is_err());
+        assert!(expand_options("f32 = <x f32>").is_err());
+    }
+
+    #[test]
+    fn handle_operands_and_coordinate_lists() {
+        let x = sig_of("tex.<C:f32>");
+        let s = Sig { x: &x };
+        let srcs = s.srcs("[tex, , {u32, C*2, _}], {s32*3, _}, {f32*2}").unwrap();
+        let f = |t: &str, pad| (t.to_string(), pad);
+        assert_eq!(srcs[0], Src::HandleAddr(vec!["tex".into()], vec![f("u32", false), f("f32", false), f("f32", false), f("f32", true)]));
+        assert_eq!(srcs[1], Src::Coords(vec![f("s32", false), f("s32", false), f("s32", false), f("s32", true)]));
+        assert_eq!(srcs[2], Src::Vec("f32".into(), 2));
+        assert_eq!(s.srcs("[smp]").unwrap()[0], Src::HandleAddr(vec!["smp".into()], vec![]));
+        assert_eq!(s.srcs("[tmap, {s32*3}]").unwrap()[0], Src::HandleAddr(vec!["tmap".into()], vec![f("s32", false); 3]));
+        assert_eq!(s.dst("{f32*4}|pred").unwrap(), Dst::VecPred("f32".into(), 4));
+        let bad = |t: &str| s.srcs(t).unwrap_err();
+        assert!(bad("[tex, {f32*3}]").contains("1, 2 or 4 long"));
+        assert!(bad("[surf, tex, {s32}]").contains("handles"));
+        assert!(bad("[tmap, {f32*2}]").contains("s32 coordinates"));
+        assert!(bad("{_, f32}").contains("repeats the type"));
+        assert!(bad("{f32, _, f32}").contains("come last"));
+        assert!(s.dst("{f32*4}|b32").unwrap_err().contains("predicate"));
+        assert!(s.dst("{u32, f32}").unwrap_err().contains("one type"));
+    }
+
+    #[test]
+    fn a_variable_bound_to_one_value() {
+        let x = sig_of("tex.v<L:4>.<T:f16x2>");
+        assert_eq!(x.parts, ["tex", "v4", "f16x2"]);
+        assert_eq!(Sig { x: &x }.dst("{T*L}").unwrap(), Dst::Vec("f16x2".into(), 4));
+        assert!(expand_pattern("tex.<bogus>").is_err());
+    }
 }

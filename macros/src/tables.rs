@@ -124,54 +124,60 @@ fn load() -> Result<Tables, String> {
         let mut fam = Family { name, source, forms: vec![] };
         for row in rows(source).map_err(|(l, m)| at(l, m))? {
             let e = |m: String| at(row.line, format!("row `{}`: {m}", row.pat));
-            let variant = row.variant.unwrap_or("plain").to_string();
-            if !vocab::VARIANTS.iter().any(|(v, _)| *v == variant) {
-                return Err(e(format!("variant `{variant}` is not declared in macros/src/vocab.rs")));
-            }
-            let (dst_s, src_s) = row.sig.split_once('=').ok_or_else(|| e("the signature needs `=`".into()))?;
-            for x in notation::expand_pattern(row.pat).map_err(e)? {
-                let sig = notation::Sig { x: &x };
-                let dst = sig.dst(dst_s.trim()).map_err(e)?;
-                let srcs = sig.srcs(src_s).map_err(e)?;
-                if srcs.len() > 12 {
-                    return Err(e("a form takes at most 12 operands".into()));
+            for (text, names) in notation::expand_options(row.sig).map_err(e)? {
+                let variant = match (row.variant, names.is_empty()) {
+                    (v, true) => v.unwrap_or("plain").to_string(),
+                    (None, false) => names.join("_"),
+                    (Some(_), false) => return Err(e("a row with optional items takes its variants from them, not `as`".into())),
+                };
+                if !vocab::VARIANTS.iter().any(|(v, _)| *v == variant) {
+                    return Err(e(format!("variant `{variant}` is not declared in macros/src/vocab.rs")));
                 }
-                let chain = x.parts.join(".");
-                for p in &x.parts[1..] {
-                    if !vocab::is_dtype(p) {
-                        t.modifiers.insert(p.clone());
+                let (dst_s, src_s) = text.split_once('=').ok_or_else(|| e("the signature needs `=`".into()))?;
+                for x in notation::expand_pattern(row.pat).map_err(e)? {
+                    let sig = notation::Sig { x: &x };
+                    let dst = sig.dst(dst_s.trim()).map_err(e)?;
+                    let srcs = sig.srcs(src_s).map_err(e)?;
+                    if srcs.len() > 12 {
+                        return Err(e("a form takes at most 12 operands".into()));
                     }
-                    let id = rust_ident(p);
-                    if let Some(other) = idents.insert(id.clone(), p.clone()) {
-                        if other != *p {
-                            return Err(e(format!("tokens `{other}` and `{p}` both map to the Rust name `{id}`")));
+                    let chain = x.parts.join(".");
+                    for p in &x.parts[1..] {
+                        if !vocab::is_dtype(p) {
+                            t.modifiers.insert(p.clone());
+                        }
+                        let id = rust_ident(p);
+                        if let Some(other) = idents.insert(id.clone(), p.clone()) {
+                            if other != *p {
+                                return Err(e(format!("tokens `{other}` and `{p}` both map to the Rust name `{id}`")));
+                            }
                         }
                     }
-                }
-                for s in &srcs {
-                    if let Src::ImmIn(ty, vals, lname) = s {
-                        t.legal.insert(lname.clone(), (format!("{ty}: {}", legal_text(vals)), vals.clone()));
+                    for s in &srcs {
+                        if let Src::ImmIn(ty, vals, lname) = s {
+                            t.legal.insert(lname.clone(), (format!("{ty}: {}", legal_text(vals)), vals.clone()));
+                        }
                     }
-                }
-                let i = t.forms.len();
-                if t.index.insert((chain.clone(), variant.clone()), i).is_some() {
-                    return Err(e(format!("form `{chain}` ({variant}) appears twice")));
-                }
-                let form = Form { chain, parts: x.parts.clone(), variant: variant.clone(), dst, srcs };
-                let key = form.key();
-                let (op, cache, last) = key_parts(&x.parts);
-                let made_of = (op.to_string(), cache.to_string(), last.to_string());
-                if let Some(other) = t.keys.insert(key.clone(), made_of.clone()) {
-                    if other != made_of {
-                        return Err(e(format!(
-                            "forms of `{}.{}..{}` and `{op}.{cache}..{last}` share the key `{key}`",
-                            other.0, other.1, other.2
-                        )));
+                    let i = t.forms.len();
+                    if t.index.insert((chain.clone(), variant.clone()), i).is_some() {
+                        return Err(e(format!("form `{chain}` ({variant}) appears twice")));
                     }
+                    let form = Form { chain, parts: x.parts.clone(), variant: variant.clone(), dst, srcs };
+                    let key = form.key();
+                    let (op, cache, last) = key_parts(&x.parts);
+                    let made_of = (op.to_string(), cache.to_string(), last.to_string());
+                    if let Some(other) = t.keys.insert(key.clone(), made_of.clone()) {
+                        if other != made_of {
+                            return Err(e(format!(
+                                "forms of `{}.{}..{}` and `{op}.{cache}..{last}` share the key `{key}`",
+                                other.0, other.1, other.2
+                            )));
+                        }
+                    }
+                    t.by_opcode.entry(x.parts[0].clone()).or_default().push(i);
+                    fam.forms.push(i);
+                    t.forms.push(form);
                 }
-                t.by_opcode.entry(x.parts[0].clone()).or_default().push(i);
-                fam.forms.push(i);
-                t.forms.push(form);
             }
         }
         t.families.push(fam);

@@ -28,6 +28,7 @@ pub const FAMILIES: &[(&str, &str)] = &[
     ("stack", include_str!("../tables/stack.forms")),
     ("multimem", include_str!("../tables/multimem.forms")),
     ("video", include_str!("../tables/video.forms")),
+    ("texture", include_str!("../tables/texture.forms")),
 ];
 
 /// Data-type tokens: the types of `ptxkit::types` (a test checks the two lists agree).
@@ -68,6 +69,7 @@ pub const SETS: &[(&str, &[&str])] = &[
     ("shflmode", &["up", "down", "bfly", "idx"]),
     ("prmtmode", &["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"]),
     ("testpop", &["finite", "infinite", "number", "notanumber", "normal", "subnormal"]),
+    ("suclamp", &["trap", "clamp", "zero"]),
     // state spaces
     ("ss", &["global", "shared", "shared::cta", "shared::cluster", "local", "const", "param"]),
     ("stss", &["global", "shared", "shared::cta", "shared::cluster", "local", "param"]),
@@ -146,6 +148,22 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("neg_b", "`vmad` with `b` negated (the product negated): `-b`."),
     ("neg_c", "`vmad` with `c` negated: `-c`."),
     ("sink", "A pair destination whose first value is dropped: `_|p`."),
+    // Texture lookups: the optional parts of `tex`/`tld4` (`<name:item>` in the table).
+    ("sampler", "A texture lookup with a separate sampler, `[tex, smp, {..}]` (the independent texturing mode); `txq`'s sampler queries take the sampler."),
+    ("offset", "A texture lookup with a coordinate offset vector (`.s32`, -8 to 7)."),
+    ("depth", "A texture lookup with a depth-compare value (`.f32`)."),
+    ("resident", "A texture lookup that also writes a predicate: whether the texels were resident in memory."),
+    ("sampler_offset", "A texture lookup with a separate sampler and an offset."),
+    ("sampler_depth", "A texture lookup with a separate sampler and a depth-compare value."),
+    ("sampler_resident", "A texture lookup with a separate sampler and the residency predicate."),
+    ("offset_depth", "A texture lookup with an offset and a depth-compare value."),
+    ("offset_resident", "A texture lookup with an offset and the residency predicate."),
+    ("depth_resident", "A texture lookup with a depth-compare value and the residency predicate."),
+    ("sampler_offset_depth", "A texture lookup with a separate sampler, an offset and a depth-compare value."),
+    ("sampler_offset_resident", "A texture lookup with a separate sampler, an offset and the residency predicate."),
+    ("sampler_depth_resident", "A texture lookup with a separate sampler, a depth-compare value and the residency predicate."),
+    ("offset_depth_resident", "A texture lookup with an offset, a depth-compare value and the residency predicate."),
+    ("sampler_offset_depth_resident", "A texture lookup with a separate sampler, an offset, a depth-compare value and the residency predicate."),
 ];
 
 /// Opcodes whose instructions act beyond their destination registers (memory, barriers,
@@ -157,6 +175,7 @@ pub const EFFECTS: &[&str] = &[
     "exit", "trap", "nanosleep", "brkpt", "pmevent", "mbarrier", "wgmma", "mma", "wmma", "tcgen05", "cp",
     "setmaxnreg", "tensormap", "ldmatrix", "stmatrix", "mapa", "getctarank", "griddepcontrol",
     "clusterlaunchcontrol", "multimem", "discard", "applypriority", "alloca", "stacksave", "stackrestore",
+    "tex", "tld4", "suld", "sust", "sured",
 ];
 
 /// The Rust type name a PTX token maps to.

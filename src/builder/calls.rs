@@ -168,7 +168,7 @@ impl Module {
         body: impl FnOnce(&mut Kernel, P) -> R,
     ) -> Result<FuncRef<P, R>, Error> {
         self.claim(name)?;
-        let mut k = Kernel::new(name, self.id, BodyKind::Func);
+        let mut k = self.new_body(name, BodyKind::Func);
         match abi {
             Abi::Reg => {
                 let space = |s| move |(i, c): (usize, RegClass)| RegRef::new(c, s, i as u32);

@@ -1,7 +1,8 @@
 //! The typed builder over the core: kernels and device functions built from Rust closures
 //! with typed parameters, structured control flow and guarded scopes, memory helpers (the
-//! stack's `alloca` blocks among them), directives, module variables, and kernel parameters
-//! of raw bytes and tensor maps.
+//! stack's `alloca` blocks among them), directives, module variables (texture, sampler and
+//! surface references among them), and kernel parameters of raw bytes, tensor maps,
+//! textures and surfaces.
 
 mod calls;
 mod control;
@@ -12,6 +13,7 @@ mod param_bytes;
 mod params;
 mod stack;
 mod tensor_map;
+mod textures;
 
 pub use crate::core::{check_ident, Directive, Error, Kernel, Module, Suffix, Target, Version};
 pub use calls::{Abi, FuncPtr, FuncRef};
@@ -21,3 +23,4 @@ pub use param_bytes::ParamBytes;
 pub use params::{FuncValues, KernelParam, KernelParams, ScalarParam};
 pub use stack::AllocaLen;
 pub use tensor_map::{TensorElem, TensorMap};
+pub use textures::{AddrMode, FilterMode, SamplerState};

@@ -84,7 +84,7 @@ impl Module {
     /// declared and loaded from the parameter tuple's types.
     pub fn kernel<P: KernelParams>(&mut self, name: &str, body: impl FnOnce(&mut Kernel, P)) -> Result<KernelRef<P>, Error> {
         self.claim(name)?;
-        let mut k = Kernel::new(name, self.id, BodyKind::Entry);
+        let mut k = self.new_body(name, BodyKind::Entry);
         let params = P::declare_all(&mut k);
         body(&mut k, params);
         k.ret();

@@ -43,6 +43,13 @@ impl FormDesc {
         }
         isa::form_req(&self.isa_key()).or_else(|| isa::form_req(self.chain))
     }
+    /// The texturing mode the form needs, where it needs one (see [`Handles::tex_mode`]).
+    pub fn tex_mode(&self) -> Option<TexMode> {
+        self.src.iter().find_map(|k| match k {
+            Kind::HandleAddr(h, c) => h.tex_mode(!c.is_empty()),
+            _ => None,
+        })
+    }
 }
 
 /// State spaces of address operands; `Tmem` is tensor memory (32-bit addresses).
@@ -85,8 +92,6 @@ pub enum Kind {
     Label,
     /// The label of a `.branchtargets` list.
     Targets,
-    /// `[tensor-map, {c0, ..}]` with this many coordinates.
-    TensorAddr(u8),
     /// A register of a video instruction: with a part selector from `sel` or none (`sel:
     /// None` takes none), printed with a leading `-` where `neg`. A [`SelSet::Scalar`]
     /// operand that is not negated also takes an immediate.
@@ -95,6 +100,78 @@ pub enum Kind {
         sel: Option<SelSet>,
         neg: bool,
     },
+    /// `[h0, .., {c0, ..}]`: opaque handles (a tensor map; a texture, its sampler; a surface)
+    /// and their coordinates (none for `[h]`).
+    HandleAddr(Handles, &'static [Coord]),
+    /// A braced list of coordinates of mixed types or with ignored elements (`{u32, f32,
+    /// f32, _}`); a plain vector is [`Kind::Vec`].
+    Coords(&'static [Coord]),
+}
+
+/// The handles of a [`Kind::HandleAddr`] operand, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Handles {
+    /// A TMA tensor map's address (`tmap`).
+    TensorMap,
+    /// A texture (`tex`): a `.texref` or a 64-bit texture object. Sampled this way (with its
+    /// own sampler state) it is a unified-mode operand.
+    Texture,
+    /// A texture and a separate sampler (`tex, smp`): the independent texturing mode.
+    TextureSampler,
+    /// A sampler (`smp`): a `.samplerref`, or in the unified mode a texture's own sampler.
+    Sampler,
+    /// A surface (`surf`): a `.surfref` or a 64-bit surface object.
+    Surface,
+}
+
+impl Handles {
+    /// How many handles the operand names.
+    pub fn count(self) -> usize {
+        if self == Handles::TextureSampler {
+            2
+        } else {
+            1
+        }
+    }
+    /// The texturing mode a module must be in for this operand, where it matters: a
+    /// texture sampled with its own sampler needs the unified mode, one with a separate
+    /// sampler the independent mode.
+    pub fn tex_mode(self, has_coords: bool) -> Option<TexMode> {
+        match self {
+            Handles::Texture if has_coords => Some(TexMode::Unified),
+            Handles::TextureSampler => Some(TexMode::Independent),
+            _ => None,
+        }
+    }
+}
+
+/// One element of a coordinate list: a value of a type, or an ignored element that pads
+/// the list to a length PTX allows (printed as a zero of the type before it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Coord {
+    Val(DType),
+    Pad(DType),
+}
+
+/// How a module's texture instructions find their sampler state (`.target ...,
+/// texmode_independent`): in the unified mode (the default, and how CUDA texture objects
+/// work) a texture handle carries it; in the independent mode a lookup names a separate
+/// sampler (`.samplerref`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TexMode {
+    #[default]
+    Unified,
+    Independent,
+}
+
+impl TexMode {
+    /// `unified` or `independent`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TexMode::Unified => "unified",
+            TexMode::Independent => "independent",
+        }
+    }
 }
 
 /// Destination kinds.
@@ -110,6 +187,8 @@ pub enum DstKind {
     Vec(DType, u16),
     /// A braced vector the instruction reads and writes in place (an accumulator).
     Tied(DType, u16),
+    /// `{d0, d1, ..}|p`: a braced vector and a predicate (a texture lookup's residency).
+    VecPred(DType, u16),
     /// Several destinations in a row.
     Multi(&'static [DstKind]),
     /// A register with a part selector from the set: the lanes written (`d.h1`, `d.b31`).

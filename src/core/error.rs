@@ -25,7 +25,8 @@ pub enum Error {
     VersionTooOld { kernel: String, instruction: String, needs: String, version: String },
     /// A form with no ISA requirement data (the table needs a sweep).
     NoIsaData { instruction: String },
-    /// A value outside what a directive or declaration allows.
+    /// A value outside what a directive or declaration allows (`kernel` empty for a
+    /// module-level setting).
     InvalidArgument { kernel: String, what: String },
 }
 
@@ -50,6 +51,8 @@ impl fmt::Display for Error {
                 write!(f, "kernel `{kernel}`: `{instruction}` needs PTX ISA {needs}, but the module asks for .version {version}")
             }
             NoIsaData { instruction } => write!(f, "no ISA requirement recorded for `{instruction}` (run the isa_sweep example)"),
+            // Module-level refusals (the texturing mode) name no kernel.
+            InvalidArgument { kernel, what } if kernel.is_empty() => f.write_str(what),
             InvalidArgument { kernel, what } => write!(f, "kernel `{kernel}`: {what}"),
         }
     }

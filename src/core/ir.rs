@@ -70,12 +70,13 @@ pub enum Opnd {
         start: u32,
         len: u16,
     },
-    /// `[map, {c0, c1, ...}]`: a tensor map's address and its coordinates, a run in the
-    /// operand arena.
-    TensorAddr {
-        map: RegRef,
+    /// `[h0, .., {c0, c1, ...}]`: `handles` opaque handles (a tensor map's address; a
+    /// texture, a sampler or a surface, in a register or by name) then `coords` coordinates,
+    /// one run in the operand arena; `[h0]` when there are no coordinates.
+    HandleAddr {
         start: u32,
-        len: u8,
+        handles: u8,
+        coords: u8,
     },
     /// `d|p`
     Pair(RegRef, RegRef),
@@ -86,6 +87,12 @@ pub enum Opnd {
         reg: RegRef,
         sel: Sel,
         neg: bool,
+    },
+    /// `{d0, d1, ...}|p`: a braced run of destinations and a predicate.
+    VecPred {
+        start: u32,
+        len: u16,
+        pred: RegRef,
     },
     Label(u32),
     /// `_`

@@ -103,6 +103,8 @@ pub struct Kernel {
     pub(crate) local_bytes: u64,
     /// Instructions so far (statements other than labels and comments).
     count: usize,
+    /// The module's texturing mode (texture lookups of the other mode are errors).
+    pub(crate) tex_mode: super::desc::TexMode,
 }
 
 /// The value of an integer immediate operand.
@@ -140,6 +142,7 @@ impl Kernel {
             shared_bytes: 0,
             local_bytes: 0,
             count: 0,
+            tex_mode: super::desc::TexMode::Unified,
         }
     }
 
@@ -286,6 +289,14 @@ impl Kernel {
         if owner != self.module && owner != self.id {
             let e = Error::ForeignValue { kernel: self.name.to_string(), what: format!("symbol `{sym}`") };
             self.error(e);
+        }
+    }
+    /// Records an error unless the module's texturing mode is `mode` (`what` names the
+    /// operand that needs it).
+    pub(crate) fn require_tex_mode(&mut self, mode: super::desc::TexMode, what: &str) {
+        if self.tex_mode != mode {
+            let (need, have) = (mode.name(), self.tex_mode.name());
+            self.invalid(format!("{what} needs the {need} texturing mode; the module is in the {have} mode (Module::set_tex_mode)"));
         }
     }
     pub(crate) fn imm_error(&mut self, value: String, ty: &'static str) {

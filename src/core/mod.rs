@@ -16,7 +16,7 @@ pub(crate) mod print;
 pub mod sel;
 pub mod target;
 
-pub use desc::{DstKind, FormDesc, Kind, Space};
+pub use desc::{Coord, DstKind, FormDesc, Handles, Kind, Space, TexMode};
 pub use dtype::{DType, Family, RegClass};
 pub use error::{check_ident, Error};
 pub use kernel::{BranchTargets, Directive, Kernel, Label};

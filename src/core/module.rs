@@ -2,8 +2,9 @@
 //! typed ways to add to it (`Module::kernel`, `Module::func`, variables) are in
 //! `crate::builder`.
 
+use super::desc::TexMode;
 use super::error::{check_ident, Error};
-use super::kernel::{fresh_id, Kernel};
+use super::kernel::{fresh_id, BodyKind, Kernel};
 use super::target::{Target, Version};
 
 pub(crate) enum Item {
@@ -23,12 +24,14 @@ pub struct Module {
     names: Vec<String>,
     /// Skip the ISA checks (for the ptxas sweep, which asks ptxas instead).
     pub(crate) unchecked: bool,
+    /// How texture lookups find their sampler state (`.target ..., texmode_independent`).
+    pub(crate) tex_mode: TexMode,
 }
 
 impl Module {
     /// A module for `target`; `.version` is inferred from what the module uses.
     pub fn new(target: Target) -> Module {
-        Module { id: fresh_id(), target, version: None, items: Vec::new(), names: Vec::new(), unchecked: false }
+        Module { id: fresh_id(), target, version: None, items: Vec::new(), names: Vec::new(), unchecked: false, tex_mode: TexMode::Unified }
     }
 
     pub fn target(&self) -> Target {
@@ -38,6 +41,34 @@ impl Module {
     /// Asks for a specific `.version`; printing fails if the module needs a newer one.
     pub fn set_version(&mut self, v: Version) {
         self.version = Some(v);
+    }
+
+    /// The texturing mode: [`TexMode::Unified`] unless set.
+    pub fn tex_mode(&self) -> TexMode {
+        self.tex_mode
+    }
+
+    /// Sets the texturing mode, before anything is added to the module (its bodies and
+    /// variables are built for one mode). In the independent mode a texture lookup names a
+    /// sampler (`[tex, smp, {..}]`) and `.samplerref` variables may be declared; in the
+    /// unified mode (the default, what CUDA's texture objects are) the texture carries its
+    /// sampler state. A lookup of the other mode is an error when the kernel is built.
+    pub fn set_tex_mode(&mut self, mode: TexMode) -> Result<(), Error> {
+        if !self.items.is_empty() && mode != self.tex_mode {
+            return Err(Error::InvalidArgument {
+                kernel: String::new(),
+                what: "the texturing mode must be set before the module has variables or bodies".into(),
+            });
+        }
+        self.tex_mode = mode;
+        Ok(())
+    }
+
+    /// A new body of this module, built for its texturing mode.
+    pub(crate) fn new_body(&self, name: &str, kind: BodyKind) -> Kernel {
+        let mut k = Kernel::new(name, self.id, kind);
+        k.tex_mode = self.tex_mode;
+        k
     }
 
     /// Reserves a module-scope name.

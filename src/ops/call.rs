@@ -270,6 +270,12 @@ where
                     buf[0] = Opnd::SinkPair(p);
                 }
             }
+            DstKind::VecPred(..) => {
+                if let [Opnd::Vec { start, len }, Opnd::Reg(pred)] = buf[..] {
+                    buf.clear();
+                    buf.push(Opnd::VecPred { start, len, pred });
+                }
+            }
             _ => {}
         }
         args.lower_into(k, &mut buf);

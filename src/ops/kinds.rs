@@ -96,10 +96,6 @@ pub struct LabelOp;
 /// Operand kind: the label of a `.branchtargets` list ([`BranchTargets`](crate::core::BranchTargets)).
 pub struct TargetsOp;
 
-/// Operand kind: `[tensor-map, {c0, .., c(R-1)}]`, a tensor map's address and `R` `.s32`
-/// coordinates.
-pub struct TensorAddr<const R: usize>;
-
 /// Operand kind of the video instructions: a register of `T` with an optional part selector
 /// from the set `S` (`T{.<sel>}` in a table: `a`, `a.b1()`, `a.bytes::<7, 6, 5, 4>()`), or,
 /// with `S` = [`sel::Whole`](super::sel::Whole), a register without one (`reg(T)`). Where

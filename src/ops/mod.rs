@@ -19,19 +19,34 @@
 //! In the pattern, `.tok` is a literal part; `.<set>` one member of a named set
 //! (`macros/src/vocab.rs`); `.<T:set>` a member bound to `T`; `.<a|b>` an inline list;
 //! `.m64n<N:8..256/8>k16` a number bound inside a token (`a..b/s` is inclusive, step `s`;
-//! lists mix `,` and ranges: `<N:8,16,24,32,48..256/16>`); `.<A>` the value bound to `A`
-//! earlier in the row; `{..|..}` an optional group and `(..|..)` a required choice.
+//! lists mix `,` and ranges: `<N:8,16,24,32,48..256/16>`); `.v<L:4>` or `.<T:f16x2>` a
+//! variable bound to a single value; `.<A>` the value bound to `A` earlier in the row;
+//! `{..|..}` an optional group and `(..|..)` a required choice.
 //!
 //! The signature is `dsts = srcs`. Destinations: `-` (none), `_` (the sink), a type, `X|Y`
 //! (a grouped pair), `{T*EXPR}` (a braced vector; `EXPR` is integer arithmetic over bound
-//! numbers, `{f32*N/2}`), `V(T)` (a vector of the bound width `v2`/`v4`/`v8`), `+{T*EXPR}` (a
-//! tied accumulator, read and written in place), several separated by commas. Sources: a
-//! type; a vector; `[T]` (an address of `T` in the chain's state space, `.param::entry` being
-//! `.param`; `[]` any element);
-//! `[T@space]` / `[@space]` / `[T@S]` (a named or bound space per operand; `[tmem]` tensor
-//! memory); `[tmap, {s32*R}]` (a tensor map and its coordinates); `imm(T)` (an immediate
-//! only); `imm(T: -1|1)`, `imm(u32: 24..256/8)` (an immediate from a set of legal values);
-//! `label`; `tlist` (the label of a `.branchtargets` list, `brx.idx`'s operand).
+//! numbers, `{f32*N/2}`), `V(T)` (a vector of the bound width `v2`/`v4`), `+{T*EXPR}` (a
+//! tied accumulator, read and written in place), `{T*EXPR}|pred` (a vector and a
+//! predicate, `d|p`), several separated by commas. Sources: a type; a vector; `[T]` (an
+//! address of `T` in the chain's state space; `[]` any element); `[T@space]` / `[@space]` /
+//! `[T@S]` (a named or bound space per operand; `[tmem]` tensor memory); `imm(T)` (an
+//! immediate only); `imm(T: -1|1)`, `imm(u32: 24..256/8)` (an immediate from a set of legal
+//! values); `label`; `tlist` (the label of a `.branchtargets` list, `brx.idx`'s operand).
+//!
+//! Opaque handles and their coordinates are one operand kind, [`HandleAddr`]:
+//! `[tmap, {s32*R}]` (a tensor map's address and `R` coordinates), `[tex, {f32*2}]` (a
+//! texture), `[tex, smp, {..}]` (a texture and a separate sampler), `[surf, {s32*2}]` (a
+//! surface), and the handle alone, `[tex]`, `[smp]`, `[surf]`, for queries. A coordinate
+//! list is a braced list of items, each a type, a run `T*EXPR`, or `_`: an ignored element
+//! (a zero of the type before it), which pads a list to a length PTX takes
+//! (`{u32, f32*2, _}`: a layer index, two coordinates, one ignored). Texture and surface
+//! lists are 1, 2 or 4 long. Such a list also stands alone ([`Coords`]: `{s32*3, _}`, a 3-D
+//! offset), where a plain vector would need one type and no padding.
+//!
+//! `<name:item>` in a signature is an optional item: the row stands for the forms with and
+//! without each, and the names of the items a form has, those of the sources first, make
+//! its variant. `"{T*4}<resident:|pred> = [tex, <sampler:smp>, {f32*2}], <offset:{s32*2}>"`
+//! is eight forms, from `plain` to `sampler_offset_resident`.
 //!
 //! The video instructions' registers carry part selectors (`%r1.b1`, `%r2.h10`,
 //! `%r3.b7654`). A source `T{.<sel>}` is a register of `T` with an optional selector from a
@@ -47,6 +62,7 @@
 
 pub mod access;
 mod call;
+mod coords;
 mod kinds;
 pub mod sel;
 
@@ -67,6 +83,7 @@ pub mod multimem;
 pub mod stack;
 pub mod sync;
 pub mod tcgen05;
+pub mod texture;
 pub mod video;
 pub mod warp;
 pub mod wgmma;
@@ -74,12 +91,13 @@ pub mod wmma;
 
 pub use crate::core::ir::Guard;
 pub use crate::core::isa::{self, Req};
-pub use crate::core::{DstKind, FormDesc, Kind, Sel, SelSet, Space};
+pub use crate::core::{Coord, DstKind, FormDesc, Handles, Kind, Sel, SelSet, Space, TexMode};
 pub(crate) use call::{conjunction, in_scope};
 pub use call::{guard_of, Acc, Alloc, Call, Dst, IntoDst, Lower, Operand, PartDst};
+pub(crate) use coords::handle_addr;
+pub use coords::{h, pad_opnd, CoordKinds, CoordList, Coords, HandleAddr, Run};
 pub use kinds::{
-    Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, Negated, Selectable, StateSpace, TargetsOp, TensorAddr, Tmem,
-    Vector,
+    Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, Negated, Selectable, StateSpace, TargetsOp, Tmem, Vector,
 };
 
 use core::marker::PhantomData;

@@ -4,7 +4,7 @@
 
 use crate::builder::{Error, Kernel, Module, Target, Version};
 use crate::core::ir::{AddrBase, Opnd};
-use crate::core::{DType, DstKind, FormDesc, Kind, Label, RegClass, Sel};
+use crate::core::{Coord, DType, DstKind, FormDesc, Kind, Label, RegClass, Sel, TexMode};
 
 fn val(k: &mut Kernel, t: DType) -> Opnd {
     Opnd::Reg(k.alloc(t.class()))
@@ -25,11 +25,23 @@ fn dst(k: &mut Kernel, d: DstKind, ops: &mut Vec<Opnd>) {
         DstKind::Vec(t, n) | DstKind::Tied(t, n) => ops.push(vec(k, t, n)),
         DstKind::Part(t, set) => ops.push(Opnd::Part { reg: k.alloc(t.class()), sel: set.sample(), neg: false }),
         DstKind::SinkPair(t) => ops.push(Opnd::SinkPair(k.alloc(t.class()))),
+        DstKind::VecPred(t, n) => {
+            let Opnd::Vec { start, len } = vec(k, t, n) else { unreachable!() };
+            ops.push(Opnd::VecPred { start, len, pred: k.alloc(RegClass::Pred) });
+        }
         DstKind::Multi(ds) => {
             for d in ds {
                 dst(k, *d, ops);
             }
         }
+    }
+}
+
+/// A coordinate: a fresh register, or the zero an ignored element is written as.
+fn coord(k: &mut Kernel, c: Coord) -> Opnd {
+    match c {
+        Coord::Val(t) => val(k, t),
+        Coord::Pad(t) => crate::ops::pad_opnd(t),
     }
 }
 
@@ -56,11 +68,16 @@ pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: Label) {
                 Opnd::Addr(AddrBase::Reg(k.alloc(class)), 0)
             }
             Kind::Part { ty, sel, neg } => Opnd::Part { reg: k.alloc(ty.class()), sel: sel.map_or(Sel::NONE, |s| s.sample()), neg },
-            Kind::TensorAddr(r) => {
-                let map = k.alloc(RegClass::B64);
-                let coords: Vec<Opnd> = (0..r).map(|_| Opnd::Reg(k.alloc(RegClass::B32))).collect();
-                let (start, len) = k.push_run(&coords);
-                Opnd::TensorAddr { map, start, len: len as u8 }
+            Kind::HandleAddr(h, cs) => {
+                let mut run: Vec<Opnd> = (0..h.count()).map(|_| Opnd::Reg(k.alloc(RegClass::B64))).collect();
+                run.extend(cs.iter().map(|c| coord(k, *c)));
+                let (start, _) = k.push_run(&run);
+                Opnd::HandleAddr { start, handles: h.count() as u8, coords: cs.len() as u8 }
+            }
+            Kind::Coords(cs) => {
+                let run: Vec<Opnd> = cs.iter().map(|c| coord(k, *c)).collect();
+                let (start, len) = k.push_run(&run);
+                Opnd::Vec { start, len }
             }
         };
         ops.push(o);
@@ -70,11 +87,16 @@ pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: Label) {
 
 /// A module with one kernel holding one sample of each form, in order, at `version`
 /// (unchecked: the point is to ask ptxas). Returns the text and, for each form, the
-/// 1-based line its sample is on.
+/// 1-based line its sample is on. The module is in the independent texturing mode if a
+/// form needs it (forms of both modes cannot share a module: [`assemblable`] separates
+/// them).
 pub fn sample_module(forms: &[&'static FormDesc], target: Target, version: Version) -> Result<(String, Vec<usize>), Error> {
     let mut m = Module::new(target);
     m.set_version(version);
     m.unchecked = true;
+    if forms.iter().any(|f| f.tex_mode() == Some(TexMode::Independent)) {
+        m.set_tex_mode(TexMode::Independent)?;
+    }
     m.kernel("samples", |k, ()| {
         let end = k.label();
         for f in forms {
@@ -104,6 +126,13 @@ pub fn assemblable(
     target: Target,
     version: Version,
 ) -> Vec<&'static FormDesc> {
+    let independent = |f: &FormDesc| f.tex_mode() == Some(TexMode::Independent);
+    if forms.iter().any(|f| independent(f)) && !forms.iter().all(|f| independent(f)) {
+        let (ind, uni): (Vec<&'static FormDesc>, Vec<&'static FormDesc>) = forms.iter().copied().partition(|f| independent(f));
+        let mut r = assemblable(ptxas, mode, &uni, target, version);
+        r.extend(assemblable(ptxas, mode, &ind, target, version));
+        return r;
+    }
     let mut live: Vec<&'static FormDesc> = forms.to_vec();
     while !live.is_empty() {
         let Ok((text, lines)) = sample_module(&live, target, version) else { return vec![] };

@@ -5,7 +5,7 @@ use crate::core::ir::{AddrBase, Opnd, RegRef};
 use crate::core::names::sym_name;
 use crate::core::{Kernel, RegClass};
 use crate::ops::access::MemType;
-use crate::ops::{m, Addr, AnyElem, Generic, InWindow, Operand, StateSpace, TensorAddr, Tmem};
+use crate::ops::{h, handle_addr, m, Addr, AnyElem, CoordKinds, CoordList, Generic, HandleAddr, InWindow, Operand, StateSpace, Tmem};
 use crate::ptx;
 use crate::types::{Accepts, DataType, Reg, B32, S32, S64, U32, U64};
 use core::marker::PhantomData;
@@ -317,12 +317,13 @@ impl<const R: usize> TensorAt<R> {
     }
 }
 
-impl<const R: usize> Operand<TensorAddr<R>> for TensorAt<R> {
+impl<C: CoordKinds, const R: usize> Operand<HandleAddr<(h::Tmap,), C, 0>> for TensorAt<R>
+where
+    [Reg<S32>; R]: CoordList<C>,
+{
     fn lower(self, k: &mut Kernel) -> Opnd {
-        let map = self.map.checked(k);
-        let coords: [Opnd; R] = core::array::from_fn(|i| Opnd::Reg(self.coords[i].checked(k)));
-        let (start, len) = k.push_run(&coords);
-        Opnd::TensorAddr { map, start, len: len as u8 }
+        let map = Opnd::Reg(self.map.checked(k));
+        handle_addr::<C, _>(k, &[map], self.coords, 0)
     }
 }
 

@@ -2,7 +2,7 @@
 //! [`LaunchArgs`] matches a tuple of them to a kernel's parameter tuple, and [`ArgList`]
 //! collects the values for the driver.
 
-use super::{CudaSlice, CudaStream, CudaView, CudaViewMut, RuntimeError};
+use super::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, RuntimeError};
 use crate::builder::ParamBytes;
 use crate::ops::{m, Generic};
 use crate::regs::{Ptr, Reg};
@@ -10,6 +10,7 @@ use crate::types::{self, DataType};
 use cudarc::driver::{sys, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop};
 use std::ffi::c_void;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 /// Kernels take at most this many parameters (the tuple impls' limit).
 pub(super) const MAX_PARAMS: usize = 12;
@@ -121,6 +122,20 @@ impl<'a> ArgList<'a> {
         self.guards[i] = Some(guard);
         Ok(())
     }
+    /// The stream of the launch.
+    pub(super) fn stream(&self) -> &'a CudaStream {
+        self.stream
+    }
+    /// Copies a texture or surface object handle of context `ctx` as the next argument,
+    /// with the event record of the buffer the object reads, if any.
+    pub(super) fn copy_handle(&mut self, handle: u64, ctx: &Arc<CudaContext>, record: Option<SyncOnDrop<'a>>) -> Result<(), RuntimeError> {
+        if ctx != self.stream.context() {
+            return Err(RuntimeError::Invalid("a texture or surface of another CUDA context passed to a kernel".into()));
+        }
+        let i = self.slots.copy(handle)?;
+        self.guards[i] = record;
+        Ok(())
+    }
     /// As [`borrow_reading`](Self::borrow_reading), recording a write of `buf`.
     pub(super) fn borrow_writing<B, H, D: DevicePtrMut<H> + ?Sized>(&mut self, bytes: &'a B, buf: &'a mut D) -> Result<(), RuntimeError> {
         self.same_context(buf)?;
@@ -158,14 +173,17 @@ const _: () = assert!(std::mem::size_of::<sys::CUtensorMap>() == 128 && std::mem
 /// `Reg<T>`; `&CudaSlice<T::Host>`, `&mut CudaSlice<T::Host>`, `&CudaView<T::Host>` or
 /// `&mut CudaViewMut<T::Host>` for `GlobalPtr<T>` and `GenericPtr<T>`; `&HostBytes<N>` for
 /// [`ParamBytes<N>`], and a `&CUtensorMap` for `ParamBytes<128>`; `&HostTensorMap<T, R>` or
-/// `&mut HostTensorMap<T, R>` for [`TensorMap<T, R>`](crate::builder::TensorMap).
+/// `&mut HostTensorMap<T, R>` for [`TensorMap<T, R>`](crate::builder::TensorMap); a
+/// `&TexObject` for a [`Texture`](crate::regs::Texture) and a `&SurfObject` for a
+/// [`Surface`](crate::regs::Surface).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for kernel parameter `{P}`",
     label = "wrong host value for this kernel parameter",
     note = "a `Reg<T>` parameter takes a `T::Host` value (`f32` for `Reg<F32>`, `u32` for `Reg<U32>`, `half::f16` for `Reg<F16>`)",
     note = "a `GlobalPtr<T>` or `GenericPtr<T>` parameter takes `&CudaSlice<T::Host>` or `&mut CudaSlice<T::Host>` (or a view) of the same element type",
     note = "a `ParamBytes<N>` parameter takes `&HostBytes<N>`; `ParamBytes<128>` also takes a `&CUtensorMap`",
-    note = "a `TensorMap<T, R>` parameter takes `&HostTensorMap<T, R>` or `&mut HostTensorMap<T, R>` of the same element type and rank"
+    note = "a `TensorMap<T, R>` parameter takes `&HostTensorMap<T, R>` or `&mut HostTensorMap<T, R>` of the same element type and rank",
+    note = "a `Texture` parameter takes `&TexObject`, a `Surface` parameter `&SurfObject`"
 )]
 pub trait HostArg<P> {
     #[doc(hidden)]

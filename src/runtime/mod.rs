@@ -11,7 +11,10 @@
 //! CudaSlice<T::Host>` (or a view) for a `GlobalPtr<T>` or `GenericPtr<T>`, and a
 //! [`&HostBytes<N>`](HostBytes) (or a `&CUtensorMap` for `N = 128`) for a
 //! [`ParamBytes<N>`](crate::builder::ParamBytes), and a [`&HostTensorMap<T, R>`](HostTensorMap)
-//! (encoded once, borrowing its buffer) for a [`TensorMap<T, R>`](crate::builder::TensorMap).
+//! (encoded once, borrowing its buffer) for a [`TensorMap<T, R>`](crate::builder::TensorMap),
+//! a [`&TexObject`](TexObject) for a [`Texture`](crate::regs::Texture) and a
+//! [`&SurfObject`](SurfObject) for a [`Surface`](crate::regs::Surface) (created over a
+//! [`CudaArray`] or a buffer, which they borrow).
 //! A buffer of another element type, or a wrong number of arguments, does not compile.
 //!
 //! ```no_run
@@ -64,6 +67,7 @@ mod tensor_map;
 pub mod testing;
 #[cfg(test)]
 mod tests;
+mod texture;
 
 pub use args::{ArgList, HostArg, HostBytes, LaunchArgs};
 pub use blas::{discrepancy, Cublas, Discrepancy};
@@ -76,6 +80,7 @@ pub use gpu::{median, Gpu};
 pub use launch::{Dim3, Launch};
 pub use module::{LoadedModule, TypedKernel};
 pub use tensor_map::{HostTensorMap, MapBuffer};
+pub use texture::{AddressMode, ArrayDesc, CudaArray, FilterMode, ReadMode, SurfObject, TexObject, Texel, TextureDesc};
 
 pub use cudarc;
 pub use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr};

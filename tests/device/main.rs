@@ -45,6 +45,7 @@ mod tcgen05_copy;
 mod tcgen05_kinds;
 mod tcgen05_red;
 mod tcgen05_tmem;
+mod texture;
 mod tma;
 mod video;
 mod video_ref;
@@ -279,6 +280,7 @@ fn main() {
         tcgen05_kinds::TESTS,
         tcgen05_red::TESTS,
         tcgen05_tmem::TESTS,
+        texture::TESTS,
         tma::TESTS,
         video::TESTS,
         warp::TESTS,
