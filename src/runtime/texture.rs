@@ -255,9 +255,36 @@ impl<T: Texel> CudaArray<T> {
         let row = self.desc.width * std::mem::size_of::<T>();
         let rows = self.desc.height.max(1);
         let slices = (if self.desc.layers > 0 { self.desc.layers } else { self.desc.depth }).max(1);
-        // SAFETY: an all-zero CUDA_MEMCPY3D is a valid starting point (null pointers, offsets 0).
-        let mut c: sys::CUDA_MEMCPY3D = unsafe { std::mem::zeroed() };
         let (host_t, array_t) = (sys::CUmemorytype::CU_MEMORYTYPE_HOST, sys::CUmemorytype::CU_MEMORYTYPE_ARRAY);
+        // Every field spelt out: `CUmemorytype` has no zero value, so the struct cannot start
+        // as all zeros (`mem::zeroed` refuses it).
+        let mut c = sys::CUDA_MEMCPY3D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcZ: 0,
+            srcLOD: 0,
+            srcMemoryType: host_t,
+            srcHost: std::ptr::null(),
+            srcDevice: 0,
+            srcArray: std::ptr::null_mut(),
+            reserved0: std::ptr::null_mut(),
+            srcPitch: 0,
+            srcHeight: 0,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstZ: 0,
+            dstLOD: 0,
+            dstMemoryType: host_t,
+            dstHost: std::ptr::null_mut(),
+            dstDevice: 0,
+            dstArray: std::ptr::null_mut(),
+            reserved1: std::ptr::null_mut(),
+            dstPitch: 0,
+            dstHeight: 0,
+            WidthInBytes: 0,
+            Height: 0,
+            Depth: 0,
+        };
         if to_array {
             (c.srcMemoryType, c.srcHost, c.srcPitch, c.srcHeight) = (host_t, host as *const _, row, rows);
             (c.dstMemoryType, c.dstArray) = (array_t, self.raw);
