@@ -20,7 +20,9 @@ pub use regs::{BranchTargets, Label, NotPred, Ptr, Reg, SReg};
 
 /// Everything a kernel author needs in scope.
 pub mod prelude {
-    pub use crate::builder::{Abi, Error, FuncRef, Kernel, KernelRef, LoopLabels, Module, ParamBytes, Target, TensorMap, Var, Version};
+    pub use crate::builder::{
+        Abi, Error, FuncRef, Kernel, KernelRef, LoopLabels, Module, ParamBytes, Target, TensorMap, Var, Version, MAX_BRANCH_TARGETS,
+    };
     pub use crate::ops::{Acc, Generic};
     pub use crate::ptx;
     pub use crate::regs::{

@@ -260,14 +260,23 @@ fn branch_target_lists_that_cannot_be_declared_are_errors() {
         ptx!(k, "brx.idx", i, list.unwrap());
     });
     assert!(matches!(e, Err(Error::ForeignValue { .. })), "{e:?}");
-    // A switch with no cases has no list to jump through.
-    assert!(matches!(
-        m.kernel("none", |k, ()| {
+    // A switch with no cases has no list to jump through; one past the widest list ptxas
+    // takes is refused, and so is an absurd count (without building its labels first).
+    for cases in [0, MAX_BRANCH_TARGETS + 1, usize::MAX] {
+        let e = m.kernel(&format!("switch{}", cases % 100_000), |k, ()| {
             let i = ptx!(k, "mov.u32", 0u32);
-            k.switch_(i, 0, |_, _| {});
-        }),
-        Err(Error::InvalidArgument { .. })
-    ));
+            k.switch_(i, cases, |_, _| {});
+        });
+        assert!(matches!(&e, Err(Error::InvalidArgument { .. })), "{cases} cases: {e:?}");
+    }
+    let e = m.kernel("list", |k, ()| {
+        let labels: Vec<Label> = (0..=MAX_BRANCH_TARGETS).map(|_| k.label()).collect();
+        for &l in &labels {
+            k.place(l);
+        }
+        let _ = k.branch_targets(&labels);
+    });
+    assert!(e.unwrap_err().to_string().contains("1 to 4096 labels, not 4097"));
 }
 
 #[test]

@@ -479,11 +479,11 @@ fn op(k: &mut Kernel, c: &mut Ctx, depth: u32) {
             let w = ptx!(k, "fma.rn.f32", v, f32::from_bits(c.r.gen()), f32::from_bits(c.r.gen()));
             c.u.push(ptx!(k, "cvt.rzi.u32.f32", w));
         }
-        // Jump tables: a switch of any number of cases (none or past 65,535 is an error),
+        // Jump tables: a switch of any number of cases (none or past 4,096 is an error),
         // and `brx.idx` through a list of the labels at hand (foreign or never placed ones
         // in hostile draws).
         39 if depth < 6 => {
-            let n = if hostile(c.r) { [0, 1, 65_535, 65_536][c.r.gen_range(0..4)] } else { c.r.gen_range(1..5) };
+            let n = if hostile(c.r) { [0, 1, 4_096, 4_097, usize::MAX][c.r.gen_range(0..5)] } else { c.r.gen_range(1..5) };
             k.switch_(a, n, |k, i| {
                 if i < 3 {
                     op(k, c, depth + 1)
@@ -879,6 +879,14 @@ fn regressions_found_by_fuzzing() {
     err(|k, _| k.maxntid(u32::MAX, u32::MAX, u32::MAX), "a product beyond u64");
     err(|k, _| k.maxnreg(4), ".maxnreg 4");
     err(|k, _| k.minnctapersm(2), ".minnctapersm alone");
+    err(
+        |k, _| {
+            k.maxntid(128, 1, 1);
+            k.reqntid(128, 1, 1);
+        },
+        ".maxntid with .reqntid",
+    );
+    err(|k, _| ptx!(k, "setmaxnreg.inc.sync.aligned.u32", Const::<240>), "setmaxnreg, register count at entry unknown");
     // Barrier numbers and thread counts ptxas refuses.
     err(|k, _| ptx!(k, "bar.sync", 39u32), "bar.sync 39");
     err(|k, _| ptx!(k, "bar.sync" as counted, 1u32, 33u32), "33 threads");

@@ -58,6 +58,7 @@ fn an_immediate_outside_its_legal_set_is_an_error() {
     }
     let mut m = Module::new(Target::SM_90A);
     m.kernel("good", |k, ()| {
+        k.maxnreg(128);
         ptx!(k, "setmaxnreg.inc.sync.aligned.u32", Const::<240>);
         ptx!(k, "setmaxnreg.dec.sync.aligned.u32", 40u32);
     })
@@ -413,6 +414,15 @@ fn jump_tables_through_branch_target_lists() {
     assert!(text.contains("\n$L__5: .branchtargets $L__0, $L__1, $L__2, $L__3, $L__4;"), "{text}");
     assert!(text.contains("setp.lt.u32 %p1, %r3, 5;\n\t@%p1 brx.idx %r3, $L__5;"), "{text}");
     assert!(text.contains(": .branchtargets $L__8, $L__7;") && text.contains("brx.idx.uni %r"), "{text}");
+    // The largest table, each case a store (ptxas 13.0 crashes on this shape from 16,383 cases).
+    let mut m = Module::new(Target::SM_90);
+    m.kernel("widest", |k, (out,): (GlobalPtr<U32>,)| {
+        let t = ptx!(k, "mov.u32", sreg::TID_X);
+        k.switch_(t, MAX_BRANCH_TARGETS, |k, case| k.st(out, case as u32));
+    })
+    .unwrap();
+    let text = assemble("the widest jump table", &m);
+    assert_eq!(text.matches("st.global.u32").count(), MAX_BRANCH_TARGETS);
 }
 
 /// Device functions of both ABIs and every kind of call: `.param` functions with 16-, 32-

@@ -2,6 +2,7 @@
 //! moves into existing registers.
 
 use crate::core::ir::Guard;
+use crate::core::kernel::branch_target_count_ok;
 use crate::core::{Kernel, Label};
 use crate::ops::access::{MovOp, MovType};
 use crate::ops::{Call, Operand};
@@ -50,11 +51,11 @@ impl Kernel {
     /// # Ok::<(), ptxkit::Error>(())
     /// ```
     pub fn switch_(&mut self, index: Reg<U32>, cases: usize, mut case: impl FnMut(&mut Kernel, usize)) {
+        if !branch_target_count_ok(self, cases) {
+            return;
+        }
         let labels: Vec<Label> = (0..cases).map(|_| self.label()).collect();
         let list = self.branch_targets(&labels);
-        if cases == 0 || cases > u16::MAX as usize {
-            return; // `branch_targets` recorded the error
-        }
         let end = self.label();
         let inb = ptx!(self, "setp.lt.u32", index, cases as u32);
         ptx!(self, @inb, "brx.idx", index, list);

@@ -15,7 +15,7 @@ mod stack;
 mod tensor_map;
 mod textures;
 
-pub use crate::core::{check_ident, Directive, Error, Kernel, Module, Suffix, Target, Version};
+pub use crate::core::{check_ident, Directive, Error, Kernel, Module, Suffix, Target, Version, MAX_BRANCH_TARGETS};
 pub use calls::{Abi, FuncPtr, FuncRef};
 pub use control::{LoopBound, LoopIndex, LoopLabels};
 pub use module::{InitValue, KernelRef, Var};

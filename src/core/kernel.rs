@@ -68,6 +68,21 @@ pub(crate) enum BodyKind {
     Func,
 }
 
+/// The most targets a `.branchtargets` list (and so a [`Kernel::switch_`]) may have.
+/// PTX sets no limit, but ptxas 13.0 takes time quadratic in the list (a switch of `n` stores
+/// takes 1.5 s at 4,096 cases, 7.7 s at 8,192, 90 s at 16,000) and crashes (SIGSEGV) from
+/// 16,383 cases on, for several shapes of case bodies.
+pub const MAX_BRANCH_TARGETS: usize = 4_096;
+
+/// Whether `n` targets make a list ptxas takes; records the error if not.
+pub(crate) fn branch_target_count_ok(k: &mut Kernel, n: usize) -> bool {
+    let ok = (1..=MAX_BRANCH_TARGETS).contains(&n);
+    if !ok {
+        k.invalid(format!("a .branchtargets list holds 1 to {MAX_BRANCH_TARGETS} labels, not {n}"));
+    }
+    ok
+}
+
 /// The body of a kernel (`.entry`) or device function (`.func`) under construction.
 ///
 /// Instructions are added with [`ptx!`](crate::ptx) or the helper methods; errors (an
@@ -385,11 +400,10 @@ impl Kernel {
     /// A `.branchtargets` list of `targets` (labels of this body, placed before or after),
     /// declared here, for [`brx.idx`](crate::ops::control): `brx.idx index, list` continues at
     /// `targets[index]`. PTX leaves an index past the end undefined; `Kernel::switch_`
-    /// checks it. An empty list, or more than 65,535 targets, is an error.
+    /// checks it. An empty list, or more than [`MAX_BRANCH_TARGETS`] targets, is an error.
     pub fn branch_targets(&mut self, targets: &[Label]) -> BranchTargets {
         let list = self.label();
-        if targets.is_empty() || targets.len() > u16::MAX as usize {
-            self.invalid(format!("a .branchtargets list holds 1 to 65535 labels, not {}", targets.len()));
+        if !branch_target_count_ok(self, targets.len()) {
             return BranchTargets(list);
         }
         let mut ops = Vec::with_capacity(targets.len());
@@ -430,6 +444,20 @@ impl Kernel {
         if has(self, ".minnctapersm") && !has(self, ".maxntid") && !has(self, ".reqntid") {
             // ptxas ignores it (with a warning) without a block size to divide by.
             self.invalid(".minnctapersm needs .maxntid or .reqntid".into());
+        }
+        let sized = has(self, ".maxnreg") || (has(self, ".minnctapersm") && (has(self, ".maxntid") || has(self, ".reqntid")));
+        let setmaxnreg = || self.stmts.iter().any(|s| matches!(s, Stmt::Ins { form, .. } if form.opcode() == "setmaxnreg"));
+        if self.kind == BodyKind::Entry && !sized && setmaxnreg() {
+            // ptxas drops it ("unable to determine register count at entry", C7508).
+            self.invalid(
+                "setmaxnreg needs the register count at entry: give the kernel .maxnreg, or \
+                 .minnctapersm with .maxntid or .reqntid"
+                    .into(),
+            );
+        }
+        if has(self, ".maxntid") && has(self, ".reqntid") {
+            // ptxas: "Conflicting directives: .maxntid and .reqntid cannot both be specified".
+            self.invalid(".maxntid and .reqntid cannot both be given: .reqntid already bounds the block".into());
         }
         for (i, l) in self.labels.iter().enumerate() {
             if l.used && !l.placed {

@@ -19,7 +19,7 @@ pub mod target;
 pub use desc::{Coord, DstKind, FormDesc, Handles, Kind, Space, TexMode};
 pub use dtype::{DType, Family, RegClass};
 pub use error::{check_ident, Error};
-pub use kernel::{BranchTargets, Directive, Kernel, Label};
+pub use kernel::{BranchTargets, Directive, Kernel, Label, MAX_BRANCH_TARGETS};
 pub use module::Module;
 pub use sel::{Sel, SelSet};
 pub use target::{Suffix, Target, Version};

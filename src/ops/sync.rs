@@ -7,7 +7,9 @@
 //! for the block reductions `bar.red`/`barrier.red` (popc, and, or): `d, a, b, {!}c`.
 //! `membar.proxy.alias` is the old spelling of `fence.proxy.alias`.
 //! `setmaxnreg` takes a multiple of 8 from 24 to 256 (a legal-value immediate: another value
-//! does not compile).
+//! does not compile). A kernel that uses it must let ptxas know its register count at entry
+//! (`.maxnreg`, or `.minnctapersm` with a block size), or the kernel is refused: ptxas would
+//! drop the `setmaxnreg` with only an informational message.
 //!
 //! ```
 //! use ptxkit::prelude::*;
