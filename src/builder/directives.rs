@@ -2,8 +2,9 @@
 //! each given at most once, on kernels only, with values a launch can meet; their ISA
 //! needs are checked like instructions'.
 
+use crate::core::ir::Stmt;
 use crate::core::kernel::{BodyKind, Directive};
-use crate::core::Kernel;
+use crate::core::{Kernel, Target};
 
 impl Kernel {
     fn directive(&mut self, d: Directive, vals: &[u32]) {
@@ -62,5 +63,47 @@ impl Kernel {
     /// `.maxclusterrank n`
     pub fn maxclusterrank(&mut self, n: u32) {
         self.directive(Directive::MaxClusterRank(n), &[n]);
+    }
+
+    /// The directives together, for a kernel on `target`: the combinations ptxas refuses
+    /// (`.maxntid` with `.reqntid`, `.reqnctapercluster` with `.maxclusterrank`), and those it
+    /// would warn about and ignore (`.minnctapersm` without a block size, or asking for more
+    /// CTAs or threads than an SM holds; `setmaxnreg` in a kernel whose register count at
+    /// entry ptxas cannot tell).
+    pub(crate) fn check_directives(&mut self, target: Target) {
+        let find = |k: &Kernel, kw: &str| k.directives.iter().find(|d| d.keyword() == kw).cloned();
+        let block = match (find(self, ".maxntid"), find(self, ".reqntid")) {
+            (Some(_), Some(_)) => {
+                self.invalid(".maxntid and .reqntid cannot both be given: .reqntid already bounds the block".into());
+                None
+            }
+            (Some(Directive::MaxNTid(x, y, z)), None) | (None, Some(Directive::ReqNTid(x, y, z))) => Some(x * y * z),
+            _ => None,
+        };
+        if find(self, ".reqnctapercluster").is_some() && find(self, ".maxclusterrank").is_some() {
+            self.invalid(".reqnctapercluster and .maxclusterrank cannot both be given: the cluster shape fixes its size".into());
+        }
+        let min_ctas = find(self, ".minnctapersm").map(|d| if let Directive::MinNCtaPerSm(n) = d { n } else { 0 });
+        if let Some(n) = min_ctas {
+            let (ctas, threads) = target.per_sm();
+            match block {
+                // ptxas ignores it (with a warning) without a block size to divide by.
+                None => self.invalid(".minnctapersm needs .maxntid or .reqntid".into()),
+                Some(_) if n > ctas => self.invalid(format!(".minnctapersm {n}: an SM of {target} holds at most {ctas} CTAs")),
+                Some(b) if n as u64 * b as u64 > threads as u64 => {
+                    self.invalid(format!(".minnctapersm {n} of {b} threads each: an SM of {target} holds at most {threads} threads"))
+                }
+                Some(_) => {}
+            }
+        }
+        let sized = find(self, ".maxnreg").is_some() || (min_ctas.is_some() && block.is_some());
+        if !sized && self.stmts.iter().any(|s| matches!(s, Stmt::Ins { form, .. } if form.opcode() == "setmaxnreg")) {
+            // ptxas drops it ("unable to determine register count at entry", C7508).
+            self.invalid(
+                "setmaxnreg needs the register count at entry: give the kernel .maxnreg, or \
+                 .minnctapersm with .maxntid or .reqntid"
+                    .into(),
+            );
+        }
     }
 }

@@ -88,6 +88,7 @@ impl Module {
         let params = P::declare_all(&mut k);
         body(&mut k, params);
         k.ret();
+        k.check_directives(self.target);
         k.finish()?;
         let name: Arc<str> = name.into();
         self.items.push(Item::Body(k));

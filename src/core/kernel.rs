@@ -437,28 +437,8 @@ impl Kernel {
         }
     }
 
-    /// Ends the body: every label branched to is placed, the directives make sense together,
-    /// and no error was met.
+    /// Ends the body: every label branched to is placed, and no error was met.
     pub(crate) fn finish(&mut self) -> Result<(), Error> {
-        let has = |k: &Kernel, kw: &str| k.directives.iter().any(|d| d.keyword() == kw);
-        if has(self, ".minnctapersm") && !has(self, ".maxntid") && !has(self, ".reqntid") {
-            // ptxas ignores it (with a warning) without a block size to divide by.
-            self.invalid(".minnctapersm needs .maxntid or .reqntid".into());
-        }
-        let sized = has(self, ".maxnreg") || (has(self, ".minnctapersm") && (has(self, ".maxntid") || has(self, ".reqntid")));
-        let setmaxnreg = || self.stmts.iter().any(|s| matches!(s, Stmt::Ins { form, .. } if form.opcode() == "setmaxnreg"));
-        if self.kind == BodyKind::Entry && !sized && setmaxnreg() {
-            // ptxas drops it ("unable to determine register count at entry", C7508).
-            self.invalid(
-                "setmaxnreg needs the register count at entry: give the kernel .maxnreg, or \
-                 .minnctapersm with .maxntid or .reqntid"
-                    .into(),
-            );
-        }
-        if has(self, ".maxntid") && has(self, ".reqntid") {
-            // ptxas: "Conflicting directives: .maxntid and .reqntid cannot both be specified".
-            self.invalid(".maxntid and .reqntid cannot both be given: .reqntid already bounds the block".into());
-        }
         for (i, l) in self.labels.iter().enumerate() {
             if l.used && !l.placed {
                 return Err(Error::UndefinedLabel { kernel: self.name.to_string(), label: self.label_name(i as u32) });

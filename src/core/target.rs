@@ -104,6 +104,17 @@ impl Target {
     pub fn parse(s: &str) -> Option<Target> {
         Target::ALL.iter().copied().find(|t| t.to_string() == s)
     }
+    /// What one SM of this architecture holds at once, as ptxas 13.0 judges `.minnctapersm`:
+    /// CTAs, and threads. Measured with ptxas (`tests/errors.rs` checks both bounds of every
+    /// target); past either, ptxas warns and ignores the directive.
+    pub const fn per_sm(self) -> (u32, u32) {
+        match self.sm {
+            75 => (16, 1024),
+            80 | 90 | 100 | 103 => (32, 2048),
+            86..=88 => (16, 1536),
+            _ => (24, 1536), // 89, 110, 120, 121
+        }
+    }
     /// Position in [`Target::ALL`] (a bit index for target sets). Every `Target` is one of
     /// `ALL` (the fields are private), so the fallback is never taken.
     pub fn index(self) -> usize {
