@@ -10,7 +10,6 @@ mod common;
 
 use common::assemble;
 use ptxkit::builder::TensorElem;
-use ptxkit::op;
 use ptxkit::ops::Acc;
 use ptxkit::prelude::*;
 use ptxkit::regs::{TensorAt, TmemAddr};
@@ -599,71 +598,6 @@ fn every_selector_of_every_set_and_no_other() {
             assert!(check(&module(&[l.clone()])).is_err(), "{set:?}: ptxas takes `{l}`");
         }
     }
-
-/// Any order of a chain's parts that ptxas accepts names the table form: the same `Op` type
-/// (`op!`), emitted in table order by `ptx!`. ptxas assembles the module, and the module
-/// with each of those lines written back in the other order as raw text.
-fn other_orders_name_the_table_form() {
-    // (as written, the table's order)
-    const ORDERS: &[(&str, &str)] = &[
-        ("ld.global.relaxed.gpu.u32", "ld.relaxed.gpu.global.u32"),
-        ("ld.u32.global", "ld.global.u32"),
-        ("ld.nc.global.u32", "ld.global.nc.u32"),
-        ("atom.global.sys.relaxed.add.u32", "atom.relaxed.sys.global.add.u32"),
-        ("atom.add.global.u32", "atom.global.add.u32"),
-        ("cvt.f32.rn.f64", "cvt.rn.f32.f64"),
-        ("fma.f32.rn", "fma.rn.f32"),
-        ("add.f32.ftz", "add.ftz.f32"),
-        ("setp.and.lt.u32", "setp.lt.and.u32"),
-        ("shfl.bfly.sync.b32", "shfl.sync.bfly.b32"),
-        ("barrier.aligned.sync", "barrier.sync.aligned"),
-        ("mbarrier.arrive_drop.expect_tx.shared::cta.relaxed.cta.b64", "mbarrier.arrive_drop.expect_tx.relaxed.cta.shared::cta.b64"),
-    ];
-    let mut m = Module::new(Target::SM_90);
-    m.kernel("orders", |k, (p, q, d): (GlobalPtr<U32>, GlobalPtr<F32>, Reg<F64>)| {
-        let bar = k.shared_array::<B64>("bar", 1, 8);
-        ptx!(k, "mbarrier.init.shared::cta.b64", bar, 1u32);
-        let a = ptx!(k, "ld.global.relaxed.gpu.u32", p.offset(0));
-        let b = ptx!(k, "ld.u32.global", p.offset(1));
-        let c = ptx!(k, "ld.nc.global.u32", p.offset(2));
-        let e = ptx!(k, "atom.global.sys.relaxed.add.u32", p.offset(3), a);
-        let f = ptx!(k, "atom.add.global.u32", p.offset(4), b);
-        let x = ptx!(k, "cvt.f32.rn.f64", d);
-        let y = ptx!(k, "fma.f32.rn", x, x, x);
-        let z = ptx!(k, "add.f32.ftz", y, x);
-        let lt = ptx!(k, "setp.lt.u32", e, f);
-        let both = ptx!(k, "setp.and.lt.u32", c, e, lt);
-        let v = ptx!(k, "selp.u32", e, f, both);
-        let w = ptx!(k, "shfl.bfly.sync.b32", v.bitcast::<B32>(), 1u32, 31u32, 0xffff_ffffu32);
-        ptx!(k, "barrier.aligned.sync", 0u32);
-        let s = ptx!(k, "mbarrier.arrive_drop.expect_tx.shared::cta.relaxed.cta.b64", bar, 8u32);
-        ptx!(k, "st.global.f32", q.offset(0), z);
-        ptx!(k, "st.global.b32", p.cast::<B32>().offset(5), w);
-        ptx!(k, "st.global.b64", p.cast::<B64>().offset(3), s);
-    })
-    .unwrap();
-    let text = assemble("orders", &m);
-    let mut raw = text.clone();
-    for (written, table) in ORDERS {
-        let line = text.lines().find(|l| l.trim_start().starts_with(&format!("{table} "))).unwrap_or_else(|| panic!("{table}:\n{text}"));
-        assert!(!text.contains(written), "{written} printed as written:\n{text}");
-        raw = raw.replacen(line, &line.replacen(table, written, 1), 1);
-    }
-    assert_ne!(raw, text);
-    let px = common::ptxas("other_orders_name_the_table_form");
-    ptxkit::ptxas::check_clean(&px, &raw, Target::SM_90, ptxkit::ptxas::Mode::Assemble).unwrap_or_else(|e| panic!("{e}\n{raw}"));
-    // The same type: `op!` of either order.
-    use std::any::TypeId;
-    assert_eq!(TypeId::of::<op!("ld.global.relaxed.gpu.u32")>(), TypeId::of::<op!("ld.relaxed.gpu.global.u32")>());
-    assert_eq!(TypeId::of::<op!("cvt.f32.rn.f64")>(), TypeId::of::<op!("cvt.rn.f32.f64")>());
-    assert_eq!(TypeId::of::<op!("shfl.bfly.sync.b32" as pair)>(), TypeId::of::<op!("shfl.sync.bfly.b32" as pair)>());
-    assert_eq!(
-        TypeId::of::<op!("mbarrier.arrive_drop.expect_tx.shared::cta.relaxed.cta.b64")>(),
-        TypeId::of::<op!("mbarrier.arrive_drop.expect_tx.relaxed.cta.shared::cta.b64")>()
-    );
-    // Chains with the same parts that are different instructions stay apart.
-    assert_ne!(TypeId::of::<op!("cvt.sat.u32.s32")>(), TypeId::of::<op!("cvt.sat.s32.u32")>());
-    assert_eq!(TypeId::of::<op!("cvt.u32.sat.s32")>(), TypeId::of::<op!("cvt.sat.u32.s32")>());
 }
 
 fn main() {
@@ -684,6 +618,5 @@ fn main() {
         host!(wmma_load_mma_store),
         host!(video_selectors_negations_masks_and_predicate_pairs),
         host!(every_selector_of_every_set_and_no_other),
-        host!(other_orders_name_the_table_form),
     ]]);
 }
