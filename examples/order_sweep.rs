@@ -461,8 +461,13 @@ fn rules(chains: &[Chain]) -> (Vec<Rule>, Vec<(usize, usize)>) {
         let class_of = |t: &str| classes.iter().position(|cl| cl.iter().any(|x| x == t));
         for &(ci, k) in members {
             let c = &chains[ci];
-            let no_glue =
-                Rule { prefix: c.parts[..k].iter().map(|s| s.to_string()).collect(), chains: 0, classes: classes.clone(), glued: vec![] };
+            let no_glue = Rule {
+                prefix: c.parts[..k].iter().map(|s| s.to_string()).collect(),
+                chains: 0,
+                stricter: 0,
+                classes: classes.clone(),
+                glued: vec![],
+            };
             for i in k..c.n() {
                 let Some(cl) = class_of(c.parts[i]) else { continue };
                 if glued.contains(&c.parts[i]) {
@@ -487,9 +492,10 @@ fn rules(chains: &[Chain]) -> (Vec<Rule>, Vec<(usize, usize)>) {
         }
         glued.sort_unstable();
         glued.dedup();
-        let rule = Rule {
+        let mut rule = Rule {
             prefix: prefix.split('.').map(str::to_string).collect(),
             chains: members.len(),
+            stricter: 0,
             classes,
             glued: glued.iter().map(|s| s.to_string()).collect(),
         };
@@ -524,6 +530,7 @@ fn rules(chains: &[Chain]) -> (Vec<Rule>, Vec<(usize, usize)>) {
             }
         }
         fit.push((stricter, looser));
+        rule.stricter = stricter;
         out.push(rule);
     }
     (out, fit)
@@ -708,23 +715,13 @@ fn main() {
         version.as_deref().unwrap_or("(unknown version)"),
         sweep.tried,
     );
-    // Which rules are stricter than ptxas, for the reader: the orders they refuse that ptxas
-    // takes are safe (a compile error) but worth knowing.
-    let mut line = match stricter {
-        0 => String::from("# Every rule implies exactly its chains' measured constraints."),
-        n => format!("# Rules stricter than the measured constraints of {n} chains:"),
-    };
-    for (r, f) in table.rules.iter().zip(&fit).filter(|(_, f)| f.0 > 0) {
-        let item = format!(" {} ({} of {})", r.prefix.join("."), f.0, r.chains);
-        if line.len() + item.len() > 96 {
-            head.push_str(&line);
-            head.push('\n');
-            line = String::from("# ");
-        }
-        line.push_str(&item);
-    }
-    head.push_str(&line);
-    head.push('\n');
+    head.push_str(&match stricter {
+        0 => String::from("# Every rule implies exactly its chains' measured constraints.\n"),
+        n => format!(
+            "# {n} chains have a rule stricter than their measured constraints (column `stricter`): it\n\
+             # refuses some orders ptxas takes.\n"
+        ),
+    });
     let text = table.write(&head);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("macros/tables/orders.tsv");
     if looser > 0 || loose > 0 {

@@ -3,7 +3,8 @@
 //! directions: the file was measured over the chains the tables have now; for every chain,
 //! an order the rules admit other than the table's is accepted as the table order is, and an
 //! order they refuse is one ptxas rejects (or warns about), unless it spells another chain
-//! with the same parts, which ptxas cannot tell apart from it. Every chain is parsed
+//! with the same parts, which ptxas cannot tell apart from it, or its rule is marked stricter
+//! than ptxas (`tex`'s `.v4`, which ptxas takes before either type). Every chain is parsed
 //! (`-arch compute_XX`, as the sweep measures); one chain per rule is also assembled. And
 //! `ptx!`/`op!` with other orders: the table form, printed in table order.
 
@@ -113,7 +114,8 @@ fn spellings(one_per_rule: bool) -> Groups {
 /// refused one another. Returns the counts of admitted and refused orders checked.
 fn decide(test: &str, mode: Mode, groups: Groups) -> (usize, usize) {
     let px = common::ptxas(test);
-    let (mut admitted, mut refused) = (0, 0);
+    let o = rules();
+    let (mut admitted, mut refused, mut stricter) = (0, 0, 0);
     let mut wrong = vec![];
     for ((t, v), items) in groups {
         let asks: Vec<(&'static FormDesc, &str)> = items.iter().map(|(f, s, _)| (*f, s.as_str())).collect();
@@ -133,6 +135,12 @@ fn decide(test: &str, mode: Mode, groups: Groups) -> (usize, usize) {
             } else {
                 refused += 1;
             }
+            // A rule the file marks stricter than ptxas may refuse an order ptxas takes.
+            let marked = || o.rule_for(&f.chain.split('.').collect::<Vec<_>>()).is_some_and(|r| r.stricter > 0);
+            if same && !*ok && marked() {
+                stricter += 1;
+                continue;
+            }
             if same != *ok {
                 let what = if *ok { "admitted but ptxas says" } else { "refused but ptxas accepts it" };
                 wrong.push(format!("{s} (for {}) at {t}: {what} {verdict:?}", f.chain));
@@ -140,6 +148,7 @@ fn decide(test: &str, mode: Mode, groups: Groups) -> (usize, usize) {
         }
     }
     assert!(wrong.is_empty(), "{} orders decided otherwise than ptxas ({mode:?}):\n{}", wrong.len(), wrong.join("\n"));
+    println!("{stricter} refused orders that ptxas takes, under rules marked stricter");
     (admitted, refused)
 }
 

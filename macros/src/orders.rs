@@ -12,7 +12,8 @@
 //! - every other part goes anywhere after the prefix.
 //!
 //! A chain no rule covers is written in its table order only. Equal parts (`.bf16.bf16`) are
-//! matched in order. The module uses `std` alone: the sweep and the tests include it by path.
+//! matched in order. Where ptxas's own rule is finer than these (it takes the `.v4` of `tex`
+//! before either of two types), the rule is stricter, and its row says for how many chains. The module uses `std` alone: the sweep and the tests include it by path.
 
 /// One line of `orders.tsv`.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +22,9 @@ pub struct Rule {
     pub prefix: Vec<String>,
     /// How many distinct chains the rule covered when it was measured.
     pub chains: usize,
+    /// For how many of them the rule is stricter than the measured constraints: it refuses
+    /// some orders ptxas takes (a compile error, never a wrong instruction).
+    pub stricter: usize,
     /// Sets of parts that keep their relative order.
     pub classes: Vec<Vec<String>>,
     /// Parts whose next part stays right after them.
@@ -77,7 +81,7 @@ pub fn fingerprint<'a>(chains: impl IntoIterator<Item = &'a str>) -> (u64, usize
 
 impl Orders {
     /// Reads `orders.tsv`: `# fingerprint HEX CHAINS` and rows
-    /// `prefix <TAB> chains <TAB> class | class ... <TAB> glued parts`.
+    /// `prefix <TAB> chains <TAB> stricter <TAB> class | class ... <TAB> glued parts`.
     pub fn parse(text: &str) -> Result<Orders, String> {
         let mut o = Orders::default();
         for (n, line) in text.lines().enumerate() {
@@ -92,11 +96,14 @@ impl Orders {
                 continue;
             }
             let f: Vec<&str> = line.split('\t').collect();
-            let [prefix, chains, classes, glued] = f[..] else { return Err(err("a row is prefix, chains, classes, glued")) };
+            let [prefix, chains, stricter, classes, glued] = f[..] else {
+                return Err(err("a row is prefix, chains, stricter, classes, glued"));
+            };
             let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
             o.rules.push(Rule {
                 prefix: prefix.split('.').map(str::to_string).collect(),
                 chains: chains.parse().map_err(|_| err("bad chain count"))?,
+                stricter: stricter.parse().map_err(|_| err("bad stricter count"))?,
                 classes: classes.split('|').map(words).filter(|c| !c.is_empty()).collect(),
                 glued: words(glued),
             });
@@ -108,10 +115,11 @@ impl Orders {
     pub fn write(&self, head: &str) -> String {
         let mut s = String::from(head);
         s.push_str(&format!("# fingerprint {:016x} {}\n", self.fingerprint, self.chains));
-        s.push_str("# prefix\tchains\tordered classes\tglued\n");
+        s.push_str("# prefix\tchains\tstricter\tordered classes\tglued\n");
         for r in &self.rules {
             let classes: Vec<String> = r.classes.iter().map(|c| c.join(" ")).collect();
-            s.push_str(&format!("{}\t{}\t{}\t{}\n", r.prefix.join("."), r.chains, classes.join(" | "), r.glued.join(" ")));
+            let p = r.prefix.join(".");
+            s.push_str(&format!("{p}\t{}\t{}\t{}\t{}\n", r.chains, r.stricter, classes.join(" | "), r.glued.join(" ")));
         }
         s
     }
