@@ -4,6 +4,8 @@
 //!     cargo run --release --example order_sweep                 # writes macros/tables/orders.tsv
 //!     cargo run --release --example order_sweep -- --threads 1  # one ptxas at a time
 //!     cargo run --release --example order_sweep -- --check      # compare, write nothing
+//!     cargo run --release --example order_sweep -- --only tex   # some chains, printed (ORDER_SWEEP_LOG=1:
+//!                                                               # every order tried), nothing written
 //!
 //! Run it after adding table rows (after `isa_sweep`, whose targets it reads): `tests/orders.rs`
 //! fails while the file was measured over other chains.
