@@ -15,7 +15,7 @@ pub mod runtime;
 pub mod types;
 
 pub use builder::{Error, FuncRef, Kernel, KernelRef, Module, Target, Version};
-pub use ptxkit_macros::ptx;
+pub use ptxkit_macros::{op, ptx};
 pub use regs::{BranchTargets, Label, NotPred, Ptr, Reg, SReg};
 
 /// Everything a kernel author needs in scope.

@@ -2,7 +2,8 @@
 //! line in PTX-ISA notation) are data that every macro here reads:
 //!
 //! - `forms!(family)` expands a family into one `impl Form` per form;
-//! - `ptx!(k, "chain", ...)` checks the chain against the tables when it expands, names the
+//! - `ptx!(k, "chain", ...)` checks the chain against the tables when it expands (in table
+//!   order or in another order ptxas accepts, per `macros/tables/orders.tsv`), names the
 //!   nearest legal chain when there is none, and calls the form;
 //! - `define_tokens!` declares the modifier, key, variant and legal-value types the tables
 //!   use, and `families!` lists the families.
@@ -13,6 +14,8 @@ use quote::{format_ident, quote, quote_spanned};
 
 mod forms;
 mod notation;
+#[allow(dead_code)] // `fingerprint` and `write` serve the sweep and the tests, which include the file by path
+mod orders;
 mod suggest;
 mod tables;
 mod vocab;
@@ -153,12 +156,56 @@ fn split_commas(ts: TS) -> Vec<TS> {
     out
 }
 
+/// The form a chain names (its table order, or another order ptxas accepts for exactly one
+/// form; otherwise an error at the literal), with its key, modifier and variant types.
+fn resolve(chain: &str, span: Span, variant: &str) -> Result<(usize, TS, TS, TS), (Span, String)> {
+    let parts = split_chain(chain).map_err(|e| (span, e))?;
+    let t = tables::tables().map_err(|e| (span, e.to_string()))?;
+    let form = match t.index.get(&(chain.to_string(), variant.to_string())) {
+        Some(&i) => i,
+        None => match t.reordered(&parts, variant).map_err(|e| (span, e.to_string()))?[..] {
+            [i] => i,
+            _ => return Err((span, suggest::explain(t, chain, &parts, variant))),
+        },
+    };
+    let (key, mods) = forms::chain_types(&t.forms[form].parts);
+    Ok((form, key, mods, forms::variant_type(variant)))
+}
+
+/// `Op<Key, (Modifiers...), Variant>` of the form a chain names.
+fn op_type(chain: &str, span: Span, variant: &str) -> Result<TS, (Span, String)> {
+    let (_, key, mods, var) = resolve(chain, span, variant)?;
+    Ok(quote!(::ptxkit::ops::Op<#key, #mods, #var>))
+}
+
+/// `op!("chain" [as variant])`: the type of the form, `Op<Key, (Modifiers...), Variant>`,
+/// checked as `ptx!` checks a chain (any order ptxas accepts names the table form).
+#[proc_macro]
+pub fn op(input: TokenStream) -> TokenStream {
+    let mut it = TS::from(input).into_iter();
+    let r = string_lit(it.next(), "op!: the instruction").and_then(|(chain, span)| {
+        let variant = match (it.next(), it.next(), it.next()) {
+            (None, _, _) => "plain".to_string(),
+            (Some(TokenTree::Ident(a)), Some(TokenTree::Ident(v)), None) if a == "as" => v.to_string(),
+            (Some(t), _, _) => return Err((t.span(), "op!: expected `as variant` after the instruction".to_string())),
+        };
+        op_type(&chain, span, &variant)
+    });
+    match r {
+        Ok(ts) => ts.into(),
+        Err((span, msg)) => err(span, &msg),
+    }
+}
+
 /// `ptx!(k, [@p | @!p,] "chain" [as variant] [=> dst], operands...)`
 ///
-/// Checks the chain against the family tables when it expands: an unknown opcode or
-/// modifier, a chain in another modifier order or with a misspelt part is a compile error
-/// naming the nearest legal chain. Then it calls `Op<Key, (Modifiers...), Variant>`, whose
-/// impl fixes the result type and the operand kinds. `@p` guards the instruction; `=> dst`
+/// Checks the chain against the family tables when it expands. The parts may come in any
+/// order ptxas accepts (`ld.global.relaxed.gpu.u32` is `ld.relaxed.gpu.global.u32`: the
+/// rules measured with ptxas in `macros/tables/orders.tsv`); the call is the table form's, and
+/// prints in table order. An unknown opcode or modifier, an order ptxas rejects
+/// (`mul.u32.wide`) or a misspelt part is a compile error naming the nearest legal chain.
+/// Then it calls `Op<Key, (Modifiers...), Variant>`, whose impl fixes the result type and
+/// the operand kinds. `@p` guards the instruction; `=> dst`
 /// writes an existing destination (and is required for a tied accumulator).
 #[proc_macro]
 pub fn ptx(input: TokenStream) -> TokenStream {
@@ -210,16 +257,11 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
             t => return Err((t.span(), "ptx!: expected `as variant` or `=> destination` after the instruction".into())),
         }
     }
-    let parts = split_chain(&chain).map_err(|e| (span, e))?;
+    let (form, key, mods, var) = resolve(&chain, span, &variant)?;
     let t = tables::tables().map_err(|e| (span, e.to_string()))?;
-    let Some(&form) = t.index.get(&(chain.clone(), variant.clone())) else {
-        return Err((span, suggest::explain(t, &chain, &parts, &variant)));
-    };
-    let (key, mods) = forms::chain_types(&parts);
-    let var = forms::variant_type(&variant);
+    let ty = quote!(::ptxkit::ops::Op<#key, #mods, #var>);
     let operands: Vec<TS> = it.collect();
     let names: Vec<_> = (0..operands.len()).map(|i| format_ident!("__a{}", i)).collect();
-    let ty = quote!(::ptxkit::ops::Op<#key, #mods, #var>);
     let (pred_let, g) = match guard {
         None => (quote!(), quote!(::core::option::Option::None)),
         Some((p, neg)) => (quote!(let __p = #p;), quote!(::ptxkit::ops::guard_of(__k, __p, #neg))),

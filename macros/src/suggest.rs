@@ -1,6 +1,26 @@
 //! Why a chain is not a form, and the nearest legal chains: `ptx!`'s error messages.
 
-use crate::tables::Tables;
+use crate::orders::Broken;
+use crate::tables::{Form, Tables};
+
+/// Where `a` and `b` (opcode first) differ in one part, in any order: its index in `a` and
+/// the part of `b` in its place.
+fn one_part_off<'b>(a: &[&str], b: &'b [String]) -> Option<(usize, &'b str)> {
+    let mut used = vec![false; b.len()];
+    let mut extra = None;
+    for (i, p) in a.iter().enumerate() {
+        match (0..b.len()).find(|&j| !used[j] && b[j] == *p) {
+            Some(j) => used[j] = true,
+            None if i > 0 && extra.is_none() => extra = Some(i),
+            None => return None,
+        }
+    }
+    let mut rest = (0..b.len()).filter(|&j| !used[j]);
+    match (extra, rest.next(), rest.next()) {
+        (Some(i), Some(j), None) => Some((i, b[j].as_str())),
+        _ => None,
+    }
+}
 
 /// Character edit distance.
 fn lev(a: &str, b: &str) -> usize {
@@ -55,43 +75,61 @@ pub fn explain(t: &Tables, chain: &str, parts: &[&str], variant: &str) -> String
         Some(u) => format!("ptx!: unknown modifier `.{u}` in `{chain}`"),
         None => format!("ptx!: PTX has no form `{chain}`"),
     };
-    // The same chain with another operand layout.
-    let variants: Vec<&str> = forms.iter().map(|&i| &t.forms[i]).filter(|f| f.chain == chain).map(|f| f.variant.as_str()).collect();
-    if !variants.is_empty() {
+    let orders = match crate::tables::orders() {
+        Ok(o) => o,
+        Err(e) => return e.to_string(),
+    };
+    // The same chain, in table order or another order ptxas accepts, with another operand
+    // layout.
+    let same: Vec<&Form> = t.same_parts(parts).iter().map(|&i| &t.forms[i]).filter(|f| orders.check(&f.parts, parts).is_ok()).collect();
+    if !same.is_empty() {
+        let variants: Vec<&str> = same.iter().map(|f| f.variant.as_str()).collect();
+        let table = if same[0].chain == chain { String::new() } else { format!(" (`{}`)", same[0].chain) };
+        let both: Vec<&str> = same.iter().filter(|f| f.variant == variant).map(|f| f.chain.as_str()).collect();
+        if both.len() > 1 {
+            return format!("ptx!: `{chain}` is an order of each of {}, which ptxas does not tell apart; write one of them", quoted(&both));
+        }
         return format!(
-            "ptx!: `{chain}` has no variant `{variant}`; its variants are {} (write `\"{chain}\" as <variant>`)",
+            "ptx!: `{chain}`{table} has no variant `{variant}`; its variants are {} (write `\"{chain}\" as <variant>`)",
             quoted(&variants)
         );
     }
-    let mut sorted: Vec<&str> = parts.to_vec();
-    sorted.sort_unstable();
     let cands = forms.iter().map(|&i| &t.forms[i]).filter(|f| f.variant == variant);
-    let perms: Vec<&str> = cands
-        .clone()
-        .filter(|f| {
-            let mut s: Vec<&str> = f.parts.iter().map(String::as_str).collect();
-            s.sort_unstable();
-            s == sorted
-        })
-        .map(|f| f.chain.as_str())
-        .collect();
+    // The same parts in an order ptxas rejects.
+    let perms: Vec<&Form> = t.same_parts(parts).iter().map(|&i| &t.forms[i]).filter(|f| f.variant == variant).collect();
     if let [one] = perms[..] {
-        return format!("{head}: it is written `{one}` in ptxkit (the same instruction, in the order of the PTX ISA syntax)");
+        // An order that no form admits (those returned above), so `check` says why.
+        let why = match orders.check(&one.parts, parts).err() {
+            Some(Broken::NoRule) => "macros/tables/orders.tsv has no rule for it: run `cargo run --release --example order_sweep` to \
+                                     measure the orders ptxas takes"
+                .to_string(),
+            Some(b) => b.to_string(),
+            None => "it is another form's order".to_string(),
+        };
+        return format!("{head}: ptxas rejects this order of `{}` ({why}); write `{}`", one.chain, one.chain);
+    }
+    if !perms.is_empty() {
+        let names: Vec<&str> = perms.iter().map(|f| f.chain.as_str()).collect();
+        return format!("{head}: ptxas rejects this order of the parts of {}", quoted(&names));
     }
     // One part wrong, with many forms that differ from the chain only there (a shape, a
-    // type): name what may stand in its place.
-    for i in 1..parts.len() {
-        let alts: Vec<&str> = cands
-            .clone()
-            .filter(|f| {
-                f.parts.len() == parts.len() && (0..parts.len()).all(|j| j == i || f.parts[j] == parts[j]) && f.parts[i] != parts[i]
-            })
-            .map(|f| f.parts[i].as_str())
-            .collect();
+    // type): name what may stand in its place. The other parts may be in any order ptxas
+    // accepts for the form.
+    let mut alts_at: Vec<Vec<&str>> = vec![vec![]; parts.len()];
+    let mut single: Vec<(String, &str)> = vec![];
+    for f in cands.clone().filter(|f| f.parts.len() == parts.len()) {
+        let Some((i, x)) = one_part_off(parts, &f.parts) else { continue };
+        let mut fixed: Vec<&str> = parts.to_vec();
+        fixed[i] = x;
+        if orders.check(&f.parts, &fixed).is_ok() {
+            alts_at[i].push(x);
+            single.push((fixed.join("."), f.chain.as_str()));
+        }
+    }
+    for (i, alts) in alts_at.iter_mut().enumerate() {
+        alts.sort_unstable();
+        alts.dedup();
         if alts.len() > 1 {
-            let mut alts = alts;
-            alts.sort_unstable();
-            alts.dedup();
             let best = alts.iter().min_by_key(|a| (lev(parts[i], a), a.len())).copied().unwrap_or(alts[0]);
             let mut fixed: Vec<&str> = parts.to_vec();
             fixed[i] = best;
@@ -99,8 +137,14 @@ pub fn explain(t: &Tables, chain: &str, parts: &[&str], variant: &str) -> String
                 "{head}; did you mean `{}`? (in place of `.{}` the forms with its other parts take {})",
                 fixed.join("."),
                 parts[i],
-                summary(&alts)
+                summary(alts)
             );
+        }
+    }
+    // One form one part away, in another order than the table's.
+    if let [(fixed, table)] = &single[..] {
+        if fixed != table {
+            return format!("{head}; did you mean `{fixed}`? (`{table}` in another order ptxas accepts)");
         }
     }
     let mut scored: Vec<(f64, &str)> = cands.map(|f| (distance(parts, &f.parts), f.chain.as_str())).collect();

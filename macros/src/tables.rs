@@ -3,6 +3,7 @@
 //! `define_tokens!` (the modifier, key and legal-value types the tables use).
 
 use crate::notation::{self, Dst, Src};
+use crate::orders::Orders;
 use crate::vocab::{self, rust_ident};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::OnceLock;
@@ -61,6 +62,16 @@ pub struct Tables {
     pub keys: BTreeMap<String, (String, String, String)>,
     /// Legal-value set name -> (text, values).
     pub legal: BTreeMap<String, (String, Vec<i64>)>,
+    /// Forms by opcode and sorted parts (built on first use: `ptx!` needs it only for a
+    /// chain not in table order).
+    by_parts: OnceLock<HashMap<String, Vec<usize>>>,
+}
+
+/// A chain's parts as a key that ignores their order after the opcode.
+fn parts_key(parts: &[impl AsRef<str>]) -> String {
+    let mut rest: Vec<&str> = parts[1..].iter().map(AsRef::as_ref).collect();
+    rest.sort_unstable();
+    format!("{} {}", parts[0].as_ref(), rest.join("."))
 }
 
 impl Tables {
@@ -70,6 +81,36 @@ impl Tables {
     pub fn is_token(&self, part: &str) -> bool {
         vocab::is_dtype(part) || self.modifiers.contains(part)
     }
+
+    /// The forms whose chains have the same parts as `parts`, in any order.
+    pub fn same_parts(&self, parts: &[&str]) -> &[usize] {
+        let index = self.by_parts.get_or_init(|| {
+            let mut m: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, f) in self.forms.iter().enumerate() {
+                m.entry(parts_key(&f.parts)).or_default().push(i);
+            }
+            m
+        });
+        index.get(&parts_key(parts)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The forms of `variant` that `parts` spells in an order ptxas accepts for them other
+    /// than the table's (one, unless chains with the same parts share an accepted order).
+    pub fn reordered(&self, parts: &[&str], variant: &str) -> Result<Vec<usize>, &'static str> {
+        let o = orders()?;
+        Ok(self
+            .same_parts(parts)
+            .iter()
+            .copied()
+            .filter(|&i| self.forms[i].variant == variant && o.check(&self.forms[i].parts, parts).is_ok())
+            .collect())
+    }
+}
+
+/// The order rules (`macros/tables/orders.tsv`), parsed once.
+pub fn orders() -> Result<&'static Orders, &'static str> {
+    static O: OnceLock<Result<Orders, String>> = OnceLock::new();
+    O.get_or_init(|| Orders::parse(include_str!("../tables/orders.tsv"))).as_ref().map_err(|e| e.as_str())
 }
 
 struct Row<'a> {
@@ -117,6 +158,7 @@ fn load() -> Result<Tables, String> {
         modifiers: BTreeSet::new(),
         keys: BTreeMap::new(),
         legal: BTreeMap::new(),
+        by_parts: OnceLock::new(),
     };
     let mut idents: HashMap<String, String> = HashMap::new();
     for (name, source) in vocab::FAMILIES {
@@ -215,19 +257,77 @@ mod tests {
     fn suggestions() {
         let t = tables().unwrap();
         let ask = |c: &str| crate::suggest::explain(t, c, &c.split('.').collect::<Vec<_>>(), "plain");
-        for c in ["ld.global.relaxed.gpu.u32", "ld.relaxd.gpu.global.u32", "add.fast.f32", "fma.f32", "lds.global.u32", "mov.b64"] {
+        for c in
+            ["mul.u32.wide", "ld.relaxd.gpu.global.u32", "ld.global.relaxd.gpu.u32", "add.fast.f32", "fma.f32", "lds.global.u32", "mov.b64"]
+        {
             println!("{c}: {}", ask(c));
         }
-        assert!(ask("ld.global.relaxed.gpu.u32").contains("`ld.relaxed.gpu.global.u32`"));
+        assert!(ask("mul.u32.wide").contains("ptxas rejects this order of `mul.wide.u32` (`.wide` comes before `.u32`)"));
+        assert!(ask("ld.v4.global.u32").contains("(`.u32` comes right after `.v4`)"), "{}", ask("ld.v4.global.u32"));
         assert!(ask("ld.relaxd.gpu.global.u32").contains("did you mean `ld.relaxed.gpu.global.u32`"));
-        // `.nc` after the cache operator, as the PTX ISA writes `ld.global{.cop}.nc`.
-        let nc = ask("ld.global.nc.ca.u32");
-        assert!(nc.contains("`ld.global.ca.nc.u32`"), "{nc}");
+        assert!(ask("ld.global.relaxd.gpu.u32").contains("did you mean `ld.global.relaxed.gpu.u32`"));
         let shape = ask("wgmma.mma_async.sync.aligned.m64n7k16.f32.bf16.bf16");
         println!("{shape}");
         assert!(shape.contains("`.m64n{8..256/8}k16`"), "{shape}");
         let int = ask("wgmma.mma_async.sync.aligned.m64n40k32.s32.s8.s8");
         println!("{int}");
         assert!(int.contains("`.m64n{8..32/8,48..256/16}k32`"), "{int}");
+    }
+
+    #[test]
+    fn other_orders_resolve_to_the_table_form() {
+        let t = tables().unwrap();
+        let one = |c: &str| -> Vec<&str> {
+            let parts: Vec<&str> = c.split('.').collect();
+            t.reordered(&parts, "plain").unwrap().iter().map(|&i| t.forms[i].chain.as_str()).collect()
+        };
+        assert_eq!(one("ld.global.relaxed.gpu.u32"), ["ld.relaxed.gpu.global.u32"]);
+        assert_eq!(one("ld.u32.global"), ["ld.global.u32"]);
+        assert_eq!(one("cvt.f32.rn.f64"), ["cvt.rn.f32.f64"]);
+        assert_eq!(one("setp.and.lt.u32"), ["setp.lt.and.u32"]);
+        // The table writes `.nc` after the cache operator, as the PTX ISA's `ld.global{.cop}.nc`;
+        // ptxas takes either order.
+        assert_eq!(one("ld.global.nc.ca.u32"), ["ld.global.ca.nc.u32"]);
+        // Sibling chains (same parts, different instructions) keep what tells them apart.
+        assert_eq!(one("cvt.u32.sat.s32"), ["cvt.sat.u32.s32"]);
+        assert_eq!(one("cvt.s32.sat.u32"), ["cvt.sat.s32.u32"]);
+        // Orders ptxas rejects.
+        assert!(one("mul.u32.wide").is_empty());
+        assert!(one("ld.v4.global.u32").is_empty());
+        assert!(one("cvt.rn.f64.f32").is_empty());
+        assert!(one("wgmma.sync.mma_async.aligned.m64n8k16.f32.bf16.bf16").is_empty());
+    }
+
+    /// Every form, written in another order its rule admits, resolves to itself; and what that
+    /// costs (`ptx!` pays it only for a chain not in table order).
+    #[test]
+    fn every_form_in_another_order_resolves_to_itself() {
+        let start = std::time::Instant::now();
+        let t = tables().unwrap();
+        println!("tables: {:.1?} (the first use in this process parses them)", start.elapsed());
+        let o = orders().unwrap();
+        let start = std::time::Instant::now();
+        t.same_parts(&["ld", "global", "u32"]);
+        let index = start.elapsed();
+        let (mut n, mut spent) = (0u32, std::time::Duration::ZERO);
+        for (i, f) in t.forms.iter().enumerate() {
+            let p: Vec<&str> = f.parts.iter().map(String::as_str).collect();
+            // The last part moved as far forward as the rule allows.
+            let Some(alt) = (1..p.len().saturating_sub(1)).find_map(|j| {
+                let mut v = p.clone();
+                let last = v.pop()?;
+                v.insert(j, last);
+                (o.check(&p, &v).is_ok() && !t.index.contains_key(&(v.join("."), f.variant.clone()))).then_some(v)
+            }) else {
+                continue;
+            };
+            let at = std::time::Instant::now();
+            let found = t.reordered(&alt, &f.variant).unwrap();
+            spent += at.elapsed();
+            n += 1;
+            assert_eq!(found, [i], "{} for {}", alt.join("."), f.chain);
+        }
+        println!("index of forms by sorted parts: {index:.1?}; {n} forms in another order resolved in {:.1?} each", spent / n);
+        assert!(n > 5000);
     }
 }

@@ -59,6 +59,26 @@
 //! SIMD sources, lanes of the pair `{b, a}`); `<hmask>` `.h0`, `.h1`, `.h10` and `<bmask>`
 //! `.b0` to `.b3210` (the lanes a SIMD instruction writes). Their types are in [`sel`]; the
 //! selector methods of `Reg` are listed at [`crate::regs::Part`].
+//!
+//! # Orders
+//!
+//! A row writes a chain's parts in one order; ptxas accepts many (`ld.global.relaxed.gpu.u32`
+//! for `ld.relaxed.gpu.global.u32`, `cvt.f32.rn.f64` for `cvt.rn.f32.f64`) and rejects some
+//! (`mul.u32.wide`, `ld.v4.global.u32`). `ptx!` and [`op!`](crate::op) accept every order ptxas
+//! accepts, by rules measured with it (`macros/tables/orders.tsv`, written by
+//! `cargo run --release --example order_sweep`), and name the table form, which prints in
+//! table order:
+//!
+//! ```
+//! use ptxkit::op;
+//! use ptxkit::ops::{m, op, Op};
+//! use ptxkit::types::U32;
+//! use std::any::TypeId;
+//!
+//! type Relaxed = Op<op::LdU32, (m::Relaxed, m::Gpu, m::Global, U32)>;
+//! assert_eq!(TypeId::of::<op!("ld.global.relaxed.gpu.u32")>(), TypeId::of::<Relaxed>());
+//! assert_eq!(TypeId::of::<op!("ld.relaxed.gpu.global.u32")>(), TypeId::of::<Relaxed>());
+//! ```
 
 pub mod access;
 mod call;

@@ -123,3 +123,26 @@ pub fn error_lines(msg: &str) -> Vec<usize> {
     v.dedup();
     v
 }
+
+/// What ptxas said about each line it blamed (1-based): whether an error (else a warning),
+/// and the first such message, an error in preference to a warning.
+pub fn line_messages(msg: &str) -> std::collections::HashMap<usize, (bool, String)> {
+    let mut out: std::collections::HashMap<usize, (bool, String)> = std::collections::HashMap::new();
+    for l in msg.lines() {
+        let Some(i) = l.find(", line ") else { continue };
+        let rest = &l[i + 7..];
+        let Some(end) = rest.find(|c: char| !c.is_ascii_digit()) else { continue };
+        let Ok(n) = rest[..end].parse::<usize>() else { continue };
+        let tail = rest[end..].trim_start_matches(';').trim_start();
+        let err = tail.starts_with("error");
+        let text = tail.split_once(": ").map_or(tail, |x| x.1).trim().to_string();
+        match out.get_mut(&n) {
+            Some(e) if err && !e.0 => *e = (true, text),
+            Some(_) => {}
+            None => {
+                out.insert(n, (err, text));
+            }
+        }
+    }
+    out
+}

@@ -156,3 +156,94 @@ pub fn assemblable(
     }
     live
 }
+
+/// What ptxas says of one sample line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Accepted,
+    /// Accepted with this warning (or advisory) on the line.
+    Warned(String),
+    /// Rejected with this message.
+    Rejected(String),
+}
+
+/// Like [`sample_module`], with each form's chain written as given (`ld.u32.global` for
+/// `ld.global.u32`): the same operands, another spelling.
+pub fn spelt_module(items: &[(&'static FormDesc, &str)], target: Target, version: Version) -> Result<(String, Vec<usize>), Error> {
+    let forms: Vec<&'static FormDesc> = items.iter().map(|(f, _)| *f).collect();
+    let (text, lines) = sample_module(&forms, target, version)?;
+    let mut out: Vec<&str> = text.lines().collect();
+    let mut spelt: Vec<String> = Vec::with_capacity(items.len());
+    for ((f, s), &l) in items.iter().zip(&lines) {
+        // A sample line is `\t{chain} operands;` or `\t{chain};` (line 0: not found).
+        let Some(line) = l.checked_sub(1).and_then(|l| out.get(l)) else {
+            return Err(Error::InvalidArgument { kernel: "samples".into(), what: format!("no sample line of `{}`", f.chain) });
+        };
+        spelt.push(format!("\t{s}{}", &line[1 + f.chain.len()..]));
+    }
+    for (&l, s) in lines.iter().zip(&spelt) {
+        out[l - 1] = s;
+    }
+    let mut t = out.join("\n");
+    t.push('\n');
+    Ok((t, lines))
+}
+
+/// What ptxas says of each spelling (`items` as in [`spelt_module`]) at (`target`,
+/// `version`): one ptxas run for them all, again for the lines it did not blame while it
+/// rejects the module, and a bisection where it rejects one without blaming a line.
+pub fn verdicts(
+    ptxas: &std::path::Path,
+    mode: crate::ptxas::Mode,
+    items: &[(&'static FormDesc, &str)],
+    target: Target,
+    version: Version,
+) -> Vec<Verdict> {
+    let mut out = vec![Verdict::Accepted; items.len()];
+    let mut live: Vec<usize> = (0..items.len()).collect();
+    while !live.is_empty() {
+        let sel: Vec<(&'static FormDesc, &str)> = live.iter().map(|&i| items[i]).collect();
+        let (text, lines) = match spelt_module(&sel, target, version) {
+            Ok(x) => x,
+            Err(e) => {
+                for &i in &live {
+                    out[i] = Verdict::Rejected(format!("no sample module: {e}"));
+                }
+                break;
+            }
+        };
+        let res = crate::ptxas::check(ptxas, &text, target, mode);
+        let msg = match &res {
+            Ok(w) => w.join("\n"),
+            Err(m) => m.clone(),
+        };
+        let blamed = crate::ptxas::line_messages(&msg);
+        let mut rest = vec![];
+        for (&i, l) in live.iter().zip(&lines) {
+            match blamed.get(l) {
+                Some((true, m)) => out[i] = Verdict::Rejected(m.clone()),
+                Some((false, m)) => out[i] = Verdict::Warned(m.clone()),
+                None => rest.push(i),
+            }
+        }
+        if res.is_ok() {
+            break; // the lines not blamed stay accepted
+        }
+        if rest.len() == live.len() {
+            if let [only] = live[..] {
+                out[only] = Verdict::Rejected(msg.lines().next().unwrap_or("rejected").to_string());
+                break;
+            }
+            let (a, b) = live.split_at(live.len() / 2);
+            for half in [a, b] {
+                let sub: Vec<(&'static FormDesc, &str)> = half.iter().map(|&i| items[i]).collect();
+                for (&i, v) in half.iter().zip(verdicts(ptxas, mode, &sub, target, version)) {
+                    out[i] = v;
+                }
+            }
+            break;
+        }
+        live = rest;
+    }
+    out
+}
