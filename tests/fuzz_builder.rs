@@ -877,6 +877,12 @@ fn regressions_found_by_fuzzing() {
     // Directives ptxas would warn about and ignore.
     err(|k, _| k.reqntid(2000, 1, 1), "2000 threads");
     err(|k, _| k.maxntid(u32::MAX, u32::MAX, u32::MAX), "a product beyond u64");
+    err(
+        |k, _| {
+            let _ = k.local_array::<U32>("deep", 4, 1 << 24);
+        },
+        "a .local array aligned to 16 MiB",
+    );
     err(|k, _| k.maxnreg(4), ".maxnreg 4");
     err(|k, _| k.minnctapersm(2), ".minnctapersm alone");
     err(

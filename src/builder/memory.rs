@@ -20,13 +20,19 @@ impl Kernel {
             self.error(Error::DuplicateSymbol { name: name.to_string() });
             return intern(name);
         }
-        if !align.is_power_of_two() || align < elem_bytes::<T>() {
-            self.invalid(format!("alignment {align} of `{name}` must be a power of two no smaller than its element"));
-        }
         let bytes = len as u64 * elem_bytes::<T>() as u64;
         // What ptxas accepts: 48 KiB of static shared memory per kernel (more is dynamic
         // shared memory, opted in at launch), 512 KiB of local memory per thread.
-        let (limit, used) = if space == "shared" { (48 << 10, &mut self.shared_bytes) } else { (512 << 10, &mut self.local_bytes) };
+        let limit: u64 = if space == "shared" { 48 << 10 } else { 512 << 10 };
+        // An alignment past the space's size places nothing better, and ptxas 13.0 crashes on
+        // a `.local` array aligned to 16 MiB and more.
+        if !align.is_power_of_two() || align < elem_bytes::<T>() || align as u64 > limit {
+            self.invalid(format!(
+                "alignment {align} of `{name}` must be a power of two from its element's size to {limit} (the .{space} limit)"
+            ));
+            return intern(name);
+        }
+        let used = if space == "shared" { &mut self.shared_bytes } else { &mut self.local_bytes };
         let end = used.next_multiple_of(align.max(1) as u64) + bytes;
         if len == 0 || end > limit {
             self.invalid(format!("`{name}` ({bytes} bytes) does not fit: a body has 1 to {limit} bytes of static .{space} memory"));
@@ -39,13 +45,14 @@ impl Kernel {
     }
 
     /// A `.shared` array of `len` elements declared in this body, aligned to `align` bytes
-    /// (a power of two); its address is 32-bit.
+    /// (a power of two, at most 48 KiB); its address is 32-bit.
     pub fn shared_array<T: DataType>(&mut self, name: &str, len: u32, align: u32) -> Ptr<m::Shared, T> {
         let id = self.declare_array::<T>("shared", name, len, align);
         Ptr::from_sym(id, self.id)
     }
 
-    /// A `.local` array of `len` elements (per-thread memory), aligned to `align` bytes.
+    /// A `.local` array of `len` elements (per-thread memory), aligned to `align` bytes (a
+    /// power of two, at most 512 KiB).
     pub fn local_array<T: DataType>(&mut self, name: &str, len: u32, align: u32) -> Ptr<m::Local, T> {
         let id = self.declare_array::<T>("local", name, len, align);
         Ptr::from_sym(id, self.id)
