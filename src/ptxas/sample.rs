@@ -98,6 +98,9 @@ pub fn sample_module(forms: &[&'static FormDesc], target: Target, version: Versi
         m.set_tex_mode(TexMode::Independent)?;
     }
     m.kernel("samples", |k, ()| {
+        if forms.iter().any(|f| f.opcode() == "setmaxnreg") {
+            k.maxnreg(128); // without a register count at entry the kernel is refused
+        }
         let end = k.label();
         for f in forms {
             emit_sample(k, f, end);
