@@ -45,7 +45,7 @@ pub const SPACES: &[&str] = &["global", "shared", "shared::cta", "shared::cluste
 
 /// Chain parts that name a state space of [`SPACES`] by a narrower name: `ld.param::entry`
 /// reads a kernel parameter, whose address is a `.param` address.
-pub const SPACE_ALIASES: &[(&str, &str)] = &[("param::entry", "param")];
+pub const SPACE_ALIASES: &[(&str, &str)] = &[("param::entry", "param"), ("param::func", "param")];
 
 /// Named sets for patterns: `.<rnd>` picks one member, `.<T:int>` binds `T` to it.
 #[rustfmt::skip]

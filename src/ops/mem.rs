@@ -2,8 +2,8 @@
 //! `.relaxed`/`.acquire`/`.release` and scopes, `.mmio`, `.v2`/`.v4` and the 256-bit
 //! `.v8`/`.v4` (sm_100); the cache controls of global memory: cache operators, L1 and L2
 //! eviction priorities, L2 prefetch sizes and `.L2::cache_hint` with its cache policy;
-//! `ld.global.nc` with the same; `ld.param::entry`; ldu; prefetch; isspacep; atom and red
-//! with semantics, scopes, cas and exch.
+//! `ld.global.nc` with the same; `ld.param::entry`/`::func`, `st.param::func`; ldu;
+//! prefetch; isspacep; atom and red with semantics, scopes, cas and exch.
 //!
 //! The 16-bit float atomics need `.noftz` (`atom.global.add.noftz.bf16`, also `.f16`,
 //! `.f16x2`, `.bf16x2`); `atom.cas.b16` swaps a 16-bit value. Vector atomics and reductions
@@ -33,8 +33,10 @@
 //!
 //! An address operand `[T]` takes a pointer in the chain's state space (generic when the
 //! chain names none) whose element type the instruction type accepts; shared-space
-//! addresses are 32-bit. `ld.param::entry` takes a kernel parameter's `.param` pointer. A
-//! chain with `.L2::cache_hint` takes the 64-bit cache policy as its last operand.
+//! addresses are 32-bit. `ld.param::entry`, `ld.param::func` and `st.param::func` take a
+//! `.param` pointer, as `ld.param` does (PTX 8.3 and later; the builder's `.param` calls
+//! load and store their own arguments). A chain with `.L2::cache_hint` takes the 64-bit
+//! cache policy as its last operand.
 //!
 //! ```
 //! use ptxkit::prelude::*;
