@@ -25,12 +25,10 @@
 use ptxkit::builder::{Target, Version};
 use ptxkit::ops::{self, isa, FormDesc};
 use ptxkit::ptxas::sample;
-use ptxkit::ptxas::{self, Mode};
+use ptxkit::ptxas::{self, par_map, Mode};
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 const DIRECTIVES: &[&str] =
@@ -58,26 +56,6 @@ fn directives_ok(px: &Path, t: Target, v: Version) -> Vec<&'static str> {
     DIRECTIVES.iter().copied().filter(|d| ptxas::check(px, &directive_module(t, v, &[d]), t, Mode::ParseOnly).is_ok()).collect()
 }
 
-/// `f` applied to every job, on one thread per core; results in job order.
-fn par_map<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len()).max(1);
-    let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<R>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= jobs.len() {
-                    break;
-                }
-                let r = f(&jobs[i]);
-                out.lock().unwrap()[i] = Some(r);
-            });
-        }
-    });
-    out.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
-}
-
 /// What ptxas accepts at one (target, version): forms (by their ISA key: the chain, or
 /// `chain as variant`) and directives.
 fn accepted(px: &Path, forms: &[&'static FormDesc], t: Target, v: Version) -> HashSet<String> {
@@ -101,7 +79,7 @@ fn main() {
     eprintln!("{} forms ({} distinct chains and variants), {} targets", forms.len(), uniq.len(), Target::ALL.len());
 
     // Each target's own oldest version.
-    let tver: HashMap<Target, Version> = par_map(Target::ALL, |&t| {
+    let tver: HashMap<Target, Version> = par_map(cores(), Target::ALL, |&t| {
         let ok = |v: &&Version| {
             let text = format!(".version {v}\n.target {t}\n.address_size 64\n.visible .entry k()\n{{\n\tret;\n}}\n");
             ptxas::check(&px, &text, t, Mode::ParseOnly).is_ok()
@@ -114,7 +92,7 @@ fn main() {
     let targets: Vec<Target> = Target::ALL.iter().copied().filter(|t| tver.contains_key(t)).collect();
 
     // Target sets: what assembles at the newest version.
-    let newest = par_map(&targets, |&t| accepted(&px, &uniq, t, Version::MAX));
+    let newest = par_map(cores(), &targets, |&t| accepted(&px, &uniq, t, Version::MAX));
     let mut mask: HashMap<String, u64> = HashMap::new();
     let mut works: HashMap<(Target, Version), HashSet<String>> = HashMap::new();
     for (&t, ok) in targets.iter().zip(newest) {
@@ -134,7 +112,7 @@ fn main() {
             versions.iter().filter(move |v| **v < Version::MAX && **v >= tv).map(move |&v| (t, v))
         })
         .collect();
-    let results = par_map(&jobs, |&(t, v)| {
+    let results = par_map(cores(), &jobs, |&(t, v)| {
         let here: Vec<&'static FormDesc> =
             uniq.iter().copied().filter(|f| mask.get(&*f.isa_key()).is_some_and(|m| m & (1u64 << t.index()) != 0)).collect();
         accepted(&px, &here, t, v)
@@ -214,4 +192,9 @@ fn main() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core/isa.tsv");
     std::fs::write(&path, out).expect("write isa.tsv");
     eprintln!("wrote {} ({} forms assemble nowhere) in {:.1?}", path.display(), nowhere, start.elapsed());
+}
+
+/// One thread per core.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }

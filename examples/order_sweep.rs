@@ -57,11 +57,9 @@ use orders::{Orders, Rule};
 use ptxkit::builder::{Target, Version};
 use ptxkit::ops::{self, FormDesc};
 use ptxkit::ptxas::sample::{self, Verdict};
-use ptxkit::ptxas::{self, Mode};
+use ptxkit::ptxas::{self, par_map, Mode};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// Orders of up to this many parts after the opcode are all tried in round 1 (`--all-up-to N`
@@ -73,26 +71,6 @@ const SAMPLE: usize = 24;
 const BATCH: usize = 4000;
 /// Targets tried first, where the chain has them.
 const PREFERRED: [Target; 3] = [Target::SM_90A, Target::SM_100A, Target::SM_120A];
-
-/// `f` applied to every job on `threads` threads; results in job order.
-fn par_map<J: Sync, R: Send>(threads: usize, jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
-    let threads = threads.min(jobs.len()).max(1);
-    let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<R>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= jobs.len() {
-                    break;
-                }
-                let r = f(&jobs[i]);
-                out.lock().unwrap()[i] = Some(r);
-            });
-        }
-    });
-    out.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
-}
 
 /// splitmix64, seeded per chain: the sample is the same on every run.
 struct Rng(u64);

@@ -146,3 +146,25 @@ pub fn line_messages(msg: &str) -> std::collections::HashMap<usize, (bool, Strin
     }
     out
 }
+
+/// `f` applied to every job on `threads` threads (at least one), results in job order: how
+/// the sweeps run many ptxas processes at once.
+pub fn par_map<J: Sync, R: Send>(threads: usize, jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = threads.min(jobs.len()).max(1);
+    let next = AtomicUsize::new(0);
+    let out: std::sync::Mutex<Vec<Option<R>>> = std::sync::Mutex::new((0..jobs.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= jobs.len() {
+                    break;
+                }
+                let r = f(&jobs[i]);
+                out.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    out.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().map(|r| r.expect("every job ran")).collect()
+}
