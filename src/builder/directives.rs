@@ -97,7 +97,7 @@ impl Kernel {
             }
         }
         let sized = find(self, ".maxnreg").is_some() || (min_ctas.is_some() && block.is_some());
-        if !sized && self.stmts.iter().any(|s| matches!(s, Stmt::Ins { form, .. } if form.opcode() == "setmaxnreg")) {
+        if !sized && self.stmts.iter().any(|s| matches!(s, Stmt::Ins { form, .. } if form.chain.starts_with("setmaxnreg."))) {
             // ptxas drops it ("unable to determine register count at entry", C7508).
             self.invalid(
                 "setmaxnreg needs the register count at entry: give the kernel .maxnreg, or \
