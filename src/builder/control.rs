@@ -32,7 +32,8 @@ impl Kernel {
     /// `match index { 0 => case(k, 0), .., n - 1 => case(k, n - 1), _ => {} }` as a jump
     /// table: a [`.branchtargets`](Kernel::branch_targets) list of the `n` cases and
     /// `@p brx.idx index, list` under `p = index < n` (PTX leaves an index past the list
-    /// undefined), each case ending in a branch past the others.
+    /// undefined), each case ending in a branch past the others. `n` is 1 to
+    /// [`MAX_BRANCH_TARGETS`](crate::builder::MAX_BRANCH_TARGETS); another count is an error.
     ///
     /// ```
     /// use ptxkit::prelude::*;

@@ -1,6 +1,6 @@
 //! PTX data types known at run time ([`DType`]) and register classes ([`RegClass`]).
 //!
-//! The one table of data types is [`dtype_table!`]: this module expands it into the
+//! The one table of data types is `dtype_table!`: this module expands it into the
 //! run-time enum, `crate::types` into the zero-sized types.
 
 /// Register classes. Every register is declared by width (`.b16`, `.b32`, ...), and keeps
