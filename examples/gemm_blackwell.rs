@@ -40,6 +40,8 @@
 use ptxkit::kernels::gemm::{gemm_tcgen05, Tcgen05GemmConfig};
 use ptxkit::prelude::*;
 
+mod gemm_common;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cfg = Tcgen05GemmConfig::default();
     #[cfg(feature = "cuda")]
@@ -51,48 +53,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut m = Module::new(Target::SM_100A);
     gemm_tcgen05::<Bf16>(&mut m, "gemm", &cfg)?;
-    let ptx = m.to_ptx()?;
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("gemm_blackwell.ptx");
-    std::fs::create_dir_all(path.parent().expect("target/"))?;
-    std::fs::write(&path, &ptx)?;
-    println!("{} lines of PTX in {}", ptx.lines().count(), path.display());
-    match ptxkit::ptxas::find() {
-        Some(px) => {
-            let report = ptxkit::ptxas::resources(&px, &ptx, Target::SM_100A)?;
-            report
-                .iter()
-                .filter(|l| l.contains("Used") || l.contains("spill") || l.contains("warning"))
-                .for_each(|l| println!("ptxas: {}", l.trim()));
-        }
-        None => println!("ptxas not found (python3 -m pip install nvidia-cuda-nvcc==13.0.88, or set PTXAS): not assembled"),
-    }
-    Ok(())
+    gemm_common::write_and_assemble(&m, "gemm_blackwell.ptx")
 }
 
 #[cfg(feature = "cuda")]
 fn run(gpu: &ptxkit::runtime::Gpu, cfg: Tcgen05GemmConfig) -> Result<(), Box<dyn std::error::Error>> {
-    use half::bf16;
-    use ptxkit::runtime::testing::{normal_bf16, poisoned};
-    use ptxkit::runtime::{discrepancy, median, Cublas, Tcgen05Gemm};
-
-    let (m, n, k) = (4096u32, 4096u32, 4096u32);
-    let gemm = Tcgen05Gemm::<Bf16>::new(gpu, cfg)?;
-    let blas = Cublas::new(gpu)?;
-    let a = gpu.upload(&normal_bf16(1, (m * k) as usize))?;
-    let b = gpu.upload(&normal_bf16(2, (n * k) as usize))?;
-    let (mut c, mut r) = (poisoned::<bf16>(gpu, (m * n) as usize)?, poisoned::<bf16>(gpu, (m * n) as usize)?);
-    gemm.run(gpu, &a, &b, &mut c, m, n, k)?;
-    blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)?;
-    let f = |v: Vec<bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
-    let d = discrepancy(&f(gpu.download(&c)?), &f(gpu.download(&r)?), 1e-2);
-    println!("{m}x{n}x{k}: relative error against cuBLAS {:.1e}, {} elements outside tolerance", d.relative, d.wrong);
-    if d.wrong > 0 {
-        return Err(format!("the product is wrong: {d:?}").into());
-    }
-    let flop = 2.0 * m as f64 * n as f64 * k as f64;
-    let ours = median(&gpu.bench(5, 20, || gemm.run(gpu, &a, &b, &mut c, m, n, k))?).unwrap_or(f32::NAN);
-    let theirs = median(&gpu.bench(5, 20, || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k))?).unwrap_or(f32::NAN);
-    let tf = |ms: f32| flop / (ms as f64 * 1e-3) / 1e12;
-    println!("ptxkit {:.0} TFLOP/s, cuBLAS {:.0} TFLOP/s on {}", tf(ours), tf(theirs), gpu.name());
-    Ok(())
+    let gemm = ptxkit::runtime::Tcgen05Gemm::<Bf16>::new(gpu, cfg)?;
+    gemm_common::check_and_time(gpu, |a, b, c, m, n, k| gemm.run(gpu, a, b, c, m, n, k))
 }

@@ -18,11 +18,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{CudaSlice, Gpu, Launch, LoadedModule, RuntimeError, TypedKernel};
+use super::{CudaSlice, Gpu, HostArg, Launch, LoadedModule, RuntimeError, TypedKernel};
 use crate::builder::Module;
 use crate::core::target::Target;
 use crate::kernels::gemm::{check_mma_shape, gemm_tn_mma, GemmOut, MmaGemmConfig, MmaGemmParams};
-use crate::types::{Bf16, F32};
+use crate::regs::GlobalPtr;
 use half::bf16;
 use std::marker::PhantomData;
 
@@ -100,35 +100,20 @@ impl<O: GemmOut> MmaGemm<O> {
     }
 }
 
-impl MmaGemm<Bf16> {
-    /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n`, all row-major and densely packed (the
-    /// buffers may be longer). Enqueued on the GPU's stream; `Err` for a shape the kernel
-    /// cannot handle ([`check_mma_shape`]) or a buffer too short for it.
+impl<O: GemmOut> MmaGemm<O>
+where
+    for<'c> &'c mut CudaSlice<O::Host>: HostArg<GlobalPtr<O>>,
+{
+    /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n` (bf16 or f32, as `O`), all row-major
+    /// and densely packed (the buffers may be longer). Enqueued on the GPU's stream; `Err`
+    /// for a shape the kernel cannot handle ([`check_mma_shape`]) or a buffer too short for it.
     #[allow(clippy::too_many_arguments)]
     pub fn run(
         &self,
         gpu: &Gpu,
         a: &CudaSlice<bf16>,
         b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<bf16>,
-        m: u32,
-        n: u32,
-        k: u32,
-    ) -> Result<(), RuntimeError> {
-        let launch = self.launch(gpu, [a.len(), b.len(), c.len()], (m, n, k))?;
-        self.kernel.launch(&launch, (a, b, c, m, n, k))
-    }
-}
-
-impl MmaGemm<F32> {
-    /// As [`MmaGemm::<Bf16>::run`](MmaGemm::run), with C in f32.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run(
-        &self,
-        gpu: &Gpu,
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<f32>,
+        c: &mut CudaSlice<O::Host>,
         m: u32,
         n: u32,
         k: u32,

@@ -21,11 +21,12 @@
 //! ```
 
 use super::gemm::k_major_map;
-use super::{CudaSlice, Gpu, HostTensorMap, Launch, LoadedModule, RuntimeError, TypedKernel};
+use super::{CudaSlice, Gpu, HostArg, HostTensorMap, Launch, LoadedModule, RuntimeError, TypedKernel};
 use crate::builder::Module;
 use crate::core::target::Target;
 use crate::kernels::gemm::{check_shape, gemm_tcgen05, GemmIn, GemmOut, Layout, Tcgen05GemmConfig, Tcgen05GemmParams, TCGEN05_BM};
-use crate::types::{Bf16, F32};
+use crate::regs::GlobalPtr;
+use crate::types::Bf16;
 use half::bf16;
 use std::marker::PhantomData;
 
@@ -117,35 +118,21 @@ impl<O: GemmOut> Tcgen05Gemm<O> {
     }
 }
 
-impl Tcgen05Gemm<Bf16> {
-    /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n`, all row-major and densely packed (the
-    /// buffers may be longer). Enqueued on the GPU's stream; `Err` for a shape the kernel
-    /// cannot handle ([`check_shape`]: K a multiple of 8) or a buffer too short for it.
+impl<O: GemmOut> Tcgen05Gemm<O>
+where
+    for<'c> &'c mut CudaSlice<O::Host>: HostArg<GlobalPtr<O>>,
+{
+    /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n` (bf16 or f32, as `O`), all row-major
+    /// and densely packed (the buffers may be longer). Enqueued on the GPU's stream; `Err`
+    /// for a shape the kernel cannot handle ([`check_shape`]: K a multiple of 8) or a buffer
+    /// too short for it.
     #[allow(clippy::too_many_arguments)]
     pub fn run(
         &self,
         gpu: &Gpu,
         a: &CudaSlice<bf16>,
         b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<bf16>,
-        m: u32,
-        n: u32,
-        k: u32,
-    ) -> Result<(), RuntimeError> {
-        let (a_map, b_map, launch) = self.prepare(gpu, a, b, c.len(), (m, n, k))?;
-        self.kernel.launch(&launch, (&a_map, &b_map, c, m, n, k))
-    }
-}
-
-impl Tcgen05Gemm<F32> {
-    /// As [`Tcgen05Gemm::<Bf16>::run`](Tcgen05Gemm::run), with C in f32.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run(
-        &self,
-        gpu: &Gpu,
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<f32>,
+        c: &mut CudaSlice<O::Host>,
         m: u32,
         n: u32,
         k: u32,
