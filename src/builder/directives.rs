@@ -2,7 +2,6 @@
 //! each given at most once, on kernels only, with values a launch can meet; their ISA
 //! needs are checked like instructions'.
 
-use crate::core::ir::Stmt;
 use crate::core::kernel::{BodyKind, Directive};
 use crate::core::{Kernel, Target};
 
@@ -97,7 +96,7 @@ impl Kernel {
             }
         }
         let sized = find(self, ".maxnreg").is_some() || (min_ctas.is_some() && block.is_some());
-        if !sized && self.stmts.iter().any(|s| matches!(s, Stmt::Ins { form, .. } if form.chain.starts_with("setmaxnreg."))) {
+        if !sized && self.forms.iter().any(|f| f.chain.starts_with("setmaxnreg.")) {
             // ptxas drops it ("unable to determine register count at entry", C7508).
             self.invalid(
                 "setmaxnreg needs the register count at entry: give the kernel .maxnreg, or \

@@ -1,13 +1,13 @@
 //! The untyped instruction list under the typed facade. Typed calls lower at once to
 //! [`Stmt::Ins`]: a form descriptor, an optional guard and a run of plain operands.
 
-use super::desc::FormDesc;
 use super::dtype::RegClass;
 use super::sel::Sel;
 use std::sync::Arc;
 
 // The IR is the builder's hot path: keep its pieces small.
-const _: () = assert!(std::mem::size_of::<Opnd>() == 16 && std::mem::size_of::<Stmt>() == 24);
+// (At 10^6 instructions the builder's time is mostly page faults on its memory.)
+const _: () = assert!(std::mem::size_of::<Opnd>() == 12 && std::mem::size_of::<Stmt>() == 16);
 
 /// Which name space a register lives in: ordinary body registers, `.func` parameters
 /// or `.func` return values.
@@ -47,21 +47,45 @@ pub enum AddrBase {
     Sym(u32),
 }
 
+/// A 64-bit value held as two 32-bit halves, so that an operand aligns to 4 bytes and
+/// takes 12 rather than 16.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bits64([u32; 2]);
+
+impl From<u64> for Bits64 {
+    fn from(v: u64) -> Bits64 {
+        Bits64::new(v)
+    }
+}
+
+impl Bits64 {
+    pub const fn new(v: u64) -> Bits64 {
+        Bits64([v as u32, (v >> 32) as u32])
+    }
+    pub const fn get(self) -> u64 {
+        self.0[0] as u64 | (self.0[1] as u64) << 32
+    }
+}
+
 /// A plain operand. Braced vectors are runs of operands in the body's operand arena, so
-/// an operand is 16 bytes and `Copy`, and a vector of any length costs no allocation.
+/// an operand is 12 bytes and `Copy`, and a vector of any length costs no allocation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Opnd {
     Reg(RegRef),
     /// `!p`
     NotPred(RegRef),
-    Int(i64),
-    UInt(u64),
+    /// A signed immediate (see [`Opnd::int`]).
+    Int(Bits64),
+    /// An unsigned immediate (see [`Opnd::uint`]).
+    UInt(Bits64),
     /// `0fXXXXXXXX`
     F32(u32),
     /// `0dXXXXXXXXXXXXXXXX`
-    F64(u64),
-    /// `[base+off]`
-    Addr(AddrBase, i32),
+    F64(Bits64),
+    /// `[reg+off]`
+    Addr(RegRef, i32),
+    /// `[symbol+off]`, the symbol interned
+    SymAddr(u32, i32),
     /// An interned name printed verbatim: a symbol used as a value (`mov.u64 %rd1, table;`)
     /// or a special register (`%tid.x`).
     Sym(u32),
@@ -99,8 +123,56 @@ pub enum Opnd {
     Sink,
 }
 
+impl Opnd {
+    pub const fn int(v: i64) -> Opnd {
+        Opnd::Int(Bits64::new(v as u64))
+    }
+    pub const fn uint(v: u64) -> Opnd {
+        Opnd::UInt(Bits64::new(v))
+    }
+    /// `0d...` with the bits of an f64.
+    pub const fn f64_bits(v: u64) -> Opnd {
+        Opnd::F64(Bits64::new(v))
+    }
+    /// `[base+off]`
+    pub const fn addr(base: AddrBase, off: i32) -> Opnd {
+        match base {
+            AddrBase::Reg(r) => Opnd::Addr(r, off),
+            AddrBase::Sym(s) => Opnd::SymAddr(s, off),
+        }
+    }
+    /// The value of an integer immediate.
+    pub fn int_value(&self) -> Option<i128> {
+        match self {
+            Opnd::Int(v) => Some(v.get() as i64 as i128),
+            Opnd::UInt(v) => Some(v.get() as i128),
+            _ => None,
+        }
+    }
+}
+
 /// A guard `@p` or `@!p`.
 pub type Guard = Option<(RegRef, bool)>;
+
+/// A [`Guard`] in 32 bits, as a statement holds it: 0 for none, else the predicate's
+/// register with bit 0 set and bit 1 the negation (a predicate's class bits are 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackedGuard(u32);
+
+impl PackedGuard {
+    pub fn pack(g: Guard) -> PackedGuard {
+        match g {
+            None => PackedGuard(0),
+            Some((r, neg)) => {
+                debug_assert_eq!(r.class(), RegClass::Pred, "a guard is a predicate");
+                PackedGuard(r.0 & !7 | 1 | (neg as u32) << 1)
+            }
+        }
+    }
+    pub fn unpack(self) -> Guard {
+        (self.0 != 0).then_some((RegRef(self.0 & !7), self.0 & 2 != 0))
+    }
+}
 
 /// What a `call` calls: a function by name, or the address in a register (through a
 /// `.callprototype` of the call's parameter list).
@@ -123,26 +195,31 @@ pub struct CallStmt {
     pub param: bool,
 }
 
-/// One statement of a body.
-#[derive(Clone, Debug)]
+/// One statement of a body: `Copy`, with no heap parts of its own (a call and a text are
+/// held by the body and named by index), so a body's statements drop without a walk.
+#[derive(Clone, Copy, Debug)]
 pub enum Stmt {
-    /// `ops`: start and length of the operands in the body's operand arena.
+    /// `form`: the index of the form among the body's distinct forms (`Kernel::forms`);
+    /// `start`, `len`: the operands' run in the body's operand arena.
     Ins {
-        form: &'static FormDesc,
-        guard: Guard,
-        ops: (u32, u16),
+        form: u32,
+        start: u32,
+        len: u16,
+        guard: PackedGuard,
     },
-    /// `call (rets), name, (args);`
-    Call(Box<CallStmt>),
+    /// `call (rets), name, (args);`: the index of the body's call.
+    Call(u32),
     Label(u32),
     /// `label: .branchtargets t0, t1, ...;`: the label of the list, and the targets (label
     /// operands) as a run in the operand arena.
     Targets {
         label: u32,
-        targets: (u32, u16),
+        start: u32,
+        len: u16,
     },
-    Comment(Box<str>),
+    /// A comment line: the index of the body's text.
+    Comment(u32),
     /// Unchecked text from the escape hatch, printed verbatim with a `;` (a guard in scope
-    /// is already written into it).
-    Raw(Box<str>),
+    /// is already written into it): the index of the body's text.
+    Raw(u32),
 }

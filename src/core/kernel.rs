@@ -5,7 +5,10 @@
 use super::desc::FormDesc;
 use super::dtype::RegClass;
 use super::error::{check_ident, Error};
-use super::ir::{Guard, Opnd, RegRef, RegSpace, Stmt};
+use super::ir::{Guard, Opnd, PackedGuard, RegRef, RegSpace, Stmt};
+use super::segments::Segments;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
@@ -94,8 +97,11 @@ pub struct Kernel {
     pub(crate) name: Arc<str>,
     pub(crate) kind: BodyKind,
     pub(crate) nregs: [u32; 6],
-    pub(crate) stmts: Vec<Stmt>,
-    pub(crate) opnds: Vec<Opnd>,
+    pub(crate) stmts: Segments<Stmt>,
+    pub(crate) opnds: Segments<Opnd>,
+    /// The calls and the texts (comments, raw lines) that statements name by index.
+    pub(crate) calls: Vec<super::ir::CallStmt>,
+    pub(crate) texts: Vec<Box<str>>,
     scratch: Vec<Opnd>,
     pub(crate) labels: Vec<LabelInfo>,
     pub(crate) params: Vec<String>,
@@ -120,14 +126,38 @@ pub struct Kernel {
     count: usize,
     /// The module's texturing mode (texture lookups of the other mode are errors).
     pub(crate) tex_mode: super::desc::TexMode,
+    /// The distinct forms used so far, in order of first use: what the checks against the
+    /// target and the version inference look at, so they never walk the statements.
+    /// A statement names its form by its index here.
+    pub(crate) forms: Vec<&'static FormDesc>,
+    form_index: HashMap<usize, u32, BuildHasherDefault<AddrHash>>,
+    /// Forms met lately (address, index), by a hash of their address: most instructions
+    /// repeat one of them, and skip the map.
+    recent: Box<[(usize, u32); 64]>,
+}
+
+/// Hashes form addresses cheaply (they are distinct and 8-aligned).
+#[derive(Default)]
+pub(crate) struct AddrHash(u64);
+impl std::hash::Hasher for AddrHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, b: &[u8]) {
+        for x in b {
+            self.0 = (self.0 << 8 | *x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.0 = (v as u64 >> 3).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 /// The value of an integer immediate operand.
 fn int_imm(o: Option<&Opnd>) -> Option<i128> {
     match o {
-        Some(Opnd::Int(v)) => Some(*v as i128),
-        Some(Opnd::UInt(v)) => Some(*v as i128),
-        _ => None,
+        Some(o) => o.int_value(),
+        None => None,
     }
 }
 
@@ -139,8 +169,10 @@ impl Kernel {
             name: name.into(),
             kind,
             nregs: [0; 6],
-            stmts: Vec::with_capacity(64),
-            opnds: Vec::with_capacity(192),
+            stmts: Segments::with_capacity(64),
+            opnds: Segments::with_capacity(192),
+            calls: Vec::new(),
+            texts: Vec::new(),
             scratch: Vec::new(),
             labels: Vec::new(),
             params: Vec::new(),
@@ -158,6 +190,9 @@ impl Kernel {
             local_bytes: 0,
             count: 0,
             tex_mode: super::desc::TexMode::Unified,
+            forms: Vec::new(),
+            form_index: HashMap::default(),
+            recent: Box::new([(0, 0); 64]),
         }
     }
 
@@ -206,14 +241,12 @@ impl Kernel {
 
     /// Appends operands to the arena as one run (a braced vector's elements).
     pub(crate) fn push_run(&mut self, ops: &[Opnd]) -> (u32, u16) {
-        let start = self.opnds.len() as u32;
-        self.opnds.extend_from_slice(ops);
-        (start, ops.len() as u16)
+        (self.opnds.push_run(ops), ops.len() as u16)
     }
 
     /// The operands of a run in the arena.
     pub(crate) fn run(&self, start: u32, len: usize) -> &[Opnd] {
-        &self.opnds[start as usize..start as usize + len]
+        self.opnds.run(start, len)
     }
 
     /// Appends one instruction of a form; the operands are drained from `ops`.
@@ -231,10 +264,20 @@ impl Kernel {
         } else if c.as_bytes().first() == Some(&b'c') && c.starts_with("createpolicy.") {
             self.check_policy_operands(form, ops);
         }
-        let start = self.opnds.len() as u32;
-        self.opnds.append(ops);
-        let len = self.opnds.len() as u32 - start;
-        self.stmts.push(Stmt::Ins { form, guard, ops: (start, len as u16) });
+        let addr = form as *const FormDesc as usize;
+        let slot = &mut self.recent[(addr >> 3).wrapping_mul(0x9E37_79B9) >> 26 & 63];
+        if slot.0 != addr {
+            let forms = &mut self.forms;
+            let index = *self.form_index.entry(addr).or_insert_with(|| {
+                forms.push(form);
+                forms.len() as u32 - 1
+            });
+            *slot = (addr, index);
+        }
+        let form = slot.1;
+        let len = ops.len() as u16;
+        let start = self.opnds.append(ops);
+        self.stmts.push(Stmt::Ins { form, start, len, guard: PackedGuard::pack(guard) });
         self.count += 1;
     }
 
@@ -275,7 +318,8 @@ impl Kernel {
 
     /// Appends a `call` statement.
     pub(crate) fn push_call(&mut self, c: super::ir::CallStmt) {
-        self.stmts.push(Stmt::Call(Box::new(c)));
+        self.stmts.push(Stmt::Call(self.calls.len() as u32));
+        self.calls.push(c);
         self.count += 1;
     }
 
@@ -294,11 +338,17 @@ impl Kernel {
         let e = Error::InvalidArgument { kernel: self.name.to_string(), what };
         self.error(e);
     }
+    #[inline]
     pub(crate) fn check_owner(&mut self, owner: u32, what: impl FnOnce() -> String) {
         if owner != self.id {
-            let e = Error::ForeignValue { kernel: self.name.to_string(), what: what() };
-            self.error(e);
+            self.foreign(what());
         }
+    }
+    #[cold]
+    #[inline(never)]
+    fn foreign(&mut self, what: String) {
+        let e = Error::ForeignValue { kernel: self.name.to_string(), what };
+        self.error(e);
     }
     pub(crate) fn check_module(&mut self, owner: u32, sym: &str) {
         if owner != self.module && owner != self.id {
@@ -339,7 +389,8 @@ impl Kernel {
                 format!("{g} {text}")
             }
         };
-        self.stmts.push(Stmt::Raw(text.into()));
+        self.stmts.push(Stmt::Raw(self.texts.len() as u32));
+        self.texts.push(text.into());
         self.count += 1;
     }
 
@@ -356,7 +407,8 @@ impl Kernel {
                     out.push_str(&format!("\\u{{{:x}}}", c as u32));
                 }
             }
-            self.stmts.push(Stmt::Comment(out.into()));
+            self.stmts.push(Stmt::Comment(self.texts.len() as u32));
+            self.texts.push(out.into());
         }
     }
 
@@ -417,7 +469,7 @@ impl Kernel {
         }
         let (start, len) = self.push_run(&ops);
         self.labels[list.id as usize].placed = true;
-        self.stmts.push(Stmt::Targets { label: list.id, targets: (start, len) });
+        self.stmts.push(Stmt::Targets { label: list.id, start, len });
         BranchTargets(list)
     }
 

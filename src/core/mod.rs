@@ -13,6 +13,7 @@ pub mod kernel;
 pub mod module;
 pub mod names;
 pub(crate) mod print;
+pub(crate) mod segments;
 pub mod sel;
 pub mod target;
 

@@ -1,14 +1,12 @@
 //! The PTX printer and the module-level checks (version inference, target support).
 
-use super::desc::FormDesc;
 use super::dtype::RegClass;
-use super::ir::{AddrBase, CallStmt, Callee, Opnd, RegRef, RegSpace, Stmt};
+use super::ir::{CallStmt, Callee, Opnd, RegRef, RegSpace, Stmt};
 use super::isa;
 use super::kernel::{BodyKind, Directive, Kernel};
 use super::module::{Item, Module, DYN_SMEM};
 use super::names::sym_name;
 use super::{Error, Version};
-use std::collections::HashSet;
 use std::fmt::Write;
 
 /// Appends `s`. Short strings (chains, register prefixes, digits, separators: most of the
@@ -46,45 +44,68 @@ fn put(out: &mut String, s: &str) {
     }
 }
 
+/// Appends a register's name: its prefix (`%r`, `%pa_r`, `%rv_rd`, ...) and index.
 pub(crate) fn reg(out: &mut String, r: RegRef) {
-    match r.space() {
-        RegSpace::Body => put(out, r.class().prefix()),
-        RegSpace::FuncParam => {
-            put(out, "%pa");
-            put(out, &r.class().prefix()[1..]);
+    let class = r.class().prefix().as_bytes();
+    let (space, class): (&[u8], &[u8]) = match r.space() {
+        RegSpace::Body => (b"", class),
+        RegSpace::FuncParam => (b"%pa", &class[1..]),
+        RegSpace::FuncRet => (b"%rv", &class[1..]),
+    };
+    let v = r.idx() as u64;
+    out.reserve(32);
+    // SAFETY: `reserve` left 32 bytes past the length; the prefix takes at most 6 and the
+    // index (below 2^27) at most 9. Every byte written is ASCII.
+    unsafe {
+        let buf = out.as_mut_vec();
+        let mut dst = buf.as_mut_ptr().add(buf.len());
+        for part in [space, class] {
+            std::ptr::copy_nonoverlapping(part.as_ptr(), dst, part.len());
+            dst = dst.add(part.len());
         }
-        RegSpace::FuncRet => {
-            put(out, "%rv");
-            put(out, &r.class().prefix()[1..]);
-        }
+        let n = space.len() + class.len() + digits(dst, v);
+        buf.set_len(buf.len() + n);
     }
-    num(out, r.idx() as u64);
 }
 
+/// Appends the decimal digits of `v`.
 fn num(out: &mut String, v: u64) {
-    if v < 10 {
-        out.push((b'0' + v as u8) as char);
-        return;
+    out.reserve(20);
+    // SAFETY: `reserve` left room for the at most 20 digits past the length; every byte
+    // written is an ASCII digit, so the string stays UTF-8.
+    unsafe {
+        let buf = out.as_mut_vec();
+        let n = digits(buf.as_mut_ptr().add(buf.len()), v);
+        buf.set_len(buf.len() + n);
     }
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut v = v;
+}
+
+/// Writes the decimal digits of `v` at `dst`, from the last digit back, and returns how
+/// many. (Building them in a stack buffer and copying that out made the copy's wide load
+/// wait on the digits' narrow stores: a third of the printer's time.)
+///
+/// # Safety
+/// `dst` must be valid for writing 20 bytes.
+#[inline(always)]
+unsafe fn digits(dst: *mut u8, v: u64) -> usize {
+    if v < 10 {
+        *dst = b'0' + v as u8;
+        return 1;
+    }
+    let n = v.ilog10() as usize + 1;
+    let (mut v, mut i) = (v, n);
     while v >= 100 {
         let d = (v % 100) as usize * 2;
         v /= 100;
         i -= 2;
-        buf[i..i + 2].copy_from_slice(&PAIRS[d..d + 2]);
+        std::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(d), dst.add(i), 2);
     }
     if v >= 10 {
-        let d = v as usize * 2;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&PAIRS[d..d + 2]);
+        std::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(v as usize * 2), dst, 2);
     } else {
-        i -= 1;
-        buf[i] = b'0' + v as u8;
+        *dst = b'0' + v as u8;
     }
-    // SAFETY: `buf[i..]` holds ASCII digits only, which are valid UTF-8.
-    put(out, unsafe { std::str::from_utf8_unchecked(&buf[i..]) });
+    n
 }
 
 const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
@@ -92,23 +113,6 @@ const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 4041424344454647484950515253545556575859\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
-
-/// Hashes form pointers cheaply (they are distinct addresses).
-#[derive(Default)]
-struct PtrHash(u64);
-impl std::hash::Hasher for PtrHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, b: &[u8]) {
-        for x in b {
-            self.0 = (self.0 << 8 | *x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.0 = (v as u64 >> 3).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
 
 fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
     match o {
@@ -118,32 +122,28 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
             reg(out, *r)
         }
         Opnd::Int(v) => {
-            if *v < 0 {
+            let v = v.get() as i64;
+            if v < 0 {
                 out.push('-');
             }
             num(out, v.unsigned_abs())
         }
-        Opnd::UInt(v) => num(out, *v),
+        Opnd::UInt(v) => num(out, v.get()),
         Opnd::F32(b) => {
             let _ = write!(out, "0f{b:08X}");
         }
         Opnd::F64(b) => {
-            let _ = write!(out, "0d{b:016X}");
+            let _ = write!(out, "0d{:016X}", b.get());
         }
-        Opnd::Addr(b, off) => {
+        Opnd::Addr(r, off) => {
             out.push('[');
-            match b {
-                AddrBase::Reg(r) => reg(out, *r),
-                AddrBase::Sym(s) => put(out, sym_name(*s)),
-            }
-            if *off > 0 {
-                out.push('+');
-                num(out, *off as u64);
-            } else if *off < 0 {
-                put(out, "+-");
-                num(out, off.unsigned_abs() as u64);
-            }
-            out.push(']');
+            reg(out, *r);
+            offset(out, *off);
+        }
+        Opnd::SymAddr(s, off) => {
+            out.push('[');
+            put(out, sym_name(*s));
+            offset(out, *off);
         }
         Opnd::Sym(s) => put(out, sym_name(*s)),
         Opnd::Vec { start, len } => braced(out, k, k.run(*start, *len as usize)),
@@ -188,6 +188,18 @@ fn opnd(out: &mut String, k: &Kernel, o: &Opnd) {
         },
         Opnd::Sink => out.push('_'),
     }
+}
+
+/// An address operand's offset and its closing bracket: `+8]`, `+-8]`, `]`.
+fn offset(out: &mut String, off: i32) {
+    if off > 0 {
+        out.push('+');
+        num(out, off as u64);
+    } else if off < 0 {
+        put(out, "+-");
+        num(out, off.unsigned_abs() as u64);
+    }
+    out.push(']');
 }
 
 fn braced(out: &mut String, k: &Kernel, v: &[Opnd]) {
@@ -360,19 +372,20 @@ fn body(out: &mut String, k: &Kernel) {
     out.push('\n');
     for (i, s) in k.stmts.iter().enumerate() {
         match s {
-            Stmt::Ins { form, guard: g, ops } => {
+            Stmt::Ins { form, start, len, guard: g } => {
                 out.push('\t');
-                guard(out, g);
-                put(out, form.chain);
-                let ops = &k.opnds[ops.0 as usize..(ops.0 + ops.1 as u32) as usize];
+                guard(out, &g.unpack());
+                put(out, k.forms[*form as usize].chain);
+                let ops = k.run(*start, *len as usize);
                 if !ops.is_empty() {
                     out.push(' ');
                     list(out, k, ops);
                 }
                 put(out, ";\n");
             }
-            Stmt::Call(c) if c.param => param_call(out, k, c, i),
+            Stmt::Call(c) if k.calls[*c as usize].param => param_call(out, k, &k.calls[*c as usize], i),
             Stmt::Call(c) => {
+                let c = &k.calls[*c as usize];
                 out.push('\t');
                 guard(out, &c.guard);
                 out.push_str(if c.uni { "call.uni " } else { "call " });
@@ -396,20 +409,20 @@ fn body(out: &mut String, k: &Kernel) {
                 }
                 out.push_str(":\n");
             }
-            Stmt::Targets { label, targets } => {
+            Stmt::Targets { label, start, len } => {
                 opnd(out, k, &Opnd::Label(*label));
                 out.push_str(": .branchtargets ");
-                list(out, k, &k.opnds[targets.0 as usize..(targets.0 + targets.1 as u32) as usize]);
+                list(out, k, k.run(*start, *len as usize));
                 out.push_str(";\n");
             }
             Stmt::Comment(c) => {
                 out.push_str("\t// ");
-                out.push_str(c);
+                out.push_str(&k.texts[*c as usize]);
                 out.push('\n');
             }
             Stmt::Raw(r) => {
                 out.push('\t');
-                out.push_str(r);
+                out.push_str(&k.texts[*r as usize]);
                 out.push_str(";\n");
             }
         }
@@ -427,8 +440,6 @@ fn infer_version(m: &Module) -> Result<Version, Error> {
     let mut why: Option<(String, String)> = None;
     for item in &m.items {
         let Item::Body(k) = item else { continue };
-        let mut seen: HashSet<*const FormDesc, std::hash::BuildHasherDefault<PtrHash>> = HashSet::default();
-        let mut last: *const FormDesc = std::ptr::null();
         let check = |key: &str, r: Option<isa::Req>, need: &mut Version, why: &mut Option<(String, String)>| -> Result<(), Error> {
             let r = r.ok_or_else(|| Error::NoIsaData { instruction: key.to_string() })?;
             if !r.allows(target) {
@@ -445,17 +456,8 @@ fn infer_version(m: &Module) -> Result<Version, Error> {
             }
             Ok(())
         };
-        for s in &k.stmts {
-            if let Stmt::Ins { form, .. } = s {
-                let f = *form as *const FormDesc;
-                if f == last {
-                    continue;
-                }
-                last = f;
-                if seen.insert(f) {
-                    check(&form.isa_key(), form.req(), &mut need, &mut why)?;
-                }
-            }
+        for form in &k.forms {
+            check(&form.isa_key(), form.req(), &mut need, &mut why)?;
         }
         for d in &k.directives {
             check(d.keyword(), isa::form_req(d.keyword()), &mut need, &mut why)?;
@@ -503,7 +505,25 @@ pub(super) fn module(m: &Module) -> Result<String, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::put;
+    use super::{num, put};
+
+    /// `num` writes the same digits as `format!` at every length, at and around each power
+    /// of ten, and after text already in the string.
+    #[test]
+    fn num_prints_every_length() {
+        let mut vals = vec![0u64, 1, 9, u64::MAX, u64::MAX - 1];
+        for p in 1..=19 {
+            let t = 10u64.pow(p);
+            vals.extend([t - 1, t, t + 1, t + t / 2 + 7]);
+        }
+        for v in vals {
+            for prefix in ["", "%r"] {
+                let mut out = String::from(prefix);
+                num(&mut out, v);
+                assert_eq!(out, format!("{prefix}{v}"));
+            }
+        }
+    }
 
     /// `put` appends exactly the string, at every length around its word sizes, to strings
     /// with and without spare capacity.

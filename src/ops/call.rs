@@ -25,7 +25,7 @@ impl Operand<Pred> for NotPred {
 }
 impl Operand<Pred> for bool {
     fn lower(self, _: &mut Kernel) -> Opnd {
-        Opnd::Int(self as i64)
+        Opnd::int(self as i64)
     }
 }
 impl Operand<LabelOp> for Label {
@@ -111,12 +111,11 @@ impl<T: DataType, const N: usize> Alloc for [Reg<T>; N] {
 
 /// The registers as a braced run in the operand arena.
 fn run<T: DataType>(k: &mut Kernel, regs: &[Reg<T>]) -> Opnd {
-    let start = k.opnds.len() as u32;
-    for r in regs {
-        let o = Opnd::Reg(r.checked(k));
-        k.opnds.push(o);
-    }
-    Opnd::Vec { start, len: regs.len() as u16 }
+    let mut ops = k.take_scratch();
+    ops.extend(regs.iter().map(|r| Opnd::Reg(r.checked(k))));
+    let (start, len) = k.push_run(&ops);
+    k.put_scratch(ops);
+    Opnd::Vec { start, len }
 }
 
 /// A tied accumulator: `N` registers of `T` that a form (wgmma) reads and writes in place.

@@ -53,8 +53,8 @@ impl CoordKinds for () {
 pub fn pad_opnd(t: DType) -> Opnd {
     match t {
         DType::F32 => Opnd::F32(0),
-        DType::F64 => Opnd::F64(0),
-        _ => Opnd::Int(0),
+        DType::F64 => Opnd::f64_bits(0),
+        _ => Opnd::int(0),
     }
 }
 

@@ -3,7 +3,7 @@
 //! so each line is exactly what a typed call of that form emits.
 
 use crate::builder::{Error, Kernel, Module, Target, Version};
-use crate::core::ir::{AddrBase, Opnd};
+use crate::core::ir::Opnd;
 use crate::core::{Coord, DType, DstKind, FormDesc, Kind, Label, RegClass, Sel, TexMode};
 
 fn val(k: &mut Kernel, t: DType) -> Opnd {
@@ -55,8 +55,8 @@ pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: Label) {
     for s in form.src {
         let o = match *s {
             Kind::Val(t) => val(k, t),
-            Kind::Imm(_) => Opnd::UInt(1),
-            Kind::ImmIn(_, legal) => Opnd::Int(legal.first().copied().unwrap_or(0)),
+            Kind::Imm(_) => Opnd::uint(1),
+            Kind::ImmIn(_, legal) => Opnd::int(legal.first().copied().unwrap_or(0)),
             Kind::Vec(t, n) => vec(k, t, n),
             Kind::Label => {
                 k.use_label(end);
@@ -65,7 +65,7 @@ pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: Label) {
             Kind::Targets => Opnd::Label(k.branch_targets(&[end, end]).0.id),
             Kind::Addr(space, _) => {
                 let class = if space.addr_bits() == 32 { RegClass::B32 } else { RegClass::B64 };
-                Opnd::Addr(AddrBase::Reg(k.alloc(class)), 0)
+                Opnd::Addr(k.alloc(class), 0)
             }
             Kind::Part { ty, sel, neg } => Opnd::Part { reg: k.alloc(ty.class()), sel: sel.map_or(Sel::NONE, |s| s.sample()), neg },
             Kind::HandleAddr(h, cs) => {

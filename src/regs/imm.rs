@@ -18,9 +18,9 @@ fn int_opnd(k: &mut Kernel, v: i128, ty: DType) -> Opnd {
         k.imm_error(v.to_string(), ty.name());
     }
     if v < 0 {
-        Opnd::Int(v as i64)
+        Opnd::int(v as i64)
     } else {
-        Opnd::UInt(v as u64)
+        Opnd::uint(v as u64)
     }
 }
 
@@ -34,7 +34,7 @@ fn legal_opnd<L: Legal>(k: &mut Kernel, v: i128, ty: DType) -> Opnd {
                 allowed: L::VALUES,
             };
             k.error(e);
-            Opnd::Int(L::VALUES.first().copied().unwrap_or(0))
+            Opnd::int(L::VALUES.first().copied().unwrap_or(0))
         }
     }
 }
@@ -94,10 +94,10 @@ impl<const V: i64, I: IntImm> Operand<Imm<I>> for Const<V> {
 macro_rules! rust_floats {
     ($($t:ty, $ty:ident, $v:ident;)*) => {$(
         impl Operand<crate::types::$ty> for $t {
-            fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits()) }
+            fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits().into()) }
         }
         impl Operand<Imm<crate::types::$ty>> for $t {
-            fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits()) }
+            fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits().into()) }
         }
     )*};
 }

@@ -128,9 +128,9 @@ pub(crate) fn addr_opnd(k: &mut Kernel, base: &Base, off: i64) -> Opnd {
         }
     };
     match i32::try_from(off) {
-        Ok(off) => Opnd::Addr(b, off),
+        Ok(off) => Opnd::addr(b, off),
         // An offset beyond what an address operand holds is added in a register.
-        Err(_) => Opnd::Addr(AddrBase::Reg(k.add_offset(b, base, off)), 0),
+        Err(_) => Opnd::Addr(k.add_offset(b, base, off), 0),
     }
 }
 
@@ -345,6 +345,6 @@ impl TmemAddr {
 
 impl Operand<Addr<Tmem, AnyElem>> for TmemAddr {
     fn lower(self, k: &mut Kernel) -> Opnd {
-        Opnd::Addr(AddrBase::Reg(self.0.checked(k)), 0)
+        Opnd::Addr(self.0.checked(k), 0)
     }
 }
