@@ -48,6 +48,7 @@ fn configs() -> Vec<MmaGemmConfig> {
         "group_m" => cfg.group_m = v,
         "ctas_per_sm" => cfg.ctas_per_sm = v,
         "persistent" => cfg.persistent = v != 0,
+        "staged_store" => cfg.staged_store = v != 0,
         other => panic!("PTXKIT_MMA_CONFIGS: no field `{other}`"),
     })
 }

@@ -15,6 +15,7 @@ fn variants() -> Vec<MmaGemmConfig> {
     vec![
         d,
         MmaGemmConfig { persistent: false, ..d },
+        MmaGemmConfig { staged_store: false, ..d },
         MmaGemmConfig { bk: 64, stages: 3, ..d },
         MmaGemmConfig { bm: 256, bn: 128, warps_m: 4, warps_n: 2, ..d },
         MmaGemmConfig { bm: 128, bn: 128, warps_m: 2, warps_n: 2, ctas_per_sm: 2, ..d },
@@ -69,7 +70,8 @@ fn every_mma_gemm_variant_assembles_clean() {
 fn mma_gemm_refuses_what_it_cannot_build() {
     let d = MmaGemmConfig::default();
     d.check().unwrap();
-    assert_eq!((d.threads(), d.warp_tile(), d.shared_bytes()), (256, (64, 64), 4 * 384 * 64));
+    assert_eq!((d.threads(), d.warp_tile(), d.shared_bytes()), (256, (64, 64), 4 * 384 * 64 + 8 * 64 * 144));
+    assert_eq!(MmaGemmConfig { staged_store: false, ..d }.shared_bytes(), 4 * 384 * 64);
     let bad = |c: MmaGemmConfig, what: &str| {
         let e = c.check().unwrap_err();
         assert!(e.contains(what), "{c:?}: {e}");
@@ -85,6 +87,8 @@ fn mma_gemm_refuses_what_it_cannot_build() {
     bad(MmaGemmConfig { group_m: 0, ..d }, "group_m");
     bad(MmaGemmConfig { bm: 48, warps_m: 1, ..d }, "per pass");
     bad(MmaGemmConfig { warps_m: 0, ..d }, "warps");
+    bad(MmaGemmConfig { bn: 192, ..d }, "power of two");
+    MmaGemmConfig { bn: 192, staged_store: false, ..d }.check().unwrap();
     assert!(check_mma_shape(&d, 64, 64, 100).unwrap_err().contains("multiple of 8"));
     assert!(check_mma_shape(&d, 0, 64, 64).unwrap_err().contains("M = 0"));
     assert!(check_mma_shape(&d, 1, 4096, 4096).is_ok());

@@ -71,6 +71,8 @@ fn mma_gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     let others: Vec<(String, Kernel)> = vec![
         ("f32 C".into(), Kernel::F32(MmaGemm::new(&gpu, d).unwrap())),
         ("a CTA per tile".into(), Kernel::Bf16(MmaGemm::new(&gpu, MmaGemmConfig { persistent: false, ..d }).unwrap())),
+        ("C from registers".into(), Kernel::Bf16(MmaGemm::new(&gpu, MmaGemmConfig { staged_store: false, ..d }).unwrap())),
+        ("C from registers, f32".into(), Kernel::F32(MmaGemm::new(&gpu, MmaGemmConfig { staged_store: false, ..d }).unwrap())),
         ("bk 64, 3 stages".into(), Kernel::Bf16(MmaGemm::new(&gpu, MmaGemmConfig { bk: 64, stages: 3, ..d }).unwrap())),
         (
             "128x128, 2 CTAs per SM".into(),

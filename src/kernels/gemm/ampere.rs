@@ -18,6 +18,10 @@
 //! - **Edges.** Any M and N, K a multiple of 8: a chunk outside A or B is filled with zeros
 //!   (`cp.async` with ignore-src, from a clamped address), and stores outside C are
 //!   predicated off. Tiles inside C store pairs unpredicated.
+//! - **Epilogue.** With `staged_store` (the default) each warp converts its accumulators into
+//!   a buffer of its own after the ring, padded so the fragment stores hit 32 different
+//!   banks, and writes C from it in 16-byte stores, 8 lanes to a 128-byte line; tiles at the
+//!   edges of C (or rows not on 16 bytes) store from registers under predicates.
 //! - **Order.** Tiles are numbered in bands of `group_m` tile rows, column by column inside
 //!   a band, so the CTAs running at once share their A and B tiles in L2. With
 //!   `persistent` (the default) the grid is the CTAs resident at once and CTA `c` of `g`
@@ -60,7 +64,8 @@ pub const MMA_MAX_SHARED: u32 = 227 * 1024;
 ///
 /// let cfg = MmaGemmConfig { bk: 64, stages: 3, ..MmaGemmConfig::default() };
 /// cfg.check().unwrap();
-/// assert_eq!((cfg.threads(), cfg.warp_tile(), cfg.shared_bytes()), (256, (64, 64), 3 * 384 * 128));
+/// assert_eq!((cfg.threads(), cfg.warp_tile(), cfg.ring_bytes()), (256, (64, 64), 3 * 384 * 128));
+/// assert_eq!(cfg.staging_bytes(), 8 * 64 * (2 * 64 + 16));
 /// assert_eq!(cfg.tiles(4000, 4000), 32 * 16);
 /// let too_deep = MmaGemmConfig { stages: 5, ..cfg };
 /// assert!(too_deep.check().unwrap_err().contains("shared memory"));
@@ -88,13 +93,29 @@ pub struct MmaGemmConfig {
     /// that a CTA copies its next tile's first k-tiles while it stores the last one; `false`
     /// launches a CTA per tile. The kernel is the same; the runner picks the grid.
     pub persistent: bool,
+    /// Write C through a buffer per warp in shared memory (`wm × (2 wn + 16)` bytes), in
+    /// 16-byte stores that fill whole 128-byte lines, where the tile is inside C and C's rows
+    /// start on 16 bytes; `false` stores from registers everywhere. Needs `wn` a power of
+    /// two up to 128.
+    pub staged_store: bool,
 }
 
 impl Default for MmaGemmConfig {
     /// 128×256 tiles of 8 warps (64×64 each), k-tiles of 32, four stages (96 KB), bands of
-    /// 8 tile rows, a persistent grid.
+    /// 8 tile rows, a persistent grid, C staged through shared memory (72 KB).
     fn default() -> Self {
-        MmaGemmConfig { bm: 128, bn: 256, bk: 32, warps_m: 2, warps_n: 4, stages: 4, group_m: 8, ctas_per_sm: 1, persistent: true }
+        MmaGemmConfig {
+            bm: 128,
+            bn: 256,
+            bk: 32,
+            warps_m: 2,
+            warps_n: 4,
+            stages: 4,
+            group_m: 8,
+            ctas_per_sm: 1,
+            persistent: true,
+            staged_store: true,
+        }
     }
 }
 
@@ -111,9 +132,22 @@ impl MmaGemmConfig {
     pub fn stage_bytes(&self) -> u32 {
         (self.bm + self.bn) * self.bk * 2
     }
-    /// Dynamic shared memory the kernel is launched with.
-    pub fn shared_bytes(&self) -> u32 {
+    /// Bytes of the ring of stages.
+    pub fn ring_bytes(&self) -> u32 {
         self.stages * self.stage_bytes()
+    }
+    /// Bytes of the warps' staging buffers for C (0 without `staged_store`).
+    pub fn staging_bytes(&self) -> u32 {
+        let (wm, wn) = self.warp_tile();
+        if self.staged_store {
+            self.warps_m * self.warps_n * wm * super::ampere_store::stage_pitch(wn)
+        } else {
+            0
+        }
+    }
+    /// Dynamic shared memory the kernel is launched with: the ring, then the staging buffers.
+    pub fn shared_bytes(&self) -> u32 {
+        self.ring_bytes() + self.staging_bytes()
     }
     /// Tiles of an `m × n` product: the grid when not persistent.
     pub fn tiles(&self, m: u32, n: u32) -> u64 {
@@ -159,11 +193,15 @@ impl MmaGemmConfig {
         if !(2..=8).contains(&self.stages) {
             return Err(format!("stages = {} is outside 2..=8", self.stages));
         }
+        if self.staged_store && (!wn.is_power_of_two() || wn > 128) {
+            return Err(format!("staged_store needs each warp's block {wn} columns wide to be a power of two up to 128"));
+        }
         if self.shared_bytes() > MMA_MAX_SHARED {
             return Err(format!(
-                "{} stages of {} bytes need {} bytes of shared memory; at most {MMA_MAX_SHARED} fit",
+                "{} stages of {} bytes and {} bytes of staging for C need {} bytes of shared memory; at most {MMA_MAX_SHARED} fit",
                 self.stages,
                 self.stage_bytes(),
+                self.staging_bytes(),
                 self.shared_bytes()
             ));
         }
@@ -285,10 +323,15 @@ fn body<O: GemmOut>(
     let frags = [Frags::new(k, mi, nj), Frags::new(k, mi, nj)];
     let read = ptx!(k, "mov.u32", smem);
     let write = ptx!(k, "add.u32", smem, (cfg.stages - 1) * cfg.stage_bytes());
-    let end = ptx!(k, "add.u32", smem, cfg.shared_bytes());
+    let end = ptx!(k, "add.u32", smem, cfg.ring_bytes());
     load_frags(k, &frags[0], read, &lanes, 0, a_tile, row_bytes);
 
-    let out = Store { m, n, warp_m, warp_n, lane, wm, wn, mi, nj, bm: cfg.bm, bn: cfg.bn };
+    // Warp `w`'s staging buffer follows the ring.
+    let stage = cfg.staged_store.then(|| {
+        let ring_end = ptx!(k, "add.u32", smem, cfg.ring_bytes());
+        ptx!(k, "mad.lo.u32", warp, cfg.staging_bytes() / (cfg.warps_m * cfg.warps_n), ring_end)
+    });
+    let out = Store { m, n, warp_m, warp_n, lane, wm, wn, mi, nj, bm: cfg.bm, bn: cfg.bn, stage };
     // One k-tile: its 16-K steps, the copies of the stream's k-tile `stages - 1` further
     // (`cross`: that k-tile may be the next tile's), the barrier before the last step.
     let k_tile = |k: &mut Kernel, cross: bool| {
