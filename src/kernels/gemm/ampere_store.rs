@@ -59,7 +59,15 @@ impl Store {
     /// warp barrier, then 16-byte chunks out, 8 lanes to a 128-byte line of C. bf16 goes in
     /// one pass; f32 in two, the upper rows of each 16-row product (`d0`, `d1`) then the
     /// lower (`d2`, `d3`).
-    fn write_staged<O: GemmOut>(&self, k: &mut Kernel, stage: Reg<U32>, c: GlobalPtr<O>, acc: &[[Reg<F32>; 4]], row0: Reg<U32>, col0: Reg<U32>) {
+    fn write_staged<O: GemmOut>(
+        &self,
+        k: &mut Kernel,
+        stage: Reg<U32>,
+        c: GlobalPtr<O>,
+        acc: &[[Reg<F32>; 4]],
+        row0: Reg<U32>,
+        col0: Reg<U32>,
+    ) {
         let esize = if O::BF16 { 2u32 } else { 4 };
         let passes = if O::BF16 { 1 } else { 2 };
         let pitch = stage_pitch(self.wn) * passes;
