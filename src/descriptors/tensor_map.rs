@@ -353,6 +353,37 @@ pub struct TiledMap<const R: usize> {
     pub oob_fill: OobFill,
 }
 
+/// The builder methods both kinds of map have, for the fields they share.
+macro_rules! setters {
+    () => {
+        /// Sets the strides, in elements (`strides[0]` = 1).
+        pub fn strides(mut self, strides: [u64; R]) -> Self {
+            self.strides = strides;
+            self
+        }
+        pub fn element_strides(mut self, element_strides: [u32; R]) -> Self {
+            self.element_strides = element_strides;
+            self
+        }
+        pub fn interleave(mut self, interleave: Interleave) -> Self {
+            self.interleave = interleave;
+            self
+        }
+        pub fn swizzle(mut self, swizzle: Swizzle) -> Self {
+            self.swizzle = swizzle;
+            self
+        }
+        pub fn l2_promotion(mut self, l2_promotion: L2Promotion) -> Self {
+            self.l2_promotion = l2_promotion;
+            self
+        }
+        pub fn oob_fill(mut self, oob_fill: OobFill) -> Self {
+            self.oob_fill = oob_fill;
+            self
+        }
+    };
+}
+
 impl<const R: usize> TiledMap<R> {
     /// A densely packed tensor of `dims`, read in boxes of `box_dims`: unit element
     /// strides, no interleave, no swizzle, no L2 promotion, zero fill.
@@ -368,31 +399,7 @@ impl<const R: usize> TiledMap<R> {
             oob_fill: OobFill::Zero,
         }
     }
-    /// Sets the strides, in elements (`strides[0]` = 1).
-    pub fn strides(mut self, strides: [u64; R]) -> Self {
-        self.strides = strides;
-        self
-    }
-    pub fn element_strides(mut self, element_strides: [u32; R]) -> Self {
-        self.element_strides = element_strides;
-        self
-    }
-    pub fn interleave(mut self, interleave: Interleave) -> Self {
-        self.interleave = interleave;
-        self
-    }
-    pub fn swizzle(mut self, swizzle: Swizzle) -> Self {
-        self.swizzle = swizzle;
-        self
-    }
-    pub fn l2_promotion(mut self, l2_promotion: L2Promotion) -> Self {
-        self.l2_promotion = l2_promotion;
-        self
-    }
-    pub fn oob_fill(mut self, oob_fill: OobFill) -> Self {
-        self.oob_fill = oob_fill;
-        self
-    }
+    setters!();
 
     /// Elements a copy of one box moves along dimension `i`.
     pub fn box_elems(&self, i: usize) -> u32 {
@@ -495,30 +502,7 @@ impl<const R: usize> Im2colMap<R> {
             oob_fill: OobFill::Zero,
         }
     }
-    pub fn strides(mut self, strides: [u64; R]) -> Self {
-        self.strides = strides;
-        self
-    }
-    pub fn element_strides(mut self, element_strides: [u32; R]) -> Self {
-        self.element_strides = element_strides;
-        self
-    }
-    pub fn interleave(mut self, interleave: Interleave) -> Self {
-        self.interleave = interleave;
-        self
-    }
-    pub fn swizzle(mut self, swizzle: Swizzle) -> Self {
-        self.swizzle = swizzle;
-        self
-    }
-    pub fn l2_promotion(mut self, l2_promotion: L2Promotion) -> Self {
-        self.l2_promotion = l2_promotion;
-        self
-    }
-    pub fn oob_fill(mut self, oob_fill: OobFill) -> Self {
-        self.oob_fill = oob_fill;
-        self
-    }
+    setters!();
 
     /// Bytes one im2col copy fills: `pixels_per_column × channels_per_pixel` elements.
     pub fn box_bytes(&self, dtype: TensorDataType) -> u64 {
