@@ -26,10 +26,11 @@
 //! 3. **Schedule.** The grid is persistent, one CTA per SM (or as many 2-CTA clusters as
 //!    fit): CTA `b` computes tiles `b`, `b + grid`, ..., numbered in bands of 16 tile rows
 //!    so that the tiles in flight share their A and B tiles in L2.
-//! 4. **Epilogue.** Each consumer converts its accumulator to bf16 and writes it with
-//!    `stmatrix` into a 64 × 64 staging buffer (two per consumer, swizzled as TMA expects);
-//!    one thread stores each chunk with a TMA tensor store while the next is written, and
-//!    the consumer goes on to its next tile as soon as the last chunk is handed over.
+//! 4. **Epilogue.** Each consumer converts its accumulator to bf16 registers when a tile's
+//!    last k-tile is done, starts the next tile's first wgmmas, and while they run writes
+//!    the registers with `stmatrix` into 64 × 64 staging buffers (two per consumer, swizzled
+//!    as TMA expects); one thread stores each chunk with a TMA tensor store while the next
+//!    is written (`GemmConfig::defer_store`; the last tile's are stored after the loop).
 //! 5. **Edges.** Loads past M, N or K fill with zeros, stores past M and N are dropped by
 //!    TMA (or predicated, in the direct epilogue used when N is not a multiple of 8).
 

@@ -24,7 +24,12 @@ fn variants() -> Vec<GemmConfig> {
                                 <= ptxkit::kernels::gemm::MAX_DYNAMIC_SHARED
                         })
                         .unwrap();
-                    out.push(GemmConfig { bn, consumers, cluster, overlap, stages, ..base });
+                    // The deferred store with every other choice; the plain one with overlap.
+                    for defer_store in [true, false] {
+                        if defer_store || overlap {
+                            out.push(GemmConfig { bn, consumers, cluster, overlap, stages, defer_store, ..base });
+                        }
+                    }
                 }
             }
         }

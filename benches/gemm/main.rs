@@ -44,6 +44,7 @@ fn configs() -> Vec<GemmConfig> {
         "group_m" => cfg.group_m = v,
         "cluster" => cfg.cluster = v,
         "overlap" => cfg.overlap = v != 0,
+        "defer_store" => cfg.defer_store = v != 0,
         "nn" => cfg.layout = if v != 0 { Layout::NN } else { Layout::TN },
         other => panic!("PTXKIT_GEMM_CONFIGS: no field `{other}`"),
     })

@@ -103,7 +103,7 @@ fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     let gemm_bf16 = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
     let gemm_f32 = Gemm::<F32>::new(&gpu, cfg).unwrap();
     let narrow = Gemm::<Bf16>::new(&gpu, GemmConfig { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
-    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, ..cfg };
+    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, ..cfg };
     let paired = Gemm::<Bf16>::new(&gpu, other).unwrap();
     let mut failures = vec![];
     let shapes = [
@@ -135,7 +135,7 @@ fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
                 Ok(c) => judge(&format!("{m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), &c, &x.reference, n, &mut failures),
                 Err(e) => failures.push(format!("{m}x{n}x{k} 64x128: {e}")),
             }
-            let what = format!("{m}x{n}x{k} bf16, cluster {}, overlap {}", other.cluster, other.overlap);
+            let what = format!("{m}x{n}x{k} bf16, cluster {}, overlap {}, defer_store {}", other.cluster, other.overlap, other.defer_store);
             match ours(&gpu, &paired, &x, s) {
                 Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
                 Err(e) => failures.push(format!("{what}: {e}")),
@@ -158,7 +158,7 @@ fn gemm_nn_matches_cublas_and_a_cpu_product(gpu: Gpu) {
     let gemm_bf16 = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
     let gemm_f32 = Gemm::<F32>::new(&gpu, cfg).unwrap();
     let narrow = Gemm::<Bf16>::new(&gpu, GemmConfig { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
-    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, ..cfg };
+    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, ..cfg };
     let paired = Gemm::<Bf16>::new(&gpu, other).unwrap();
     let mut failures = vec![];
     let shapes = [(1, 8, 8), (130, 264, 72), (67, 520, 136), (257, 136, 8), (1, 4096, 4096), (4000, 4000, 4000), (4096, 7168, 16384)];
@@ -174,7 +174,9 @@ fn gemm_nn_matches_cublas_and_a_cpu_product(gpu: Gpu) {
         if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
             go(format!("NN {m}x{n}x{k} f32"), ours(&gpu, &gemm_f32, &x, s));
             go(format!("NN {m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), ours(&gpu, &narrow, &x, s));
-            go(format!("NN {m}x{n}x{k} bf16, cluster {}, overlap {}", other.cluster, other.overlap), ours(&gpu, &paired, &x, s));
+            let what =
+                format!("NN {m}x{n}x{k} bf16, cluster {}, overlap {}, defer_store {}", other.cluster, other.overlap, other.defer_store);
+            go(what, ours(&gpu, &paired, &x, s));
         }
     }
     let (m, n, k) = (190u32, 336u32, 264u32);

@@ -80,7 +80,7 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
     let cfg = GemmConfig::default();
     let ours_bf16 = Gemm::<Bf16, E4m3>::new(&gpu, cfg).unwrap();
     let ours_f32 = Gemm::<F32, E4m3>::new(&gpu, cfg).unwrap();
-    let other = GemmConfig { bn: 128, consumers: 1, stages: 6, cluster: 2, overlap: false, group_m: 1, ..cfg };
+    let other = GemmConfig { bn: 128, consumers: 1, stages: 6, cluster: 2, overlap: false, group_m: 1, defer_store: false, ..cfg };
     let narrow = Gemm::<Bf16, E4m3>::new(&gpu, other).unwrap();
     let mut failures = vec![];
     let shapes = [

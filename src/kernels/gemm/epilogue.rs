@@ -80,15 +80,45 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
         Epilogue { cfg, out, alpha, consumer, lead, row, col, staging, offsets, chunks }
     }
 
-    /// Writes tile (`tm`, `tn`) of this consumer from `acc`.
-    pub(super) fn store<const R: usize>(&mut self, k: &mut Kernel, m: Reg<U32>, n: Reg<U32>, tm: Reg<U32>, tn: Reg<U32>, acc: Acc<F32, R>) {
+    /// The first row and column of C that this consumer writes of tile (`tm`, `tn`).
+    pub(super) fn origin(&self, k: &mut Kernel, tm: Reg<U32>, tn: Reg<U32>) -> (Reg<U32>, Reg<U32>) {
         let tile_row = ptx!(k, "mul.lo.u32", tm, self.cfg.bm());
         let m0 = ptx!(k, "mad.lo.u32", self.consumer, ROWS_PER_CONSUMER, tile_row);
-        let n0 = ptx!(k, "mul.lo.u32", tn, self.cfg.bn);
+        (m0, ptx!(k, "mul.lo.u32", tn, self.cfg.bn))
+    }
+
+    /// Writes tile (`tm`, `tn`) of this consumer from `acc`.
+    pub(super) fn store<const R: usize>(&mut self, k: &mut Kernel, m: Reg<U32>, n: Reg<U32>, tm: Reg<U32>, tn: Reg<U32>, acc: Acc<F32, R>) {
+        let (m0, n0) = self.origin(k, tm, tn);
         match self.out {
             Out::Direct(c) => self.direct(k, m, n, m0, n0, *c, acc),
-            Out::Staged(map) => self.staged(k, m0, n0, *map, acc),
+            // Each chunk's pairs packed as it is written: few registers live at once.
+            Out::Staged(map) => self.write_chunks(k, m0, n0, *map, |k, p| std::array::from_fn(|i| self.pair(k, acc, p + i, None))),
         }
+    }
+
+    /// Accumulator registers `2p` and `2p + 1` times α as one bf16 pair (into `dst` if given):
+    /// pair `p` holds columns `2p mod 8`.. of product `p / 4`'s rows, the order the `stmatrix`
+    /// stores of [`write_chunks`](Self::write_chunks) take them in.
+    fn pair<const R: usize>(&self, k: &mut Kernel, acc: Acc<F32, R>, p: usize, dst: Option<Reg<B32>>) -> Reg<B32> {
+        let (l, h) = (ptx!(k, "mul.f32", acc[2 * p], self.alpha), ptx!(k, "mul.f32", acc[2 * p + 1], self.alpha));
+        match dst {
+            Some(d) => ptx!(k, "cvt.rn.bf16x2.f32" => d.bitcast::<Bf16x2>(), h, l).bitcast::<B32>(),
+            None => ptx!(k, "cvt.rn.bf16x2.f32", h, l).bitcast::<B32>(),
+        }
+    }
+
+    /// The whole accumulator times α as bf16 pairs, into `packed` (`R / 2` registers), for a
+    /// deferred [`write_packed`](Self::write_packed).
+    pub(super) fn pack<const R: usize>(&self, k: &mut Kernel, acc: Acc<F32, R>, packed: &[Reg<B32>]) {
+        for (p, dst) in packed.iter().enumerate() {
+            self.pair(k, acc, p, Some(*dst));
+        }
+    }
+
+    /// Writes the pairs [`pack`](Self::pack) left in `packed`.
+    pub(super) fn write_packed(&self, k: &mut Kernel, m0: Reg<U32>, n0: Reg<U32>, map: TensorMap<Bf16, 2>, packed: &[Reg<B32>]) {
+        self.write_chunks(k, m0, n0, map, |_, p| [packed[p], packed[p + 1], packed[p + 2], packed[p + 3]]);
     }
 
     /// After the last tile: the staged stores have read shared memory before the CTA exits.
@@ -170,10 +200,18 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
         );
     }
 
-    /// 64 × 64 chunks: wait until the buffer's previous store has read it, `stmatrix` the
-    /// chunk into it, fence it to the async proxy, and one thread stores it with TMA (which
-    /// clips rows and columns outside C).
-    fn staged<const R: usize>(&mut self, k: &mut Kernel, m0: Reg<U32>, n0: Reg<U32>, map: TensorMap<Bf16, 2>, acc: Acc<F32, R>) {
+    /// 64 × 64 chunks of the tile whose first row and column are `m0`, `n0`, its pairs from
+    /// `pairs(k, p)` (pairs `p..p + 4`): wait until the buffer's previous store has read it,
+    /// `stmatrix` the chunk into it, fence it to the async proxy, and one thread stores it
+    /// with TMA (which clips rows and columns outside C).
+    fn write_chunks(
+        &self,
+        k: &mut Kernel,
+        m0: Reg<U32>,
+        n0: Reg<U32>,
+        map: TensorMap<Bf16, 2>,
+        mut pairs: impl FnMut(&mut Kernel, usize) -> [Reg<B32>; 4],
+    ) {
         let named = ptx!(k, "add.u32", self.consumer, 1u32);
         let y = m0.bitcast::<S32>();
         for chunk in 0..(self.cfg.bn / CHUNK) as usize {
@@ -183,13 +221,8 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
             k.if_(self.lead, |k| ptx!(k, "cp.async.bulk.wait_group.read", 1));
             ptx!(k, "bar.sync" as counted, named, 128u32);
             for (j, off) in self.offsets.iter().enumerate() {
-                let i = chunk * 8 + 2 * j;
-                let alpha = self.alpha;
-                let pack = |k: &mut Kernel, lo: usize| {
-                    let (l, h) = (ptx!(k, "mul.f32", acc[lo], alpha), ptx!(k, "mul.f32", acc[lo + 1], alpha));
-                    ptx!(k, "cvt.rn.bf16x2.f32", h, l).bitcast::<B32>()
-                };
-                let regs = [pack(k, 4 * i), pack(k, 4 * i + 2), pack(k, 4 * i + 4), pack(k, 4 * i + 6)];
+                // Products 2j and 2j + 1 of the chunk: registers 4i..4i+8 of the accumulator.
+                let regs = pairs(k, (chunk * 8 + 2 * j) * 2);
                 let at = ptx!(k, "add.u32", buf, *off);
                 ptx!(k, "stmatrix.sync.aligned.m8n8.x4.shared.b16", SharedPtr::<B16>::from_reg32(at), regs);
             }

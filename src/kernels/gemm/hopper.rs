@@ -195,40 +195,62 @@ fn consume<O: GemmOut, const R: usize>(
     // This consumer's 64 rows of each A tile start 64 rows (8 KB) further per consumer.
     let a_rows = ptx!(k, "mul.lo.u32", consumer, ROWS_PER_CONSUMER * BK_BYTES);
     let a_bytes = plan.cfg.bm() * BK_BYTES;
+    // One k-tile: wait for its stage, issue its wgmmas, run `beside` while they do, then
+    // release a stage (this one, or with `overlap` the previous one).
+    let k_tile = |k: &mut Kernel, kt: Reg<U32>, beside: &mut dyn FnMut(&mut Kernel)| {
+        let slot = ring.slot(k, it);
+        let full = slot.wait(k, deadline);
+        trap_unless(k, full);
+        let base = stage_base(k, &plan.tiling, smem, slot.stage);
+        let a = ptx!(k, "add.u32", base, a_rows);
+        let b = ptx!(k, "add.u32", base, a_bytes);
+        let da = k.gmma_desc(&plan.a_layout, SharedPtr::<B8>::from_reg32(a));
+        let db = k.gmma_desc(&plan.b_layout, SharedPtr::<B8>::from_reg32(b));
+        // The first K-slice of a tile overwrites the accumulator; the rest add to it.
+        let accumulate = ptx!(k, "setp.ne.u32", kt, 0u32);
+        ptx!(k, "wgmma.fence.sync.aligned");
+        for s in 0..BK_BYTES / crate::descriptors::K_SLICE_BYTES {
+            let sa = k.gmma_desc_k(da, &plan.a_layout, s);
+            let sb = k.gmma_desc_k(db, &plan.b_layout, s);
+            mma(k, acc, sa, sb, if s == 0 { accumulate } else { always });
+        }
+        ptx!(k, "wgmma.commit_group.sync.aligned");
+        beside(k);
+        if plan.cfg.overlap {
+            // The previous k-tile's wgmmas are done: release its stage while this one's run.
+            ptx!(k, "wgmma.wait_group.sync.aligned", 1);
+            let started = ptx!(k, "setp.ne.u32", kt, 0u32);
+            let release = ptx!(k, "and.pred", started, lead);
+            k.if_(release, |k| {
+                let prev = ptx!(k, "sub.u32", it, 1u32);
+                release_stage(k, plan, g, ring, prev);
+            });
+        } else {
+            ptx!(k, "wgmma.wait_group.sync.aligned", 0);
+            k.if_(lead, |k| release_stage(k, plan, g, ring, it));
+        }
+        ptx!(k, "add.u32" => it, it, 1u32);
+    };
+    // With `defer_store`, the previous tile's bf16 registers and origin, stored beside the
+    // next tile's first wgmmas (or after the last tile).
+    let deferred = match out {
+        Out::Staged(map) if plan.cfg.defer_store => {
+            let packed: Vec<Reg<B32>> = (0..R / 2).map(|_| k.reg()).collect();
+            let (m0, n0) = (ptx!(k, "mov.u32", 0u32), ptx!(k, "mov.u32", 0u32));
+            let pending = ptx!(k, "setp.ne.u32", thread, thread);
+            Some((*map, packed, m0, n0, pending))
+        }
+        _ => None,
+    };
     for_each_tile(k, &plan.tiling, g, |k, tm, tn| {
-        k.for_range(0u32, g.k_tiles, 1, |k, kt| {
-            let slot = ring.slot(k, it);
-            let full = slot.wait(k, deadline);
-            trap_unless(k, full);
-            let base = stage_base(k, &plan.tiling, smem, slot.stage);
-            let a = ptx!(k, "add.u32", base, a_rows);
-            let b = ptx!(k, "add.u32", base, a_bytes);
-            let da = k.gmma_desc(&plan.a_layout, SharedPtr::<B8>::from_reg32(a));
-            let db = k.gmma_desc(&plan.b_layout, SharedPtr::<B8>::from_reg32(b));
-            // The first K-slice of a tile overwrites the accumulator; the rest add to it.
-            let accumulate = ptx!(k, "setp.ne.u32", kt, 0u32);
-            ptx!(k, "wgmma.fence.sync.aligned");
-            for s in 0..BK_BYTES / crate::descriptors::K_SLICE_BYTES {
-                let sa = k.gmma_desc_k(da, &plan.a_layout, s);
-                let sb = k.gmma_desc_k(db, &plan.b_layout, s);
-                mma(k, acc, sa, sb, if s == 0 { accumulate } else { always });
+        match &deferred {
+            Some((map, packed, m0, n0, pending)) => {
+                let first = ptx!(k, "mov.u32", 0u32);
+                k_tile(k, first, &mut |k: &mut Kernel| k.if_(*pending, |k| epilogue.write_packed(k, *m0, *n0, *map, packed)));
+                k.for_range(1u32, g.k_tiles, 1, |k, kt| k_tile(k, kt, &mut |_: &mut Kernel| {}));
             }
-            ptx!(k, "wgmma.commit_group.sync.aligned");
-            if plan.cfg.overlap {
-                // The previous k-tile's wgmmas are done: release its stage while this one's run.
-                ptx!(k, "wgmma.wait_group.sync.aligned", 1);
-                let started = ptx!(k, "setp.ne.u32", kt, 0u32);
-                let release = ptx!(k, "and.pred", started, lead);
-                k.if_(release, |k| {
-                    let prev = ptx!(k, "sub.u32", it, 1u32);
-                    release_stage(k, plan, g, ring, prev);
-                });
-            } else {
-                ptx!(k, "wgmma.wait_group.sync.aligned", 0);
-                k.if_(lead, |k| release_stage(k, plan, g, ring, it));
-            }
-            ptx!(k, "add.u32" => it, it, 1u32);
-        });
+            None => k.for_range(0u32, g.k_tiles, 1, |k, kt| k_tile(k, kt, &mut |_: &mut Kernel| {})),
+        }
         if plan.cfg.overlap {
             // The tile's last k-tile.
             ptx!(k, "wgmma.wait_group.sync.aligned", 0);
@@ -237,8 +259,20 @@ fn consume<O: GemmOut, const R: usize>(
                 release_stage(k, plan, g, ring, prev);
             });
         }
-        epilogue.store(k, g.m, g.n, tm, tn, acc);
+        match &deferred {
+            Some((_, packed, m0, n0, pending)) => {
+                epilogue.pack(k, acc, packed);
+                let (tile_m0, tile_n0) = epilogue.origin(k, tm, tn);
+                ptx!(k, "mov.u32" => *m0, tile_m0);
+                ptx!(k, "mov.u32" => *n0, tile_n0);
+                ptx!(k, "setp.eq.u32" => *pending, thread, thread);
+            }
+            None => epilogue.store(k, g.m, g.n, tm, tn, acc),
+        }
     });
+    if let Some((map, packed, m0, n0, pending)) = &deferred {
+        k.if_(*pending, |k| epilogue.write_packed(k, *m0, *n0, *map, packed));
+    }
     epilogue.finish(k);
 }
 

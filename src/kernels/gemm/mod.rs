@@ -23,6 +23,10 @@
 //! - **Edges.** Any M and N, and any K whose rows are 16-byte multiples (K a multiple of 8
 //!   for bf16, of 16 for e4m3: TMA needs 16-byte row pitches): loads past the matrix edges fill with zeros, and stores are predicated on
 //!   tiles that overhang M or N (interior tiles store unpredicated).
+//! - **Epilogue.** [`gemm`] stores C from registers. [`gemm_staged`] (bf16 C) converts a
+//!   tile's accumulators to bf16 registers, then writes them with `stmatrix` into staging
+//!   buffers that one thread stores with TMA. With `defer_store` (the default) those stores
+//!   wait until the next tile's first wgmmas are issued, and run beside them.
 //!
 //! The host side is `ptxkit::runtime::Gemm` (feature `cuda`): it builds the module once,
 //! encodes the tensor maps over the caller's buffers and launches the persistent grid.
@@ -105,12 +109,26 @@ pub struct GemmConfig {
     pub overlap: bool,
     /// Tries of each bounded mbarrier wait before the kernel traps.
     pub wait_tries: u32,
+    /// With the TMA-store epilogue ([`gemm_staged`]): convert a tile's accumulators to bf16
+    /// registers when its last k-tile is done, and store them (`stmatrix`, TMA) only after
+    /// the next tile's first wgmmas are issued, so the stores run beside the tensor cores.
+    pub defer_store: bool,
 }
 
 impl Default for GemmConfig {
     /// 128×256 tiles, two consumers, four stages, bands of 16 tile rows.
     fn default() -> Self {
-        GemmConfig { layout: Layout::TN, bn: 256, consumers: 2, stages: 4, group_m: 16, cluster: 1, overlap: true, wait_tries: 1 << 22 }
+        GemmConfig {
+            layout: Layout::TN,
+            bn: 256,
+            consumers: 2,
+            stages: 4,
+            group_m: 16,
+            cluster: 1,
+            overlap: true,
+            wait_tries: 1 << 22,
+            defer_store: true,
+        }
     }
 }
 
