@@ -138,7 +138,7 @@ pub struct Kernel {
 
 /// Hashes form addresses cheaply (they are distinct and 8-aligned).
 #[derive(Default)]
-pub(crate) struct AddrHash(u64);
+struct AddrHash(u64);
 impl std::hash::Hasher for AddrHash {
     fn finish(&self) -> u64 {
         self.0
@@ -155,10 +155,7 @@ impl std::hash::Hasher for AddrHash {
 
 /// The value of an integer immediate operand.
 fn int_imm(o: Option<&Opnd>) -> Option<i128> {
-    match o {
-        Some(o) => o.int_value(),
-        None => None,
-    }
+    o.and_then(Opnd::int_value)
 }
 
 impl Kernel {

@@ -383,9 +383,12 @@ fn body(out: &mut String, k: &Kernel) {
                 }
                 put(out, ";\n");
             }
-            Stmt::Call(c) if k.calls[*c as usize].param => param_call(out, k, &k.calls[*c as usize], i),
             Stmt::Call(c) => {
                 let c = &k.calls[*c as usize];
+                if c.param {
+                    param_call(out, k, c, i);
+                    continue;
+                }
                 out.push('\t');
                 guard(out, &c.guard);
                 out.push_str(if c.uni { "call.uni " } else { "call " });

@@ -353,34 +353,29 @@ pub struct TiledMap<const R: usize> {
     pub oob_fill: OobFill,
 }
 
+/// One builder method per field: `name(mut self, value) -> Self`.
+macro_rules! setter {
+    ($(#[$doc:meta])* $field:ident: $ty:ty) => {
+        $(#[$doc])*
+        pub fn $field(mut self, $field: $ty) -> Self {
+            self.$field = $field;
+            self
+        }
+    };
+}
+
 /// The builder methods both kinds of map have, for the fields they share.
 macro_rules! setters {
     () => {
-        /// Sets the strides, in elements (`strides[0]` = 1).
-        pub fn strides(mut self, strides: [u64; R]) -> Self {
-            self.strides = strides;
-            self
-        }
-        pub fn element_strides(mut self, element_strides: [u32; R]) -> Self {
-            self.element_strides = element_strides;
-            self
-        }
-        pub fn interleave(mut self, interleave: Interleave) -> Self {
-            self.interleave = interleave;
-            self
-        }
-        pub fn swizzle(mut self, swizzle: Swizzle) -> Self {
-            self.swizzle = swizzle;
-            self
-        }
-        pub fn l2_promotion(mut self, l2_promotion: L2Promotion) -> Self {
-            self.l2_promotion = l2_promotion;
-            self
-        }
-        pub fn oob_fill(mut self, oob_fill: OobFill) -> Self {
-            self.oob_fill = oob_fill;
-            self
-        }
+        setter!(
+            /// Sets the strides, in elements (`strides[0]` = 1).
+            strides: [u64; R]
+        );
+        setter!(element_strides: [u32; R]);
+        setter!(interleave: Interleave);
+        setter!(swizzle: Swizzle);
+        setter!(l2_promotion: L2Promotion);
+        setter!(oob_fill: OobFill);
     };
 }
 

@@ -136,14 +136,18 @@ impl MmaGemmConfig {
     pub fn ring_bytes(&self) -> u32 {
         self.stages * self.stage_bytes()
     }
-    /// Bytes of the warps' staging buffers for C (0 without `staged_store`).
-    pub fn staging_bytes(&self) -> u32 {
+    /// Bytes of one warp's staging buffer for C (0 without `staged_store`).
+    pub fn warp_staging_bytes(&self) -> u32 {
         let (wm, wn) = self.warp_tile();
         if self.staged_store {
-            self.warps_m * self.warps_n * wm * super::ampere_store::stage_pitch(wn)
+            wm * super::ampere_store::stage_pitch(wn)
         } else {
             0
         }
+    }
+    /// Bytes of the warps' staging buffers for C.
+    pub fn staging_bytes(&self) -> u32 {
+        self.warps_m * self.warps_n * self.warp_staging_bytes()
     }
     /// Dynamic shared memory the kernel is launched with: the ring, then the staging buffers.
     pub fn shared_bytes(&self) -> u32 {
@@ -329,7 +333,7 @@ fn body<O: GemmOut>(
     // Warp `w`'s staging buffer follows the ring.
     let stage = cfg.staged_store.then(|| {
         let ring_end = ptx!(k, "add.u32", smem, cfg.ring_bytes());
-        ptx!(k, "mad.lo.u32", warp, cfg.staging_bytes() / (cfg.warps_m * cfg.warps_n), ring_end)
+        ptx!(k, "mad.lo.u32", warp, cfg.warp_staging_bytes(), ring_end)
     });
     let out = Store { m, n, warp_m, warp_n, lane, wm, wn, mi, nj, bm: cfg.bm, bn: cfg.bn, stage };
     // One k-tile: its 16-K steps, the copies of the stream's k-tile `stages - 1` further

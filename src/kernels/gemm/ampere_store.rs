@@ -39,20 +39,25 @@ impl Store {
     /// Stores the tile whose first row and column are `row0` and `col0`: through the staging
     /// buffer where the tile is inside C and 16-byte stores are aligned, else from registers.
     pub(super) fn write<O: GemmOut>(&self, k: &mut Kernel, c: GlobalPtr<O>, acc: &[[Reg<F32>; 4]], row0: Reg<U32>, col0: Reg<U32>) {
-        let Some(stage) = self.stage else {
-            return self.write_direct::<O>(k, c, acc, row0, col0);
-        };
+        // Whether the whole CTA tile lies inside C.
         let m_end = ptx!(k, "add.u32", row0, self.bm);
         let n_end = ptx!(k, "add.u32", col0, self.bn);
         let rows_in = ptx!(k, "setp.le.u32", m_end, self.m);
         let cols_in = ptx!(k, "setp.le.u32", n_end, self.n);
+        let inside = ptx!(k, "and.pred", rows_in, cols_in);
+        let Some(stage) = self.stage else {
+            return self.write_direct::<O>(k, c, acc, row0, col0, inside);
+        };
         // Rows of C start on 16 bytes when N is a multiple of 8 (bf16) or 4 (f32).
         let per16 = if O::BF16 { 8u32 } else { 4 };
         let rest = ptx!(k, "and.b32", self.n, per16 - 1);
         let aligned = ptx!(k, "setp.eq.b32", rest, 0u32);
-        let inside = ptx!(k, "and.pred", rows_in, cols_in);
         let staged = ptx!(k, "and.pred", inside, aligned);
-        k.if_else(staged, |k| self.write_staged::<O>(k, stage, c, acc, row0, col0), |k| self.write_direct::<O>(k, c, acc, row0, col0));
+        k.if_else(
+            staged,
+            |k| self.write_staged::<O>(k, stage, c, acc, row0, col0),
+            |k| self.write_direct::<O>(k, c, acc, row0, col0, inside),
+        );
     }
 
     /// The warp's block through its staging buffer: fragments in (bank-conflict free), a
@@ -141,9 +146,17 @@ impl Store {
         // The buffer is rewritten only after the main loop's next barrier.
     }
 
-    /// The tile straight from registers: pairs where the tile is inside C and N is even,
+    /// The tile straight from registers: pairs where the tile is `inside` C and N is even,
     /// single elements under predicates otherwise.
-    fn write_direct<O: GemmOut>(&self, k: &mut Kernel, c: GlobalPtr<O>, acc: &[[Reg<F32>; 4]], row0: Reg<U32>, col0: Reg<U32>) {
+    fn write_direct<O: GemmOut>(
+        &self,
+        k: &mut Kernel,
+        c: GlobalPtr<O>,
+        acc: &[[Reg<F32>; 4]],
+        row0: Reg<U32>,
+        col0: Reg<U32>,
+        inside: Reg<Pred>,
+    ) {
         let esize = if O::BF16 { 2u32 } else { 4 };
         let group = ptx!(k, "shr.u32", self.lane, 2u32);
         let quad = ptx!(k, "and.b32", self.lane, 3u32).bitcast::<U32>();
@@ -158,14 +171,9 @@ impl Store {
         let base = c.addr(k);
         let p0 = ptx!(k, "mad.lo.u64", elem, esize as u64, base);
         let pitch8 = ptx!(k, "mul.wide.u32", self.n, 8 * esize);
-        // Inside: the whole CTA tile inside C, and N even (pairs aligned).
-        let m_end = ptx!(k, "add.u32", row0, self.bm);
-        let n_end = ptx!(k, "add.u32", col0, self.bn);
-        let rows_in = ptx!(k, "setp.le.u32", m_end, self.m);
-        let cols_in = ptx!(k, "setp.le.u32", n_end, self.n);
+        // Interior: the whole CTA tile inside C, and N even (pairs aligned).
         let odd = ptx!(k, "and.b32", self.n, 1u32);
         let even = ptx!(k, "setp.eq.b32", odd, 0u32);
-        let inside = ptx!(k, "and.pred", rows_in, cols_in);
         let interior = ptx!(k, "and.pred", inside, even);
         let (mi, nj2) = (self.mi, self.nj * 2);
         k.if_else(
