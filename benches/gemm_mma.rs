@@ -79,7 +79,7 @@ fn main() -> Result<(), RuntimeError> {
             let mut r = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
             gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
             blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)?;
-            let line = match env::agree(&gpu, &c, &r)? {
+            let line = match env::agree(&gpu, &c, &r, 1e-2)? {
                 Err(wrong) => format!("| {m}×{n}×{k} | {wrong} | | | |"),
                 Ok(relative) => {
                     let ms = env::time_rounds(

@@ -11,8 +11,8 @@
 //! The kernel (src/kernels/gemm/) in five parts:
 //!
 //! 1. **Roles.** A CTA is three warpgroups of 128 threads. Warpgroup 0, the *producer*,
-//!    lowers its register budget with `setmaxnreg.dec` to 40 and one of its threads issues
-//!    all TMA loads. Warpgroups 1 and 2, the *consumers*, raise theirs to 232 with
+//!    lowers its register budget with `setmaxnreg.dec` to 24 and one of its threads issues
+//!    all TMA loads. Warpgroups 1 and 2, the *consumers*, raise theirs to 240 with
 //!    `setmaxnreg.inc`: each keeps a 64 × 256 f32 accumulator, 128 registers per thread.
 //! 2. **Pipeline.** Shared memory holds four stages, each a 128 × 64 tile of A and a
 //!    256 × 64 tile of B (48 KB), written by TMA with the 128-byte swizzle. A `Ring` of

@@ -27,7 +27,11 @@ fn variants() -> Vec<GemmConfig> {
                     // The deferred store with every other choice; the plain one with overlap.
                     for defer_store in [true, false] {
                         if defer_store || overlap {
-                            out.push(GemmConfig { bn, consumers, cluster, overlap, stages, defer_store, ..base });
+                            out.push(GemmConfig { bn, consumers, cluster, overlap, stages, defer_store, stream_k: false, ..base });
+                            // Stream-K (single CTAs only) beside each single-CTA shape.
+                            if cluster == 1 {
+                                out.push(GemmConfig { bn, consumers, overlap, stages, defer_store, stream_k: true, ..base });
+                            }
                         }
                     }
                 }

@@ -44,15 +44,17 @@ pub const ROUNDS: usize = 5;
 pub const PER_ROUND: usize = 10;
 
 /// How far `got` (bf16 C) is from `want`, or the table cell that says it is wrong: products
-/// are compared before they are timed, and a wrong one is not timed.
+/// are compared before they are timed, and a wrong one is not timed. `tol` is the relative
+/// error allowed (1e-2 for bf16 inputs).
 pub fn agree(
     gpu: &ptxkit::runtime::Gpu,
     got: &ptxkit::runtime::CudaSlice<half::bf16>,
     want: &ptxkit::runtime::CudaSlice<half::bf16>,
+    tol: f64,
 ) -> Result<Result<f64, String>, ptxkit::runtime::RuntimeError> {
     let f = |v: Vec<half::bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
-    let d = ptxkit::runtime::discrepancy(&f(gpu.download(got)?), &f(gpu.download(want)?), 1e-2);
-    Ok(if d.wrong > 0 || d.relative.is_nan() || d.relative >= 1e-2 {
+    let d = ptxkit::runtime::discrepancy(&f(gpu.download(got)?), &f(gpu.download(want)?), tol);
+    Ok(if d.wrong > 0 || d.relative.is_nan() || d.relative >= tol {
         Err(format!("WRONG ({} elements, first {:?}), rel. error {:.1e}", d.wrong, d.first, d.relative))
     } else {
         Ok(d.relative)

@@ -33,6 +33,7 @@ use crate::kernels::gemm::{
 use crate::types::{Bf16, DataType, F32};
 use half::bf16;
 use std::marker::PhantomData;
+use std::sync::Mutex;
 
 /// One kernel of the GEMM with its launch shape.
 struct Loaded<P> {
@@ -59,9 +60,12 @@ impl<P> Loaded<P> {
             launch
         }
     }
-    /// The persistent launch for an `m × n` product on `gpu`'s stream.
+    /// The persistent launch for an `m × n` product on `gpu`'s stream: one cluster per unit
+    /// of work up to the clusters resident at once; with stream-K always those, as a last
+    /// partial wave is spread over all of them.
     fn persistent(&self, gpu: &Gpu, cfg: &GemmConfig, m: u32, n: u32) -> Launch {
-        let grid = cfg.units(m, n).min(self.clusters as u64) as u32 * cfg.cluster;
+        let clusters = if cfg.stream_k { self.clusters as u64 } else { cfg.units(m, n).min(self.clusters as u64) };
+        let grid = clusters as u32 * cfg.cluster;
         self.launch(cfg, grid).on(gpu.stream())
     }
 }
@@ -73,6 +77,10 @@ pub struct Gemm<O: GemmOut, I: GemmIn = Bf16> {
     module: LoadedModule,
     direct: Loaded<GemmParams<O, I>>,
     staged: Option<Loaded<GemmStagedParams<I>>>,
+    /// The stream-K flags and partial sums, for the largest grid of the two kernels (one
+    /// element each without `stream_k`). Launches lock it, and the kernels run in stream
+    /// order on the GPU's stream, so no two use it at once.
+    workspace: Mutex<(CudaSlice<u32>, CudaSlice<f32>)>,
     _o: PhantomData<(O, I)>,
 }
 
@@ -111,7 +119,11 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         let module = gpu.load(&m.to_ptx().map_err(build)?)?;
         let direct = Loaded::new(&module, &direct, &cfg, cfg.shared_bytes())?;
         let staged = staged.map(|s| Loaded::new(&module, &s, &cfg, cfg.staged_shared_bytes())).transpose()?;
-        Ok(Gemm { cfg, module, direct, staged, _o: PhantomData })
+        let grid = direct.clusters.max(staged.as_ref().map_or(0, |s| s.clusters));
+        let flags = if cfg.stream_k { (grid * cfg.consumers) as usize } else { 1 };
+        let sums = (cfg.workspace_bytes(grid) / 4).max(1) as usize;
+        let workspace = Mutex::new((gpu.zeros::<u32>(flags)?, gpu.zeros::<f32>(sums)?));
+        Ok(Gemm { cfg, module, direct, staged, workspace, _o: PhantomData })
     }
 
     /// The configuration the kernels were built for.
@@ -127,6 +139,11 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     pub fn resident_clusters(&self) -> u32 {
         self.staged.as_ref().map_or(self.direct.clusters, |s| s.clusters)
     }
+    /// The stream-K workspace, for one launch.
+    fn workspace(&self) -> Result<std::sync::MutexGuard<'_, (CudaSlice<u32>, CudaSlice<f32>)>, RuntimeError> {
+        self.workspace.lock().map_err(|_| RuntimeError::Invalid("a launch of this GEMM panicked while holding its workspace".into()))
+    }
+
     /// Whether an `m × n` product runs the staged kernel.
     pub fn stages_c(&self, n: u32) -> bool {
         self.staged.is_some() && n % 8 == 0
@@ -142,6 +159,14 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         (m, n, k): (u32, u32, u32),
     ) -> Result<(HostTensorMap<'b, I::Elem, 2>, HostTensorMap<'b, I::Elem, 2>), RuntimeError> {
         check_shape::<I>(self.cfg.layout, m, n, k).map_err(RuntimeError::Invalid)?;
+        // Stream-K numbers the k-tiles of the grid's last wave in 32 bits.
+        let grid = self.direct.clusters.max(self.staged.as_ref().map_or(0, |s| s.clusters));
+        if self.cfg.stream_k && grid as u64 * k.div_ceil(I::BK) as u64 > u32::MAX as u64 {
+            return Err(RuntimeError::Invalid(format!(
+                "K = {k} is too long for stream-K over {grid} CTAs: {grid} · ⌈K / {}⌉ k-tiles exceed 2^32 - 1",
+                I::BK
+            )));
+        }
         if !alpha.is_finite() {
             return Err(RuntimeError::Invalid(format!("the scale {alpha} is not finite")));
         }
@@ -195,9 +220,15 @@ impl<I: GemmIn> Gemm<Bf16, I> {
             Some(staged) if n % 8 == 0 => {
                 let shape = TiledMap::new([n as u64, m as u64], [64, 64]).swizzle(Swizzle::B128);
                 let mut c_map = HostTensorMap::<Bf16, 2>::tiled_mut(c, &shape)?;
-                staged.kernel.launch(&staged.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, &mut c_map, alpha, m, n, k))
+                let mut ws = self.workspace()?;
+                let (flags, sums) = &mut *ws;
+                staged.kernel.launch(&staged.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, &mut c_map, alpha, m, n, k, flags, sums))
             }
-            _ => self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, alpha, m, n, k)),
+            _ => {
+                let mut ws = self.workspace()?;
+                let (flags, sums) = &mut *ws;
+                self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, alpha, m, n, k, flags, sums))
+            }
         }
     }
 }
@@ -223,6 +254,8 @@ impl<I: GemmIn> Gemm<F32, I> {
         k: u32,
     ) -> Result<(), RuntimeError> {
         let (a_map, b_map) = self.inputs(a, b, c.len(), alpha, (m, n, k))?;
-        self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, alpha, m, n, k))
+        let mut ws = self.workspace()?;
+        let (flags, sums) = &mut *ws;
+        self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, alpha, m, n, k, flags, sums))
     }
 }

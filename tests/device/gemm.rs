@@ -103,8 +103,13 @@ fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     let gemm_bf16 = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
     let gemm_f32 = Gemm::<F32>::new(&gpu, cfg).unwrap();
     let narrow = Gemm::<Bf16>::new(&gpu, GemmConfig { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
-    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, ..cfg };
+    // A cluster of two has no stream-K.
+    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, stream_k: false, ..cfg };
     let paired = Gemm::<Bf16>::new(&gpu, other).unwrap();
+    // Stream-K flipped: with it, tiles of the last wave are shared by two or three CTAs.
+    let split_cfg = GemmConfig { cluster: 1, stream_k: !cfg.stream_k, defer_store: !cfg.defer_store, ..cfg };
+    let split = Gemm::<Bf16>::new(&gpu, split_cfg).unwrap();
+    let split_f32 = Gemm::<F32>::new(&gpu, GemmConfig { cluster: 1, stream_k: !cfg.stream_k, ..cfg }).unwrap();
     let mut failures = vec![];
     let shapes = [
         (1, 1, 8),
@@ -112,12 +117,14 @@ fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
         (67, 517, 136),
         (128, 256, 64),
         (257, 129, 8),
+        // Stream-K: 3 tiles of 27 k-tiles over 5 CTAs, the middle tile shared by three.
+        (300, 256, 1728),
         (1, 4096, 4096),
         (4000, 4000, 4000),
         (4096, 7168, 16384),
     ];
     // Under the sanitizer: the odd shapes and edges, without the three large ones.
-    let shapes = &shapes[..sized(shapes.len(), 5)];
+    let shapes = &shapes[..sized(shapes.len(), 6)];
     for &s in shapes {
         let x = inputs(&gpu, &blas, &mut g, Layout::TN, s);
         let (m, n, k) = s;
@@ -137,6 +144,16 @@ fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
             }
             let what = format!("{m}x{n}x{k} bf16, cluster {}, overlap {}, defer_store {}", other.cluster, other.overlap, other.defer_store);
             match ours(&gpu, &paired, &x, s) {
+                Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
+                Err(e) => failures.push(format!("{what}: {e}")),
+            }
+            let what = format!("{m}x{n}x{k} bf16, stream_k {}, defer_store {}", split_cfg.stream_k, split_cfg.defer_store);
+            match ours(&gpu, &split, &x, s) {
+                Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
+                Err(e) => failures.push(format!("{what}: {e}")),
+            }
+            let what = format!("{m}x{n}x{k} f32, stream_k {}", split_cfg.stream_k);
+            match ours(&gpu, &split_f32, &x, s) {
                 Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
                 Err(e) => failures.push(format!("{what}: {e}")),
             }

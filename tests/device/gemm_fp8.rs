@@ -82,6 +82,8 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
     let ours_f32 = Gemm::<F32, E4m3>::new(&gpu, cfg).unwrap();
     let other = GemmConfig { bn: 128, consumers: 1, stages: 6, cluster: 2, overlap: false, group_m: 1, defer_store: false, ..cfg };
     let narrow = Gemm::<Bf16, E4m3>::new(&gpu, other).unwrap();
+    let split_cfg = GemmConfig { stream_k: !cfg.stream_k, ..cfg };
+    let split = Gemm::<Bf16, E4m3>::new(&gpu, split_cfg).unwrap();
     let mut failures = vec![];
     let shapes = [
         (1, 1, 16),
@@ -89,12 +91,14 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
         (67, 517, 144),
         (128, 256, 128),
         (257, 129, 16),
+        // Stream-K: 3 tiles of 27 k-tiles over 5 CTAs, the middle tile shared by three.
+        (300, 256, 3456),
         (1, 4096, 4096),
         (4000, 4000, 4000),
         (4096, 7168, 16384),
     ];
     // Under the sanitizer: the odd shapes and edges, without the three large ones.
-    for &(m, n, k) in &shapes[..sized(shapes.len(), 5)] {
+    for &(m, n, k) in &shapes[..sized(shapes.len(), 6)] {
         let x = inputs(&gpu, &mut g, (m, n, k));
         let (precise, lt) = references(&gpu, &blas, &x, (m, n, k));
         let (a, b, _, _, alpha) = &x;
@@ -121,6 +125,9 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
             let mut c = poisoned::<bf16>(&gpu, len).unwrap();
             let got = narrow.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| bf16s(gpu.download(&c).unwrap()));
             check(format!("{m}x{n}x{k} e4m3 -> bf16, 64x128 tiles, cluster 2"), got.map_err(|e| e.to_string()));
+            let mut c = poisoned::<bf16>(&gpu, len).unwrap();
+            let got = split.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| bf16s(gpu.download(&c).unwrap()));
+            check(format!("{m}x{n}x{k} e4m3 -> bf16, stream_k {}", split_cfg.stream_k), got.map_err(|e| e.to_string()));
         }
     }
     assert!(failures.is_empty(), "FP8 GEMM wrong:\n{}", failures.join("\n"));

@@ -256,7 +256,7 @@ fn body<O: GemmOut>(
                 is_producer,
                 |k| {
                     k.if_(first, |k| {
-                        let it = produce(k, &t, &grid, &sync.ring, &sync.deadline, smem, a_map, b_map);
+                        let it = produce(k, &t, &grid, None, &sync.ring, &sync.deadline, smem, a_map, b_map);
                         drain_ring(k, &sync, it);
                     })
                 },

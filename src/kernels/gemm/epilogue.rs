@@ -34,10 +34,11 @@ pub(super) struct Epilogue<'o, O: GemmOut> {
     /// The thread's upper row in the consumer's 64 and its first column: `16w + t/4`, `2(t%4)`.
     row: Reg<U32>,
     col: Reg<U32>,
-    /// Staged: this consumer's two buffers, the `stmatrix` row address of each of the four
-    /// x4 stores of a chunk (relative to a buffer), and a running chunk count.
-    staging: Reg<U32>,
-    offsets: [Reg<U32>; 4],
+    /// The thread's index in its consumer (for the `stmatrix` addresses, computed where they
+    /// are used: registers held through the main loop are the scarcest).
+    thread: Reg<U32>,
+    smem: SharedPtr<B8>,
+    /// Staged: a running chunk count.
     chunks: Reg<U32>,
 }
 
@@ -59,6 +60,14 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
         let col = ptx!(k, "shl.b32", quad, 1u32).bitcast::<U32>();
         let lead = ptx!(k, "setp.eq.u32", thread, 0u32);
         let chunks = ptx!(k, "mov.u32", 0u32);
+        Epilogue { cfg, out, alpha, consumer, lead, row, col, thread, smem, chunks }
+    }
+
+    /// This consumer's two staging buffers, and the `stmatrix` row address of each of the
+    /// four x4 stores of a chunk (relative to a buffer).
+    fn staging(&self, k: &mut Kernel) -> (Reg<U32>, [Reg<U32>; 4]) {
+        let warp = ptx!(k, "shr.u32", self.thread, 5u32);
+        let lane = ptx!(k, "and.b32", self.thread, 31u32).bitcast::<U32>();
         // stmatrix.x4: lane l gives the row address of matrix l/8, row l%8. Matrices 0 and 1
         // are the upper and lower 8 rows of column block 2j, 2 and 3 of block 2j+1; a row of
         // the chunk is 128 bytes whose 16-byte blocks are swizzled by the row's low 3 bits.
@@ -74,10 +83,9 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
             let x = ptx!(k, "xor.b32", b.bitcast::<B32>(), r.bitcast::<B32>()).bitcast::<U32>();
             ptx!(k, "mad.lo.u32", x, 16u32, row_bytes)
         });
-        let base = smem.addr(k);
-        let first = ptx!(k, "add.u32", base, cfg.shared_bytes());
-        let staging = ptx!(k, "mad.lo.u32", consumer, 2 * CHUNK_BYTES, first);
-        Epilogue { cfg, out, alpha, consumer, lead, row, col, staging, offsets, chunks }
+        let base = self.smem.addr(k);
+        let first = ptx!(k, "add.u32", base, self.cfg.shared_bytes());
+        (ptx!(k, "mad.lo.u32", self.consumer, 2 * CHUNK_BYTES, first), offsets)
     }
 
     /// The first row and column of C that this consumer writes of tile (`tm`, `tn`).
@@ -213,14 +221,15 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
         mut pairs: impl FnMut(&mut Kernel, usize) -> [Reg<B32>; 4],
     ) {
         let named = ptx!(k, "add.u32", self.consumer, 1u32);
+        let (staging, offsets) = self.staging(k);
         let y = m0.bitcast::<S32>();
         for chunk in 0..(self.cfg.bn / CHUNK) as usize {
             let parity = ptx!(k, "and.b32", self.chunks, 1u32).bitcast::<U32>();
-            let buf = ptx!(k, "mad.lo.u32", parity, CHUNK_BYTES, self.staging);
+            let buf = ptx!(k, "mad.lo.u32", parity, CHUNK_BYTES, staging);
             // At most one store (of the other buffer) may still be reading.
             k.if_(self.lead, |k| ptx!(k, "cp.async.bulk.wait_group.read", 1));
             ptx!(k, "bar.sync" as counted, named, 128u32);
-            for (j, off) in self.offsets.iter().enumerate() {
+            for (j, off) in offsets.iter().enumerate() {
                 // Products 2j and 2j + 1 of the chunk: registers 4i..4i+8 of the accumulator.
                 let regs = pairs(k, (chunk * 8 + 2 * j) * 2);
                 let at = ptx!(k, "add.u32", buf, *off);

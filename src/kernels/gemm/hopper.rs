@@ -2,7 +2,8 @@
 //! The producer and the tile order are `sched.rs`'s, shared with the sm_100a kernel.
 
 use super::epilogue::{Epilogue, Out};
-use super::sched::{for_each_tile, k_major_layout, produce, stage_base, trap_unless, Grid, Tiling};
+use super::partials::Partials;
+use super::sched::{for_each_piece, k_major_layout, produce, stage_base, tile_of, trap_unless, Grid, Piece, Split, Tiling};
 use super::{invalid, GemmConfig, GemmIn, GemmOut, Layout, BK_BYTES, ROWS_PER_CONSUMER};
 use crate::builder::{Error, Kernel, KernelRef, Module, TensorMap};
 use crate::descriptors::{AtomOrder, ElemBytes, Major, Swizzle, TileLayout};
@@ -13,11 +14,17 @@ use crate::regs::Const;
 use crate::types::Gdesc;
 
 /// The parameters of [`gemm`]: the tensor maps of A (dims `[K, M]`) and B (`[K, N]`),
-/// C, α, and M, N, K.
-pub type GemmParams<O, I = Bf16> = (Map<I>, Map<I>, GlobalPtr<O>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>);
+/// C, α, M, N, K, and the stream-K workspace ([`Workspace`]).
+pub type GemmParams<O, I = Bf16> = (Map<I>, Map<I>, GlobalPtr<O>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>, GlobalPtr<U32>, GlobalPtr<F32>);
 /// The parameters of [`gemm_staged`]: the tensor maps of A, B and C (dims `[N, M]`, boxes
-/// of 64 × 64 with the 128-byte swizzle), α, and M, N, K.
-pub type GemmStagedParams<I = Bf16> = (Map<I>, Map<I>, TensorMap<Bf16, 2>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>);
+/// of 64 × 64 with the 128-byte swizzle), α, M, N, K, and the stream-K workspace.
+pub type GemmStagedParams<I = Bf16> =
+    (Map<I>, Map<I>, TensorMap<Bf16, 2>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>, GlobalPtr<U32>, GlobalPtr<F32>);
+/// The stream-K workspace ([`GemmConfig::stream_k`]): one `u32` flag per consumer per CTA of
+/// the grid, all 0 before the first launch (each launch leaves them 0), and
+/// [`GemmConfig::workspace_bytes`] of f32 partial sums. Without `stream_k` the kernel does not
+/// touch them.
+pub type Workspace = (GlobalPtr<U32>, GlobalPtr<F32>);
 /// The tensor map of an input in `I`.
 type Map<I> = TensorMap<<I as GemmIn>::Elem, 2>;
 
@@ -65,8 +72,8 @@ macro_rules! for_tile_n {
 pub fn gemm<O: GemmOut, I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmParams<O, I>>, Error> {
     cfg.check_for::<I>().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
     for_tile_n!(m, name, cfg, I, GemmParams<O, I>, |k, p, mma| {
-        let (a, b, c, alpha, mm, nn, kk) = p;
-        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<O>::Direct(c), alpha, mma)
+        let (a, b, c, alpha, mm, nn, kk, flags, sums) = p;
+        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<O>::Direct(c), alpha, (flags, sums), mma)
     })
 }
 
@@ -84,8 +91,8 @@ pub fn gemm_staged<I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> R
         ));
     }
     for_tile_n!(m, name, cfg, I, GemmStagedParams<I>, |k, p, mma| {
-        let (a, b, c, alpha, mm, nn, kk) = p;
-        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<Bf16>::Staged(c), alpha, mma)
+        let (a, b, c, alpha, mm, nn, kk, flags, sums) = p;
+        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<Bf16>::Staged(c), alpha, (flags, sums), mma)
     })
 }
 
@@ -114,7 +121,15 @@ impl<I: GemmIn> Inputs<I> {
     }
 }
 
-fn body<O: GemmOut, I: GemmIn, const R: usize>(k: &mut Kernel, cfg: &GemmConfig, p: Inputs<I>, out: Out<O>, alpha: Reg<F32>, mma: Mma<R>) {
+fn body<O: GemmOut, I: GemmIn, const R: usize>(
+    k: &mut Kernel,
+    cfg: &GemmConfig,
+    p: Inputs<I>,
+    out: Out<O>,
+    alpha: Reg<F32>,
+    workspace: Workspace,
+    mma: Mma<R>,
+) {
     let Inputs { a: a_map, b: b_map, m, n, k: kk } = p;
     let (at_entry, producer_regs, consumer_regs) = cfg.registers();
     k.maxnreg(at_entry);
@@ -133,7 +148,13 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(k: &mut Kernel, cfg: &GemmConfig,
     ring.init(k, 1, cfg.consumers * cfg.cluster, publish);
     let rank = if cfg.cluster > 1 { ptx!(k, "mov.u32", sreg::CLUSTER_CTARANK) } else { ptx!(k, "mov.u32", 0u32) };
 
-    let grid = Grid::new(k, &plan.tiling, m, n, kk, rank);
+    // Each role computes the tile counts and the stream-K schedule after `setmaxnreg`:
+    // values live across it would have to fit the producer's 24 registers.
+    let schedule = |k: &mut Kernel| {
+        let grid = Grid::new(k, &plan.tiling, m, n, kk, rank);
+        let split = cfg.stream_k.then(|| Split::new(k, &grid));
+        (grid, split)
+    };
 
     let tid = ptx!(k, "mov.u32", sreg::TID_X);
     let wg = ptx!(k, "shr.u32", tid, 7u32);
@@ -142,21 +163,22 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(k: &mut Kernel, cfg: &GemmConfig,
     k.if_else(
         is_producer,
         |k| {
-            ptx!(k, "setmaxnreg.dec.sync.aligned.u32", Const::<40>);
-            debug_assert_eq!(producer_regs, 40);
+            ptx!(k, "setmaxnreg.dec.sync.aligned.u32", Const::<24>);
+            debug_assert_eq!(producer_regs, 24);
             let first = ptx!(k, "setp.eq.u32", tid, 0u32);
             k.if_(first, |k| {
-                produce(k, &plan.tiling, &grid, &ring, &deadline, smem, a_map, b_map);
+                let (grid, split) = schedule(k);
+                produce(k, &plan.tiling, &grid, split.as_ref(), &ring, &deadline, smem, a_map, b_map);
             });
         },
         |k| {
-            match consumer_regs {
-                232 => ptx!(k, "setmaxnreg.inc.sync.aligned.u32", Const::<232>),
-                _ => ptx!(k, "setmaxnreg.inc.sync.aligned.u32", Const::<240>),
-            };
+            ptx!(k, "setmaxnreg.inc.sync.aligned.u32", Const::<240>);
+            debug_assert_eq!(consumer_regs, 240);
             let consumer = ptx!(k, "sub.u32", wg, 1u32);
             let thread = ptx!(k, "and.b32", tid, 127u32).bitcast::<U32>();
-            consume(k, &plan, &grid, &ring, &deadline, smem, (consumer, thread), &out, alpha, mma);
+            let (grid, split) = schedule(k);
+            let partials = split.map(|s| (s, Partials::new(k, workspace, (cfg.consumers, cfg.bn), consumer, thread, cfg.wait_tries)));
+            consume(k, &plan, &grid, &ring, &deadline, smem, (consumer, thread), &out, alpha, partials.as_ref(), mma);
         },
     );
     if cfg.cluster > 1 {
@@ -185,19 +207,22 @@ fn consume<O: GemmOut, const R: usize>(
     (consumer, thread): (Reg<U32>, Reg<U32>),
     out: &Out<O>,
     alpha: Reg<F32>,
+    split: Option<&(Split, Partials)>,
     mma: Mma<R>,
 ) {
     let acc: Acc<F32, R> = k.zeroed_acc();
     let mut epilogue = Epilogue::new(k, plan.cfg, smem, consumer, thread, out, alpha);
     let it = ptx!(k, "mov.u32", 0u32);
     let always = ptx!(k, "setp.eq.u32", thread, thread);
+    let never = ptx!(k, "setp.ne.u32", thread, thread);
     let lead = ptx!(k, "setp.eq.u32", thread, 0u32);
     // This consumer's 64 rows of each A tile start 64 rows (8 KB) further per consumer.
     let a_rows = ptx!(k, "mul.lo.u32", consumer, ROWS_PER_CONSUMER * BK_BYTES);
     let a_bytes = plan.cfg.bm() * BK_BYTES;
-    // One k-tile: wait for its stage, issue its wgmmas, run `beside` while they do, then
-    // release a stage (this one, or with `overlap` the previous one).
-    let k_tile = |k: &mut Kernel, kt: Reg<U32>, beside: &mut dyn FnMut(&mut Kernel)| {
+    // One k-tile (a piece's `first` or a later one): wait for its stage, issue its wgmmas, run
+    // `beside` while they do, then release a stage (this one, or with `overlap` the previous
+    // one, if the piece has one).
+    let k_tile = |k: &mut Kernel, first: bool, beside: &mut dyn FnMut(&mut Kernel)| {
         let slot = ring.slot(k, it);
         let full = slot.wait(k, deadline);
         trap_unless(k, full);
@@ -206,8 +231,8 @@ fn consume<O: GemmOut, const R: usize>(
         let b = ptx!(k, "add.u32", base, a_bytes);
         let da = k.gmma_desc(&plan.a_layout, SharedPtr::<B8>::from_reg32(a));
         let db = k.gmma_desc(&plan.b_layout, SharedPtr::<B8>::from_reg32(b));
-        // The first K-slice of a tile overwrites the accumulator; the rest add to it.
-        let accumulate = ptx!(k, "setp.ne.u32", kt, 0u32);
+        // The first K-slice of a piece overwrites the accumulator; the rest add to it.
+        let accumulate = if first { never } else { always };
         ptx!(k, "wgmma.fence.sync.aligned");
         for s in 0..BK_BYTES / crate::descriptors::K_SLICE_BYTES {
             let sa = k.gmma_desc_k(da, &plan.a_layout, s);
@@ -219,12 +244,12 @@ fn consume<O: GemmOut, const R: usize>(
         if plan.cfg.overlap {
             // The previous k-tile's wgmmas are done: release its stage while this one's run.
             ptx!(k, "wgmma.wait_group.sync.aligned", 1);
-            let started = ptx!(k, "setp.ne.u32", kt, 0u32);
-            let release = ptx!(k, "and.pred", started, lead);
-            k.if_(release, |k| {
-                let prev = ptx!(k, "sub.u32", it, 1u32);
-                release_stage(k, plan, g, ring, prev);
-            });
+            if !first {
+                k.if_(lead, |k| {
+                    let prev = ptx!(k, "sub.u32", it, 1u32);
+                    release_stage(k, plan, g, ring, prev);
+                });
+            }
         } else {
             ptx!(k, "wgmma.wait_group.sync.aligned", 0);
             k.if_(lead, |k| release_stage(k, plan, g, ring, it));
@@ -232,7 +257,7 @@ fn consume<O: GemmOut, const R: usize>(
         ptx!(k, "add.u32" => it, it, 1u32);
     };
     // With `defer_store`, the previous tile's bf16 registers and origin, stored beside the
-    // next tile's first wgmmas (or after the last tile).
+    // next piece's first wgmmas (or after the last piece).
     let deferred = match out {
         Out::Staged(map) if plan.cfg.defer_store => {
             let packed: Vec<Reg<B32>> = (0..R / 2).map(|_| k.reg()).collect();
@@ -242,24 +267,33 @@ fn consume<O: GemmOut, const R: usize>(
         }
         _ => None,
     };
-    for_each_tile(k, &plan.tiling, g, |k, tm, tn| {
-        match &deferred {
-            Some((map, packed, m0, n0, pending)) => {
-                let first = ptx!(k, "mov.u32", 0u32);
-                k_tile(k, first, &mut |k: &mut Kernel| k.if_(*pending, |k| epilogue.write_packed(k, *m0, *n0, *map, packed)));
-                k.for_range(1u32, g.k_tiles, 1, |k, kt| k_tile(k, kt, &mut |_: &mut Kernel| {}));
+    for_each_piece(k, &plan.tiling, g, split.map(|(s, _)| s), |k, p: Piece| {
+        // With stream-K: whether this piece ends its tile (the owner's), and whether CTAs
+        // before this one hold the tile's first k-tiles.
+        let roles = split.map(|_| {
+            let owner = ptx!(k, "setp.eq.u32", p.ke, g.k_tiles);
+            let started = ptx!(k, "setp.ne.u32", p.kb, 0u32);
+            (owner, ptx!(k, "and.pred", owner, started))
+        });
+        // The piece's first k-tile (beside it the previous tile's deferred stores), then the rest.
+        k_tile(k, true, &mut |k: &mut Kernel| {
+            if let Some((map, packed, m0, n0, pending)) = &deferred {
+                k.if_(*pending, |k| epilogue.write_packed(k, *m0, *n0, *map, packed));
+                ptx!(k, "mov.pred" => *pending, false);
             }
-            None => k.for_range(0u32, g.k_tiles, 1, |k, kt| k_tile(k, kt, &mut |_: &mut Kernel| {})),
-        }
+        });
+        let next = ptx!(k, "add.u32", p.kb, 1u32);
+        k.for_range(next, p.ke, 1, |k, _| k_tile(k, false, &mut |_: &mut Kernel| {}));
         if plan.cfg.overlap {
-            // The tile's last k-tile.
+            // The piece's last k-tile.
             ptx!(k, "wgmma.wait_group.sync.aligned", 0);
             k.if_(lead, |k| {
                 let prev = ptx!(k, "sub.u32", it, 1u32);
                 release_stage(k, plan, g, ring, prev);
             });
         }
-        match &deferred {
+        let (tm, tn) = tile_of(k, &plan.tiling, g, p.unit);
+        let mut finish = |k: &mut Kernel| match &deferred {
             Some((_, packed, m0, n0, pending)) => {
                 epilogue.pack(k, acc, packed);
                 let (tile_m0, tile_n0) = epilogue.origin(k, tm, tn);
@@ -268,6 +302,39 @@ fn consume<O: GemmOut, const R: usize>(
                 ptx!(k, "setp.eq.u32" => *pending, thread, thread);
             }
             None => epilogue.store(k, g.m, g.n, tm, tn, acc),
+        };
+        match split.zip(roles) {
+            None => finish(k),
+            Some(((s, partials), (owner, shared))) => {
+                // The tile's owner (its last k-tile is here) adds the partial sums of the CTAs
+                // before it that hold the rest, down to the one holding its first k-tile, and
+                // stores it; any other piece is a partial sum for the owner.
+                // Only rows inside M carry partial sums.
+                let inside = partials.inside(k, tm, g.m);
+                k.if_else(
+                    owner,
+                    |k| {
+                        k.if_(shared, |k| {
+                            let start = s.start(k, g, p.unit);
+                            let c = s.cta(k);
+                            // At most two CTAs before the owner share the tile (see `Split`).
+                            ptx!(k, "sub.u32" => c, c, 1u32);
+                            partials.add(k, c, acc, inside);
+                            let begin = s.begin(k, g, c);
+                            let more = ptx!(k, "setp.gt.u32", begin, start);
+                            k.if_(more, |k| {
+                                ptx!(k, "sub.u32" => c, c, 1u32);
+                                partials.add(k, c, acc, inside);
+                            });
+                        });
+                        finish(k);
+                    },
+                    |k| {
+                        let cta = s.cta(k);
+                        partials.write(k, cta, acc, inside)
+                    },
+                );
+            }
         }
     });
     if let Some((map, packed, m0, n0, pending)) = &deferred {

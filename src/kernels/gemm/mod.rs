@@ -7,7 +7,7 @@
 //! The kernel ([`gemm`]) is warp-specialised and persistent:
 //!
 //! - **Roles.** A CTA is `1 + consumers` warpgroups. Warpgroup 0 is the *producer*: it gives
-//!   registers back (`setmaxnreg.dec` to 40) and one thread issues the TMA loads. Each
+//!   registers back (`setmaxnreg.dec` to 24) and one thread issues the TMA loads. Each
 //!   *consumer* warpgroup takes registers (`setmaxnreg.inc`) and owns 64 rows of the CTA's
 //!   `64·consumers × bn` tile: its accumulator is one `m64n{bn}` wgmma fragment in f32.
 //! - **Pipeline.** Shared memory is a ring of `stages` stages, each an A tile
@@ -19,7 +19,9 @@
 //!   stops moving ends the kernel with `trap` instead of hanging the GPU.
 //! - **Schedule.** The grid is at most one CTA per SM; CTA `b` takes tiles `b`, `b + grid`,
 //!   … of the `ceil(M/bm) × ceil(N/bn)` tiles, numbered in bands of `group_m` tile rows so
-//!   that the CTAs running at once share A and B tiles in L2.
+//!   that the CTAs running at once share A and B tiles in L2. With `stream_k`, the tiles of
+//!   a last wave less than 15/16 full are instead split along K over all the CTAs, which
+//!   exchange f32 partial sums through a workspace (see [`GemmConfig::stream_k`]).
 //! - **Edges.** Any M and N, and any K whose rows are 16-byte multiples (K a multiple of 8
 //!   for bf16, of 16 for e4m3: TMA needs 16-byte row pitches): loads past the matrix edges fill with zeros, and stores are predicated on
 //!   tiles that overhang M or N (interior tiles store unpredicated).
@@ -57,11 +59,12 @@ mod ampere_store;
 mod blackwell;
 mod epilogue;
 mod hopper;
+mod partials;
 mod sched;
 
 pub use ampere::{check_mma_shape, gemm_tn_mma, MmaGemmConfig, MmaGemmParams, MMA_MAX_SHARED};
 pub use blackwell::{gemm_tcgen05, Tcgen05GemmConfig, Tcgen05GemmParams, TCGEN05_BM, TCGEN05_TILE_NS};
-pub use hopper::{gemm, gemm_staged, GemmParams, GemmStagedParams};
+pub use hopper::{gemm, gemm_staged, GemmParams, GemmStagedParams, Workspace};
 
 use crate::builder::{Error, TensorElem};
 use crate::descriptors::ElemBytes;
@@ -113,6 +116,11 @@ pub struct GemmConfig {
     /// registers when its last k-tile is done, and store them (`stmatrix`, TMA) only after
     /// the next tile's first wgmmas are issued, so the stores run beside the tensor cores.
     pub defer_store: bool,
+    /// Stream-K: when the tiles do not fill the persistent grid's last wave, split that
+    /// wave's tiles along K over all the CTAs, so that no SM idles while others finish the
+    /// last tiles. CTAs holding part of a tile exchange f32 partial sums through the launch's
+    /// [`Workspace`] ([`workspace_bytes`](Self::workspace_bytes)). Needs `cluster = 1`.
+    pub stream_k: bool,
 }
 
 impl Default for GemmConfig {
@@ -128,6 +136,7 @@ impl Default for GemmConfig {
             overlap: true,
             wait_tries: 1 << 22,
             defer_store: true,
+            stream_k: false,
         }
     }
 }
@@ -155,12 +164,23 @@ impl GemmConfig {
         self.shared_bytes() + self.consumers * 2 * epilogue::CHUNK_BYTES
     }
     /// Registers per thread at entry (`.maxnreg`), and after `setmaxnreg` for the producer
-    /// and for each consumer. The three fill the register file without overflowing it.
+    /// and for each consumer. The CTA keeps the registers it was launched with
+    /// (`.maxnreg` × threads): what the producer gives back is what the consumers may take.
     pub fn registers(&self) -> (u32, u32, u32) {
-        let producer = 40;
+        let producer = 24;
         let at_entry = (65536 / self.threads() / 8 * 8).min(248);
-        let consumer = ((65536 - 128 * producer) / (128 * self.consumers) / 8 * 8).min(240);
+        let consumer = ((at_entry * self.threads() - 128 * producer) / (128 * self.consumers) / 8 * 8).min(240);
         (at_entry, producer, consumer)
+    }
+
+    /// Bytes of f32 partial sums the [`Workspace`] of a stream-K launch of `grid` CTAs needs
+    /// (0 without `stream_k`); the flags take `4 · consumers · grid` bytes more.
+    pub fn workspace_bytes(&self, grid: u32) -> u64 {
+        if self.stream_k {
+            grid as u64 * partials::Partials::slot_bytes(self.consumers, self.bn) as u64
+        } else {
+            0
+        }
     }
 
     /// The stages and tiles as the producer and the tile order see them, for inputs in `I`.
@@ -189,6 +209,9 @@ impl GemmConfig {
         }
         if !(1..=2).contains(&self.cluster) {
             return Err(format!("cluster = {} is not 1 or 2", self.cluster));
+        }
+        if self.stream_k && self.cluster != 1 {
+            return Err(format!("stream_k splits tiles between single CTAs: cluster = {} must be 1", self.cluster));
         }
         if self.group_m == 0 {
             return Err("group_m = 0: a band needs at least one tile row".into());
@@ -301,11 +324,11 @@ mod tests {
         c.check().unwrap();
         assert_eq!((c.bm(), c.threads(), c.stage_bytes()), (128, 384, 48 * 1024));
         let (entry, p, q) = c.registers();
-        assert_eq!((entry, p, q), (168, 40, 232));
-        assert!(128 * p + 256 * q <= 65536 && entry * 384 <= 65536);
+        assert_eq!((entry, p, q), (168, 24, 240));
+        assert!(128 * p + 256 * q <= entry * 384 && entry * 384 <= 65536);
         let one = GemmConfig { consumers: 1, bn: 128, ..c };
         let (entry, p, q) = one.registers();
-        assert!(128 * p + 128 * q <= 65536 && entry * 256 <= 65536 && q % 8 == 0 && q <= 256);
+        assert!(128 * p + 128 * q <= entry * 256 && entry * 256 <= 65536 && q % 8 == 0 && q <= 256);
     }
 
     #[test]
@@ -314,6 +337,9 @@ mod tests {
         assert!(GemmConfig { bn: 100, ..c }.check().unwrap_err().contains("bn = 100"));
         assert!(GemmConfig { stages: 5, ..c }.check().unwrap_err().contains("shared memory"));
         assert!(GemmConfig { consumers: 3, ..c }.check().unwrap_err().contains("consumers"));
+        assert!(GemmConfig { stream_k: true, cluster: 2, ..c }.check().unwrap_err().contains("stream_k"));
+        assert_eq!(GemmConfig { stream_k: true, ..c }.workspace_bytes(132), 132 * 128 * 256 * 4);
+        assert_eq!(GemmConfig { stream_k: false, ..c }.workspace_bytes(132), 0);
         let (tn, nn) = (Layout::TN, Layout::NN);
         assert!(check_shape::<Bf16>(tn, 128, 128, 100).unwrap_err().contains("multiple of 8"));
         assert!(check_shape::<E4m3>(tn, 128, 128, 40).unwrap_err().contains("multiple of 16"));
