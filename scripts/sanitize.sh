@@ -18,13 +18,6 @@ export PTXKIT_REQUIRE_GPU=1 PTXKIT_SANITIZE=1
 export PATH="$PATH:/usr/local/cuda/bin"
 cs=$(command -v compute-sanitizer) || { echo "compute-sanitizer not found" >&2; exit 2; }
 "$cs" --version | tail -1
-# cuBLAS and cuBLASLt (kernels named nvjet_*) are the tests' references, not code under test:
-# racecheck reports shared-memory hazards inside some of them (their split-K kernels among
-# them), so the tools skip them where this compute-sanitizer can filter kernels by name.
-skip=()
-if "$cs" --help 2>&1 | grep -q -- '--kernel-name-exclude'; then
-  skip=(--kernel-name-exclude kns=nvjet)
-fi
 declare -A pid
 for tool in memcheck racecheck synccheck initcheck; do
   case $tool in
@@ -34,7 +27,7 @@ for tool in memcheck racecheck synccheck initcheck; do
     racecheck) extra=(--racecheck-report all) ;;
     *) extra=() ;;
   esac
-  timeout "$limit" "$cs" --tool "$tool" --error-exitcode 99 --print-limit 1000 "${skip[@]}" "${extra[@]}" "$bin" >"$out/$tool.log" 2>&1 &
+  timeout "$limit" "$cs" --tool "$tool" --error-exitcode 99 --print-limit 1000 "${extra[@]}" "$bin" >"$out/$tool.log" 2>&1 &
   pid[$tool]=$!
 done
 status=0
