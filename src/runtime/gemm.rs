@@ -77,6 +77,8 @@ pub struct Gemm<O: GemmOut, I: GemmIn = Bf16> {
     module: LoadedModule,
     direct: Loaded<GemmParams<O, I>>,
     staged: Option<Loaded<GemmStagedParams<I>>>,
+    /// The larger persistent grid of the two kernels, which the workspace is sized for.
+    grid: u32,
     /// The stream-K flags and partial sums, for the largest grid of the two kernels (one
     /// element each without `stream_k`). Launches lock it, and the kernels run in stream
     /// order on the GPU's stream, so no two use it at once.
@@ -123,7 +125,7 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         let flags = if cfg.stream_k { (grid * cfg.consumers) as usize } else { 1 };
         let sums = (cfg.workspace_bytes(grid) / 4).max(1) as usize;
         let workspace = Mutex::new((gpu.zeros::<u32>(flags)?, gpu.zeros::<f32>(sums)?));
-        Ok(Gemm { cfg, module, direct, staged, workspace, _o: PhantomData })
+        Ok(Gemm { cfg, module, direct, staged, grid, workspace, _o: PhantomData })
     }
 
     /// The configuration the kernels were built for.
@@ -139,9 +141,17 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     pub fn resident_clusters(&self) -> u32 {
         self.staged.as_ref().map_or(self.direct.clusters, |s| s.clusters)
     }
-    /// The stream-K workspace, for one launch.
-    fn workspace(&self) -> Result<std::sync::MutexGuard<'_, (CudaSlice<u32>, CudaSlice<f32>)>, RuntimeError> {
-        self.workspace.lock().map_err(|_| RuntimeError::Invalid("a launch of this GEMM panicked while holding its workspace".into()))
+    /// Runs `launch` with the stream-K workspace (flags, partial sums), held for the launch.
+    fn with_workspace(
+        &self,
+        launch: impl FnOnce(&mut CudaSlice<u32>, &mut CudaSlice<f32>) -> Result<(), RuntimeError>,
+    ) -> Result<(), RuntimeError> {
+        let mut ws = self
+            .workspace
+            .lock()
+            .map_err(|_| RuntimeError::Invalid("a launch of this GEMM panicked while holding its workspace".into()))?;
+        let (flags, sums) = &mut *ws;
+        launch(flags, sums)
     }
 
     /// Whether an `m × n` product runs the staged kernel.
@@ -160,7 +170,7 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     ) -> Result<(HostTensorMap<'b, I::Elem, 2>, HostTensorMap<'b, I::Elem, 2>), RuntimeError> {
         check_shape::<I>(self.cfg.layout, m, n, k).map_err(RuntimeError::Invalid)?;
         // Stream-K numbers the k-tiles of the grid's last wave in 32 bits.
-        let grid = self.direct.clusters.max(self.staged.as_ref().map_or(0, |s| s.clusters));
+        let grid = self.grid;
         if self.cfg.stream_k && grid as u64 * k.div_ceil(I::BK) as u64 > u32::MAX as u64 {
             return Err(RuntimeError::Invalid(format!(
                 "K = {k} is too long for stream-K over {grid} CTAs: {grid} · ⌈K / {}⌉ k-tiles exceed 2^32 - 1",
@@ -220,14 +230,12 @@ impl<I: GemmIn> Gemm<Bf16, I> {
             Some(staged) if n % 8 == 0 => {
                 let shape = TiledMap::new([n as u64, m as u64], [64, 64]).swizzle(Swizzle::B128);
                 let mut c_map = HostTensorMap::<Bf16, 2>::tiled_mut(c, &shape)?;
-                let mut ws = self.workspace()?;
-                let (flags, sums) = &mut *ws;
-                staged.kernel.launch(&staged.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, &mut c_map, alpha, m, n, k, flags, sums))
+                let launch = staged.persistent(gpu, &self.cfg, m, n);
+                self.with_workspace(|flags, sums| staged.kernel.launch(&launch, (&a_map, &b_map, &mut c_map, alpha, m, n, k, flags, sums)))
             }
             _ => {
-                let mut ws = self.workspace()?;
-                let (flags, sums) = &mut *ws;
-                self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, alpha, m, n, k, flags, sums))
+                let launch = self.direct.persistent(gpu, &self.cfg, m, n);
+                self.with_workspace(|flags, sums| self.direct.kernel.launch(&launch, (&a_map, &b_map, c, alpha, m, n, k, flags, sums)))
             }
         }
     }
@@ -254,8 +262,7 @@ impl<I: GemmIn> Gemm<F32, I> {
         k: u32,
     ) -> Result<(), RuntimeError> {
         let (a_map, b_map) = self.inputs(a, b, c.len(), alpha, (m, n, k))?;
-        let mut ws = self.workspace()?;
-        let (flags, sums) = &mut *ws;
-        self.direct.kernel.launch(&self.direct.persistent(gpu, &self.cfg, m, n), (&a_map, &b_map, c, alpha, m, n, k, flags, sums))
+        let launch = self.direct.persistent(gpu, &self.cfg, m, n);
+        self.with_workspace(|flags, sums| self.direct.kernel.launch(&launch, (&a_map, &b_map, c, alpha, m, n, k, flags, sums)))
     }
 }

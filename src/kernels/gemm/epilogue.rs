@@ -52,11 +52,9 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
         out: &'o Out<O>,
         alpha: Reg<F32>,
     ) -> Self {
-        let warp = ptx!(k, "shr.u32", thread, 5u32);
         let lane = ptx!(k, "and.b32", thread, 31u32).bitcast::<U32>();
-        let group = ptx!(k, "shr.u32", lane, 2u32);
         let quad = ptx!(k, "and.b32", lane, 3u32).bitcast::<U32>();
-        let row = ptx!(k, "mad.lo.u32", warp, 16u32, group);
+        let row = fragment_row(k, thread);
         let col = ptx!(k, "shl.b32", quad, 1u32).bitcast::<U32>();
         let lead = ptx!(k, "setp.eq.u32", thread, 0u32);
         let chunks = ptx!(k, "mov.u32", 0u32);
@@ -245,6 +243,15 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
             ptx!(k, "add.u32" => self.chunks, self.chunks, 1u32);
         }
     }
+}
+
+/// Thread `thread` of a consumer's upper row in the consumer's 64: `16w + t/4` for thread `t`
+/// of warp `w` (the layout in the module docs).
+pub(super) fn fragment_row(k: &mut Kernel, thread: Reg<U32>) -> Reg<U32> {
+    let warp = ptx!(k, "shr.u32", thread, 5u32);
+    let lane = ptx!(k, "and.b32", thread, 31u32).bitcast::<U32>();
+    let group = ptx!(k, "shr.u32", lane, 2u32);
+    ptx!(k, "mad.lo.u32", warp, 16u32, group)
 }
 
 /// Two adjacent elements of C, as one 4-byte (bf16) or 8-byte (f32) store.

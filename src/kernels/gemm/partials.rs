@@ -11,6 +11,7 @@
 //! register `4j + i` at element `((q · R/4 + j) · 128 + t) · 4 + i` of the slot (`R = bn/2`
 //! registers): each of its 16-byte stores and loads is one 512-byte line per warp.
 
+use super::epilogue::fragment_row;
 use super::ROWS_PER_CONSUMER;
 use crate::builder::Kernel;
 use crate::ops::Acc;
@@ -59,10 +60,7 @@ impl Partials {
     ) -> Partials {
         let lead = ptx!(k, "setp.eq.u32", thread, 0u32);
         let named = ptx!(k, "add.u32", consumer, 1u32);
-        let warp = ptx!(k, "shr.u32", thread, 5u32);
-        let quad = ptx!(k, "shr.u32", thread, 2u32);
-        let quad = ptx!(k, "and.b32", quad, 7u32).bitcast::<U32>();
-        let row = ptx!(k, "mad.lo.u32", warp, 16u32, quad);
+        let row = fragment_row(k, thread);
         Partials {
             flags,
             sums,
