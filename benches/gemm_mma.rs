@@ -9,7 +9,8 @@
 //! the medians of the 50 runs are compared. TFLOP/s count 2·M·N·K.
 //! `PTXKIT_GEMM_SHAPES=MxNxK,...` picks the shapes, `PTXKIT_MMA_CONFIGS=bk=64,stages=3;...`
 //! the configurations (each the default with the fields named changed), and
-//! `PTXKIT_RESULTS=path` also writes the table there.
+//! `PTXKIT_RESULTS=path` also writes the table there; `PTXKIT_GEMM_SUSTAIN=n` also runs each
+//! product `n` times back to back and prints when (see benches/gemm).
 
 #[path = "gemm/env.rs"]
 mod env;
@@ -84,6 +85,12 @@ fn main() -> Result<(), RuntimeError> {
                 Ok(relative) => {
                     let ms = env::time_rounds(
                         &gpu,
+                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)],
+                    )?;
+                    env::sustain(
+                        &gpu,
+                        (m, n, k),
+                        &["ptxkit mma.sync", "cuBLAS bf16"],
                         &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)],
                     )?;
                     let (t0, t1) = (tflops(m, n, k, ms[0]), tflops(m, n, k, ms[1]));

@@ -17,13 +17,8 @@ fn variants() -> Vec<GemmConfig> {
         for consumers in [1, 2] {
             for cluster in [1, 2] {
                 for overlap in [false, true] {
-                    let stages = (2..=8)
-                        .rev()
-                        .find(|&s| {
-                            GemmConfig { bn, consumers, stages: s, ..base }.staged_shared_bytes()
-                                <= ptxkit::kernels::gemm::MAX_DYNAMIC_SHARED
-                        })
-                        .unwrap();
+                    // As many stages as fit: the ones `GemmConfig::for_shape` picks for smaller tiles.
+                    let stages = GemmConfig { bn, consumers, ..base }.with_most_stages().stages;
                     // The deferred store with every other choice; the plain one with overlap.
                     for defer_store in [true, false] {
                         if defer_store || overlap {

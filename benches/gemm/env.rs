@@ -75,3 +75,28 @@ pub fn time_rounds(
     }
     Ok(times.iter().map(|t| ptxkit::runtime::median(t).unwrap_or(f32::NAN)).collect())
 }
+
+/// `PTXKIT_GEMM_SUSTAIN=n`: each product also runs `n` times back to back (after the timed
+/// rounds), printing the wall-clock span (Unix ms) and median TFLOP/s of each stretch, so
+/// that clock and power logs (`nvidia-smi --query-gpu=... -lms 10`) can be read against them.
+pub fn sustain(
+    gpu: &ptxkit::runtime::Gpu,
+    (m, n, k): (u32, u32, u32),
+    labels: &[&str],
+    runs: &mut [&mut dyn FnMut() -> Result<(), ptxkit::runtime::RuntimeError>],
+) -> Result<(), ptxkit::runtime::RuntimeError> {
+    let Some(count) = std::env::var("PTXKIT_GEMM_SUSTAIN").ok().and_then(|s| s.parse::<usize>().ok()) else { return Ok(()) };
+    let now = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
+    for (label, run) in labels.iter().zip(runs.iter_mut()) {
+        let start = now();
+        let t = gpu.bench(0, count, &mut **run)?;
+        gpu.synchronize()?;
+        let ms = ptxkit::runtime::median(&t[t.len() / 2..]).unwrap_or(f32::NAN);
+        println!(
+            "sustain {m}×{n}×{k} {label}: {start}..{} ms, {count} runs, median of the second half {:.1} TFLOP/s",
+            now(),
+            tflops(m, n, k, ms)
+        );
+    }
+    Ok(())
+}

@@ -11,9 +11,10 @@
 //! inputs (normal, σ = 2, per-tensor scales ½ each, bf16 C) against cuBLASLt with fast
 //! accumulation (the whole sum in the tensor cores' accumulator, as ours) and, for
 //! reference, without. `PTXKIT_GEMM_SHAPES=MxNxK,...` picks the shapes;
-//! `PTXKIT_RESULTS=path` also writes the tables there. The square sizes of the first
-//! configuration are plotted (TFLOP/s against size: ptxkit and cuBLAS in bf16 and FP8) into
-//! `bench/results/gemm.png`, or `PTXKIT_PLOT=path`.
+//! `PTXKIT_RESULTS=path` also writes the tables there; `PTXKIT_GEMM_SUSTAIN=n` also runs
+//! each product `n` times back to back and prints when, for clock and power logs. The
+//! square sizes of the first configuration are plotted (TFLOP/s against size: ptxkit and
+//! cuBLAS in bf16 and FP8) into `bench/results/gemm.png`, or `PTXKIT_PLOT=path`.
 
 mod env;
 mod plot;
@@ -21,11 +22,12 @@ mod plot;
 use env::tflops;
 
 use half::bf16;
-use ptxkit::kernels::gemm::{E4m3, GemmConfig, Layout};
+use ptxkit::kernels::gemm::{E4m3, GemmConfig, GemmIn, Layout};
 use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, normal_e4m3, poisoned};
-use ptxkit::runtime::{Cublas, Gemm, Gpu, LtFp8, RuntimeError};
+use ptxkit::runtime::{AutoGemm, Cublas, Gemm, Gpu, LtFp8, RuntimeError};
 use ptxkit::types::Bf16;
 use std::fmt::Write;
+use std::sync::Arc;
 
 const SQUARES: [u32; 6] = [512, 1024, 2048, 4096, 8192, 16384];
 const ODD: [(u32, u32, u32); 3] = [(4000, 4000, 4000), (1, 4096, 4096), (4096, 7168, 16384)];
@@ -35,9 +37,11 @@ fn shapes() -> Vec<(u32, u32, u32)> {
 }
 
 /// `PTXKIT_GEMM_CONFIGS=cluster=2,overlap=0;stages=3`: configurations to time, each the
-/// default with the fields named changed; the default alone when unset.
-fn configs() -> Vec<GemmConfig> {
-    env::configs("PTXKIT_GEMM_CONFIGS", GemmConfig::default(), |cfg, key, v| match key {
+/// default with the fields named changed; the default alone when unset. Each runs with its
+/// tile chosen per shape ([`AutoGemm`]) unless `auto=0` fixes it.
+fn configs() -> Vec<(GemmConfig, bool)> {
+    env::configs("PTXKIT_GEMM_CONFIGS", (GemmConfig::default(), true), |(cfg, auto), key, v| match key {
+        "auto" => *auto = v != 0,
         "bn" => cfg.bn = v,
         "consumers" => cfg.consumers = v,
         "stages" => cfg.stages = v,
@@ -51,13 +55,46 @@ fn configs() -> Vec<GemmConfig> {
     })
 }
 
+/// The GEMM a table times: one configuration, or the tile chosen per shape from it.
+enum Ours<I: GemmIn> {
+    Fixed(Arc<Gemm<Bf16, I>>),
+    Auto(AutoGemm<Bf16, I>),
+}
+
+impl<I: GemmIn> Ours<I> {
+    fn new(gpu: &Gpu, (cfg, auto): (GemmConfig, bool)) -> Result<Self, RuntimeError> {
+        Ok(if auto { Ours::Auto(AutoGemm::new(gpu, cfg)?) } else { Ours::Fixed(Arc::new(Gemm::new(gpu, cfg)?)) })
+    }
+    /// The kernels an `m × n` product runs on.
+    fn gemm_for(&self, gpu: &Gpu, m: u32, n: u32) -> Result<Arc<Gemm<Bf16, I>>, RuntimeError> {
+        match self {
+            Ours::Fixed(g) => Ok(g.clone()),
+            Ours::Auto(a) => a.gemm_for(gpu, m, n),
+        }
+    }
+    /// What the table's heading says: the configuration, its resident grid and JIT time.
+    fn describe(&self) -> Result<String, RuntimeError> {
+        let one =
+            |g: &Gemm<Bf16, I>| format!("{:?}, {} clusters resident, JIT {:?}", g.config(), g.resident_clusters(), g.module().jit_time());
+        Ok(match self {
+            Ours::Fixed(g) => one(g),
+            Ours::Auto(a) => format!("tile by shape from {}", one(&*a.base()?)),
+        })
+    }
+}
+
+/// An `m × n` product's tile, as `bm×bn`.
+fn tile(g: &Gemm<Bf16, impl GemmIn>) -> String {
+    format!("{}×{}", g.config().bm(), g.config().bn)
+}
+
 /// The e4m3 GEMM (bf16 C) beside cuBLASLt on every shape; returns the square sizes' (size,
 /// ptxkit, cuBLASLt with fast accumulation) TFLOP/s.
-fn fp8_table(gpu: &Gpu, cfg: GemmConfig, table: &mut String) -> Result<Vec<(u32, f64, f64)>, RuntimeError> {
-    let gemm = Gemm::<Bf16, E4m3>::new(gpu, cfg)?;
+fn fp8_table(gpu: &Gpu, cfg: (GemmConfig, bool), table: &mut String) -> Result<Vec<(u32, f64, f64)>, RuntimeError> {
+    let ours = Ours::<E4m3>::new(gpu, cfg)?;
     let head = format!(
-        "\nFP8 e4m3 inputs, bf16 C, {cfg:?}, JIT {:?}\n| M×N×K | ptxkit TFLOP/s | cuBLASLt TFLOP/s (fast accum) | ratio | cuBLASLt TFLOP/s (default) | rel. error |\n|---|---|---|---|---|---|\n",
-        gemm.module().jit_time()
+        "\nFP8 e4m3 inputs, bf16 C, {}\n| M×N×K | tile | ptxkit TFLOP/s | cuBLASLt TFLOP/s (fast accum) | ratio | cuBLASLt TFLOP/s (default) | rel. error |\n|---|---|---|---|---|---|---|\n",
+        ours.describe()?
     );
     print!("{head}");
     table.push_str(&head);
@@ -70,6 +107,7 @@ fn fp8_table(gpu: &Gpu, cfg: GemmConfig, table: &mut String) -> Result<Vec<(u32,
         let mut c = poisoned::<bf16>(gpu, m as usize * n as usize)?;
         let mut r = poisoned::<bf16>(gpu, m as usize * n as usize)?;
         let (fast, exact) = (LtFp8::<Bf16>::new(gpu, m, n, k, true)?, LtFp8::<Bf16>::new(gpu, m, n, k, false)?);
+        let gemm = ours.gemm_for(gpu, m, n)?;
         gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k)?;
         // Against cuBLASLt with the same (fast) accumulation; the precise one differs from
         // both by up to K/32 · 2⁻¹⁴ of an element (tests/device/gemm_fp8.rs).
@@ -79,7 +117,7 @@ fn fp8_table(gpu: &Gpu, cfg: GemmConfig, table: &mut String) -> Result<Vec<(u32,
         // K/32 · 2⁻¹⁴ of an element, as tests/device/gemm_fp8.rs models.
         let tol = 1e-2 + k.div_ceil(32) as f64 * 2f64.powi(-14);
         let line = match env::agree(gpu, &c, &r, tol)? {
-            Err(wrong) => format!("| {m}×{n}×{k} | {wrong} | | | | |"),
+            Err(wrong) => format!("| {m}×{n}×{k} | {} | {wrong} | | | | |", tile(&gemm)),
             Ok(relative) => {
                 let mut r2 = poisoned::<bf16>(gpu, m as usize * n as usize)?;
                 let ms = env::time_rounds(
@@ -90,11 +128,17 @@ fn fp8_table(gpu: &Gpu, cfg: GemmConfig, table: &mut String) -> Result<Vec<(u32,
                         &mut || exact.run(&a, &b, &mut r2, alpha),
                     ],
                 )?;
+                env::sustain(
+                    gpu,
+                    (m, n, k),
+                    &["ptxkit fp8", "cuBLASLt fp8"],
+                    &mut [&mut || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k), &mut || fast.run(&a, &b, &mut r, alpha)],
+                )?;
                 let (t0, t1, t2) = (tflops(m, n, k, ms[0]), tflops(m, n, k, ms[1]), tflops(m, n, k, ms[2]));
                 if m == n && n == k && SQUARES.contains(&m) {
                     curve.push((m, t0, t1));
                 }
-                format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {t2:.1} | {relative:.1e} |", t0 / t1)
+                format!("| {m}×{n}×{k} | {} | {t0:.1} | {t1:.1} | {:.3} | {t2:.1} | {relative:.1e} |", tile(&gemm), t0 / t1)
             }
         };
         println!("{line}");
@@ -115,13 +159,12 @@ fn main() -> Result<(), RuntimeError> {
     // Square sizes of the first configuration: (size, ptxkit, cuBLAS) TFLOP/s.
     let mut curve: Vec<(u32, f64, f64)> = vec![];
     let configs = configs();
-    for (ci, &cfg) in configs.iter().enumerate() {
-        let gemm = Gemm::<Bf16>::new(&gpu, cfg)?;
+    for (ci, &(cfg, auto)) in configs.iter().enumerate() {
+        let ours = Ours::<Bf16>::new(&gpu, (cfg, auto))?;
         let head = format!(
-            "{} (driver {drv_major}.{drv_minor}), {cfg:?}, {} clusters resident, JIT {:?}\n| M×N×K | ptxkit TFLOP/s | cuBLAS TFLOP/s | ratio | rel. error |\n|---|---|---|---|---|\n",
+            "{} (driver {drv_major}.{drv_minor}), {}\n| M×N×K | tile | ptxkit TFLOP/s | cuBLAS TFLOP/s | ratio | rel. error |\n|---|---|---|---|---|---|\n",
             gpu.name(),
-            gemm.resident_clusters(),
-            gemm.module().jit_time()
+            ours.describe()?
         );
         print!("{head}");
         table.push_str(&head);
@@ -130,6 +173,7 @@ fn main() -> Result<(), RuntimeError> {
             let b = gpu.upload(&normal_bf16(2 * i as u64 + 1, n as usize * k as usize))?;
             let mut c = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
             let mut r = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
+            let gemm = ours.gemm_for(&gpu, m, n)?;
             gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
             // cuBLAS in the configuration's layout (B is N×K for TN, K×N for NN).
             let theirs = |r: &mut _| match cfg.layout {
@@ -138,14 +182,20 @@ fn main() -> Result<(), RuntimeError> {
             };
             theirs(&mut r)?;
             let line = match env::agree(&gpu, &c, &r, 1e-2)? {
-                Err(wrong) => format!("| {m}×{n}×{k} | {wrong} | | | |"),
+                Err(wrong) => format!("| {m}×{n}×{k} | {} | {wrong} | | | |", tile(&gemm)),
                 Ok(relative) => {
                     let ms = env::time_rounds(&gpu, &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || theirs(&mut r)])?;
+                    env::sustain(
+                        &gpu,
+                        (m, n, k),
+                        &["ptxkit bf16", "cuBLAS bf16"],
+                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || theirs(&mut r)],
+                    )?;
                     let (t0, t1) = (tflops(m, n, k, ms[0]), tflops(m, n, k, ms[1]));
                     if ci == 0 && m == n && n == k && SQUARES.contains(&m) {
                         curve.push((m, t0, t1));
                     }
-                    format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {relative:.1e} |", t0 / t1)
+                    format!("| {m}×{n}×{k} | {} | {t0:.1} | {t1:.1} | {:.3} | {relative:.1e} |", tile(&gemm), t0 / t1)
                 }
             };
             println!("{line}");
@@ -153,11 +203,11 @@ fn main() -> Result<(), RuntimeError> {
         }
     }
     let mut fp8 = vec![];
-    for (ci, &cfg) in configs.iter().enumerate() {
+    for (ci, &(cfg, auto)) in configs.iter().enumerate() {
         if cfg.layout == Layout::NN {
             continue; // FP8 reads B K-contiguous only
         }
-        let curve = fp8_table(&gpu, cfg, &mut table)?;
+        let curve = fp8_table(&gpu, (cfg, auto), &mut table)?;
         if ci == 0 {
             fp8 = curve;
         }

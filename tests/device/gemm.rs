@@ -6,7 +6,7 @@ use crate::{rng, sized, skip, Test};
 use half::bf16;
 use ptxkit::kernels::gemm::{GemmConfig, Layout};
 use ptxkit::runtime::testing::{normal_bf16, poisoned};
-use ptxkit::runtime::{discrepancy, Cublas, CudaSlice, Gemm, Gpu};
+use ptxkit::runtime::{discrepancy, AutoGemm, Cublas, CudaSlice, Gemm, Gpu};
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
 use rand::Rng;
@@ -185,6 +185,59 @@ fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     assert!(failures.is_empty(), "GEMM wrong:\n{}", failures.join("\n"));
 }
 
+/// `AutoGemm` (the tile chosen per shape) against an f64 CPU product, bf16 and f32 C, at
+/// shapes that take each of its tiles on a 132-SM GPU: 64 × 64, 64 × 128, 64 × 256 and the
+/// base 128 × 256. (cuBLAS picks split-K kernels at some of these shapes, which
+/// compute-sanitizer flags; the CPU product needs no exception.)
+fn auto_gemm_matches_a_cpu_product_with_the_tile_of_each_shape(gpu: Gpu) {
+    if gpu.compute_capability() != (9, 0) {
+        skip(format!("the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability()));
+    }
+    let mut g = rng("auto_gemm_matches_a_cpu_product_with_the_tile_of_each_shape");
+    let auto_bf16 = AutoGemm::<Bf16>::new(&gpu, GemmConfig::default()).unwrap();
+    let auto_f32 = AutoGemm::<F32>::new(&gpu, GemmConfig::default()).unwrap();
+    let mut failures = vec![];
+    // (shape, the tile expected with 132 SMs)
+    let cases = [
+        ((130, 260, 72), (64, 64)),
+        ((1, 4096, 4096), (64, 64)),
+        ((512, 512, 512), (64, 64)),
+        ((1024, 1024, 1024), (64, 128)),
+        ((1536, 1536, 512), (64, 256)),
+        ((2048, 2048, 256), (128, 256)),
+    ];
+    // Under the sanitizer: the smaller tiles, at the three smaller shapes.
+    for &(s, tile) in &cases[..sized(cases.len(), 3)] {
+        let (m, n, k) = s;
+        let cfg = auto_bf16.config_for(m, n);
+        println!("{m}x{n}x{k}: {}x{} tiles, {} stages", cfg.bm(), cfg.bn, cfg.stages);
+        if gpu.multiprocessors() == 132 && (cfg.bm(), cfg.bn) != tile {
+            failures.push(format!("{m}x{n}x{k}: {}x{} tiles, expected {tile:?}", cfg.bm(), cfg.bn));
+        }
+        let x = inputs_cpu(&gpu, &mut g, s);
+        let run_bf16 = |c: &mut CudaSlice<bf16>| auto_bf16.run(&gpu, &x.a, &x.b, c, m, n, k);
+        let run_f32 = |c: &mut CudaSlice<f32>| auto_f32.run(&gpu, &x.a, &x.b, c, m, n, k);
+        let len = m as usize * n as usize;
+        let got = poisoned::<bf16>(&gpu, len).map_err(|e| e.to_string()).and_then(|mut c| {
+            run_bf16(&mut c).map_err(|e| e.to_string())?;
+            Ok(gpu.download(&c).map_err(|e| e.to_string())?.iter().map(|v| v.to_f32()).collect::<Vec<f32>>())
+        });
+        match got {
+            Ok(c) => judge(&format!("{m}x{n}x{k} bf16, auto"), &c, &x.reference, n, &mut failures),
+            Err(e) => failures.push(format!("{m}x{n}x{k} bf16, auto: {e}")),
+        }
+        let got = poisoned::<f32>(&gpu, len).map_err(|e| e.to_string()).and_then(|mut c| {
+            run_f32(&mut c).map_err(|e| e.to_string())?;
+            gpu.download(&c).map_err(|e| e.to_string())
+        });
+        match got {
+            Ok(c) => judge(&format!("{m}x{n}x{k} f32, auto"), &c, &x.reference, n, &mut failures),
+            Err(e) => failures.push(format!("{m}x{n}x{k} f32, auto: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "AutoGemm wrong:\n{}", failures.join("\n"));
+}
+
 /// NN (B stored K×N): against cuBLAS's NN product at odd shapes (N a multiple of 8, which
 /// B's rows need), in bf16 and f32 and in other configurations; and both against a CPU
 /// product, which pins the cuBLAS call.
@@ -295,6 +348,7 @@ fn gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
 
 pub const TESTS: &[Test] = &[
     gpu!(gemm_matches_cublas_at_odd_shapes),
+    gpu!(auto_gemm_matches_a_cpu_product_with_the_tile_of_each_shape),
     gpu!(gemm_nn_matches_cublas_and_a_cpu_product),
     gpu!(gemm_and_cublas_match_a_cpu_product),
     gpu!(gemm_refuses_what_it_cannot_compute),

@@ -14,7 +14,7 @@ use crate::{rng, sized, skip, Test};
 use half::bf16;
 use ptxkit::kernels::gemm::{E4m3, GemmConfig};
 use ptxkit::runtime::testing::{normal_e4m3, poisoned};
-use ptxkit::runtime::{Cublas, CudaSlice, Gemm, Gpu, LtFp8};
+use ptxkit::runtime::{AutoGemm, Cublas, CudaSlice, Gemm, Gpu, LtFp8};
 use ptxkit::types::minifloat::e4m3_to_f32;
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
@@ -107,6 +107,8 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
     let narrow = Gemm::<Bf16, E4m3>::new(&gpu, other).unwrap();
     let split_cfg = GemmConfig { stream_k: !cfg.stream_k, ..cfg };
     let split = Gemm::<Bf16, E4m3>::new(&gpu, split_cfg).unwrap();
+    // The tile chosen per shape: 64 × 64 at the small shapes, the default's at 4000³.
+    let auto = AutoGemm::<Bf16, E4m3>::new(&gpu, cfg).unwrap();
     let mut failures = vec![];
     let shapes = [
         (1, 1, 16),
@@ -151,6 +153,10 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
             let mut c = poisoned::<bf16>(&gpu, len).unwrap();
             let got = split.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| bf16s(gpu.download(&c).unwrap()));
             check(format!("{m}x{n}x{k} e4m3 -> bf16, stream_k {}", split_cfg.stream_k), got.map_err(|e| e.to_string()));
+            let mut c = poisoned::<bf16>(&gpu, len).unwrap();
+            let got = auto.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| bf16s(gpu.download(&c).unwrap()));
+            let tile = auto.config_for(m, n);
+            check(format!("{m}x{n}x{k} e4m3 -> bf16, auto ({}x{} tiles)", tile.bm(), tile.bn), got.map_err(|e| e.to_string()));
         }
     }
     assert!(failures.is_empty(), "FP8 GEMM wrong:\n{}", failures.join("\n"));

@@ -79,6 +79,9 @@ pub const ROWS_PER_CONSUMER: u32 = 64;
 pub const MAX_DYNAMIC_SHARED: u32 = 227 * 1024 - 1024;
 /// The `bn` values the kernel has wgmma forms for.
 pub const TILE_NS: [u32; 4] = [64, 128, 192, 256];
+/// The tiles [`GemmConfig::for_shape`] chooses among, largest first: (consumers, bn), a
+/// tile of `64 · consumers × bn`.
+pub const SHAPE_TILES: [(u32, u32); 4] = [(2, 256), (1, 256), (1, 128), (1, 64)];
 
 /// How B is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -242,6 +245,31 @@ impl GemmConfig {
     pub fn units(&self, m: u32, n: u32) -> u64 {
         m.div_ceil(self.bm()).div_ceil(self.cluster) as u64 * n.div_ceil(self.bn) as u64
     }
+
+    /// This configuration with the most stages, up to 8, whose ring and bf16 staging
+    /// ([`staged_shared_bytes`](Self::staged_shared_bytes)) fit in shared memory.
+    pub fn with_most_stages(self) -> GemmConfig {
+        let fits = |stages| GemmConfig { stages, ..self }.staged_shared_bytes() <= MAX_DYNAMIC_SHARED;
+        GemmConfig { stages: (2..=8).rev().find(|&s| fits(s)).unwrap_or(2), ..self }
+    }
+
+    /// The configuration for an `m × n` product on a GPU of `sms` multiprocessors: this one
+    /// while its tiles keep at least three quarters of the SMs busy; otherwise the largest
+    /// smaller tile of [`SHAPE_TILES`] that does (the smallest if none does), with
+    /// [`with_most_stages`](Self::with_most_stages). Small products thus spread over more
+    /// SMs: at 1024³ the 128 × 256 tiles number 32, the 64 × 128 ones 128.
+    pub fn for_shape(self, m: u32, n: u32, sms: u32) -> GemmConfig {
+        let busy = |c: &GemmConfig| c.units(m, n) * c.cluster as u64 * 4 >= sms as u64 * 3;
+        if busy(&self) {
+            return self;
+        }
+        let smaller: Vec<GemmConfig> = SHAPE_TILES
+            .iter()
+            .map(|&(consumers, bn)| GemmConfig { consumers, bn, ..self }.with_most_stages())
+            .filter(|c| c.bm() * c.bn < self.bm() * self.bn && c.check().is_ok())
+            .collect();
+        smaller.iter().find(|c| busy(c)).or(smaller.last()).copied().unwrap_or(self)
+    }
 }
 
 /// Whether `m × n × k` can be computed with inputs in `I` and B stored as `layout`: M, N and
@@ -329,6 +357,35 @@ mod tests {
         let one = GemmConfig { consumers: 1, bn: 128, ..c };
         let (entry, p, q) = one.registers();
         assert!(128 * p + 128 * q <= entry * 256 && entry * 256 <= 65536 && q % 8 == 0 && q <= 256);
+    }
+
+    #[test]
+    fn small_products_get_smaller_tiles() {
+        let c = GemmConfig::default();
+        let tile = |m, n| {
+            let t = c.for_shape(m, n, 132);
+            t.check().unwrap();
+            assert!(t.staged_shared_bytes() <= MAX_DYNAMIC_SHARED);
+            (t.bm(), t.bn, t.stages)
+        };
+        // 128 tiles of 128 × 256 keep 128 of 132 SMs busy; 32 do not.
+        assert_eq!(tile(2048, 2048), (128, 256, 4));
+        assert_eq!(tile(4000, 4000), (128, 256, 4));
+        assert_eq!(tile(1024, 1024), (64, 128, 8));
+        assert_eq!(tile(1536, 1536), (64, 256, 5));
+        // Even 64 × 64 tiles leave SMs idle: the smallest tile.
+        assert_eq!(tile(512, 512), (64, 64, 8));
+        assert_eq!(tile(1, 4096), (64, 64, 8));
+        // A configuration whose tile fills the GPU stays as it is, whatever its other fields.
+        let odd = GemmConfig { stages: 3, group_m: 4, ..c };
+        assert_eq!(odd.for_shape(8192, 8192, 132), odd);
+        // Only tiles smaller than the configuration's, and only valid ones (NN with a cluster
+        // of 2 loads B in 64-column halves: no 64-wide tile).
+        let narrow = GemmConfig { consumers: 1, bn: 128, ..c };
+        assert_eq!(narrow.for_shape(4096, 4096, 132), narrow);
+        assert_eq!((narrow.for_shape(64, 64, 132).bm(), narrow.for_shape(64, 64, 132).bn), (64, 64));
+        let nn = GemmConfig { layout: Layout::NN, cluster: 2, ..c };
+        assert_eq!(nn.for_shape(64, 64, 132).bn, 128);
     }
 
     #[test]

@@ -1,0 +1,113 @@
+//! The Hopper GEMM with its tile chosen per shape ([`GemmConfig::for_shape`]): a
+//! configuration's own tile where its tiles keep most SMs busy, a smaller one for small
+//! products. Each configuration is built and loaded the first time a shape needs it.
+//!
+//! ```no_run
+//! use ptxkit::kernels::gemm::GemmConfig;
+//! use ptxkit::runtime::{AutoGemm, Gpu};
+//! use half::bf16;
+//!
+//! let gpu = Gpu::new()?;
+//! let gemm = AutoGemm::<ptxkit::types::Bf16>::new(&gpu, GemmConfig::default())?;
+//! let (m, n, k) = (1024, 1024, 1024);
+//! let a = gpu.upload(&vec![bf16::ONE; m * k])?;
+//! let b = gpu.upload(&vec![bf16::ONE; n * k])?;
+//! let mut c = gpu.zeros::<bf16>(m * n)?;
+//! // 32 tiles of 128 × 256 would leave 100 SMs idle: this runs 128 tiles of 64 × 128.
+//! assert_eq!(gemm.config_for(m as u32, n as u32).bn, 128);
+//! gemm.run(&gpu, &a, &b, &mut c, m as u32, n as u32, k as u32)?;
+//! assert_eq!(gpu.download(&c)?[0], bf16::from_f32(1024.0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::{CudaSlice, Gemm, Gpu, RuntimeError};
+use crate::kernels::gemm::{GemmConfig, GemmIn, GemmOut};
+use crate::types::{Bf16, DataType, F32};
+use half::bf16;
+use std::sync::{Arc, Mutex};
+
+/// The GEMM kernels of one base configuration and the smaller tiles it falls back to, on
+/// one GPU, for C in `O` and A, B in `I` (as [`Gemm`]).
+pub struct AutoGemm<O: GemmOut, I: GemmIn = Bf16> {
+    base: GemmConfig,
+    sms: u32,
+    /// The configurations built so far (the base first).
+    built: Mutex<Built<O, I>>,
+}
+
+type Built<O, I> = Vec<Arc<Gemm<O, I>>>;
+
+/// A device buffer of `I` elements (`u8` codes for FP8).
+type Input<I> = CudaSlice<<<I as GemmIn>::Elem as DataType>::Host>;
+
+impl<O: GemmOut, I: GemmIn> std::fmt::Debug for AutoGemm<O, I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AutoGemm").field("in", &I::NAME).field("base", &self.base).field("sms", &self.sms).finish_non_exhaustive()
+    }
+}
+
+impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
+    /// Builds and loads the kernels of `base` (as [`Gemm::new`], with the same errors); the
+    /// smaller tiles are built when a shape first needs them.
+    pub fn new(gpu: &Gpu, base: GemmConfig) -> Result<Self, RuntimeError> {
+        let first = Arc::new(Gemm::new(gpu, base)?);
+        Ok(AutoGemm { base, sms: gpu.multiprocessors(), built: Mutex::new(vec![first]) })
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Built<O, I>>, RuntimeError> {
+        self.built.lock().map_err(|_| RuntimeError::Invalid("a build of this GEMM panicked".into()))
+    }
+
+    /// The kernels of the base configuration (built by [`new`](Self::new)).
+    pub fn base(&self) -> Result<Arc<Gemm<O, I>>, RuntimeError> {
+        self.lock()?.first().cloned().ok_or_else(|| RuntimeError::Invalid("the base GEMM was not built".into()))
+    }
+
+    /// The configuration an `m × n` product runs with on this GPU.
+    pub fn config_for(&self, m: u32, n: u32) -> GemmConfig {
+        self.base.for_shape(m, n, self.sms)
+    }
+
+    /// The kernels for an `m × n` product, built and loaded on first use.
+    pub fn gemm_for(&self, gpu: &Gpu, m: u32, n: u32) -> Result<Arc<Gemm<O, I>>, RuntimeError> {
+        let cfg = self.config_for(m, n);
+        if let Some(g) = self.lock()?.iter().find(|g| *g.config() == cfg) {
+            return Ok(g.clone());
+        }
+        // Built outside the lock; a second thread building the same one meanwhile only
+        // costs a duplicate build.
+        let g = Arc::new(Gemm::new(gpu, cfg)?);
+        self.lock()?.push(g.clone());
+        Ok(g)
+    }
+}
+
+/// `run` and `run_scaled` for C in `$o` (host elements `$host`), as [`Gemm`]'s.
+macro_rules! runs {
+    ($($o:ty => $host:ty),*) => {$(
+        impl<I: GemmIn> AutoGemm<$o, I> {
+            /// [`Gemm::run`] with the configuration of this shape.
+            #[allow(clippy::too_many_arguments)]
+            pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<$host>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {
+                self.gemm_for(gpu, m, n)?.run(gpu, a, b, c, m, n, k)
+            }
+
+            /// [`Gemm::run_scaled`] with the configuration of this shape.
+            #[allow(clippy::too_many_arguments)]
+            pub fn run_scaled(
+                &self,
+                gpu: &Gpu,
+                a: &Input<I>,
+                b: &Input<I>,
+                c: &mut CudaSlice<$host>,
+                alpha: f32,
+                m: u32,
+                n: u32,
+                k: u32,
+            ) -> Result<(), RuntimeError> {
+                self.gemm_for(gpu, m, n)?.run_scaled(gpu, a, b, c, alpha, m, n, k)
+            }
+        }
+    )*};
+}
+runs!(Bf16 => bf16, F32 => f32);
