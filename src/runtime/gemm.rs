@@ -7,6 +7,9 @@
 //! TMA stores) runs when N is a multiple of 8 and its staging fits beside the stages, the
 //! direct one (stores from registers) otherwise. f32 C always stores directly.
 //!
+//! A `Gemm` runs every shape with its configuration's tile; [`AutoGemm`](super::AutoGemm)
+//! picks a smaller one for products whose tiles would leave SMs idle.
+//!
 //! ```no_run
 //! use ptxkit::kernels::gemm::GemmConfig;
 //! use ptxkit::runtime::{Gemm, Gpu};

@@ -32,6 +32,8 @@
 //!
 //! The host side is `ptxkit::runtime::Gemm` (feature `cuda`): it builds the module once,
 //! encodes the tensor maps over the caller's buffers and launches the persistent grid.
+//! `ptxkit::runtime::AutoGemm` runs each shape with the tile [`GemmConfig::for_shape`]
+//! picks, so that products too small for the configuration's tiles still fill the GPU.
 //!
 //! For Blackwell (sm_100a), [`gemm_tcgen05`] computes the TN product with the same producer,
 //! ring and tile order, one thread issuing `tcgen05.mma` into accumulators in tensor memory
