@@ -29,20 +29,18 @@ use std::sync::{Arc, Mutex};
 /// The GEMM kernels of one base configuration and the smaller tiles it falls back to, on
 /// one GPU, for C in `O` and A, B in `I` (as [`Gemm`]).
 pub struct AutoGemm<O: GemmOut, I: GemmIn = Bf16> {
-    base: GemmConfig,
+    base: Arc<Gemm<O, I>>,
     sms: u32,
-    /// The configurations built so far (the base first).
-    built: Mutex<Built<O, I>>,
+    /// The smaller configurations built so far.
+    smaller: Mutex<Vec<Arc<Gemm<O, I>>>>,
 }
-
-type Built<O, I> = Vec<Arc<Gemm<O, I>>>;
 
 /// A device buffer of `I` elements (`u8` codes for FP8).
 type Input<I> = CudaSlice<<<I as GemmIn>::Elem as DataType>::Host>;
 
 impl<O: GemmOut, I: GemmIn> std::fmt::Debug for AutoGemm<O, I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AutoGemm").field("in", &I::NAME).field("base", &self.base).field("sms", &self.sms).finish_non_exhaustive()
+        f.debug_struct("AutoGemm").field("in", &I::NAME).field("base", self.base.config()).field("sms", &self.sms).finish_non_exhaustive()
     }
 }
 
@@ -50,34 +48,33 @@ impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
     /// Builds and loads the kernels of `base` (as [`Gemm::new`], with the same errors); the
     /// smaller tiles are built when a shape first needs them.
     pub fn new(gpu: &Gpu, base: GemmConfig) -> Result<Self, RuntimeError> {
-        let first = Arc::new(Gemm::new(gpu, base)?);
-        Ok(AutoGemm { base, sms: gpu.multiprocessors(), built: Mutex::new(vec![first]) })
-    }
-
-    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Built<O, I>>, RuntimeError> {
-        self.built.lock().map_err(|_| RuntimeError::Invalid("a build of this GEMM panicked".into()))
+        Ok(AutoGemm { base: Arc::new(Gemm::new(gpu, base)?), sms: gpu.multiprocessors(), smaller: Mutex::new(vec![]) })
     }
 
     /// The kernels of the base configuration (built by [`new`](Self::new)).
-    pub fn base(&self) -> Result<Arc<Gemm<O, I>>, RuntimeError> {
-        self.lock()?.first().cloned().ok_or_else(|| RuntimeError::Invalid("the base GEMM was not built".into()))
+    pub fn base(&self) -> Arc<Gemm<O, I>> {
+        self.base.clone()
     }
 
     /// The configuration an `m × n` product runs with on this GPU.
     pub fn config_for(&self, m: u32, n: u32) -> GemmConfig {
-        self.base.for_shape(m, n, self.sms)
+        self.base.config().for_shape(m, n, self.sms)
     }
 
-    /// The kernels for an `m × n` product, built and loaded on first use.
+    /// The kernels for an `m × n` product; a smaller tile's are built and loaded on first use.
     pub fn gemm_for(&self, gpu: &Gpu, m: u32, n: u32) -> Result<Arc<Gemm<O, I>>, RuntimeError> {
         let cfg = self.config_for(m, n);
-        if let Some(g) = self.lock()?.iter().find(|g| *g.config() == cfg) {
+        if cfg == *self.base.config() {
+            return Ok(self.base.clone());
+        }
+        let lock = || self.smaller.lock().map_err(|_| RuntimeError::Invalid("a build of this GEMM panicked".into()));
+        if let Some(g) = lock()?.iter().find(|g| *g.config() == cfg) {
             return Ok(g.clone());
         }
         // Built outside the lock; a second thread building the same one meanwhile only
         // costs a duplicate build.
         let g = Arc::new(Gemm::new(gpu, cfg)?);
-        self.lock()?.push(g.clone());
+        lock()?.push(g.clone());
         Ok(g)
     }
 }

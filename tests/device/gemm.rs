@@ -77,23 +77,23 @@ fn cpu_tn(a: &[bf16], b: &[bf16], (m, n, k): (u32, u32, u32)) -> Vec<f32> {
 /// there that racecheck and initcheck flag when the suite runs under compute-sanitizer.
 const SPLIT_SHAPE: (u32, u32, u32) = (300, 256, 1728);
 
-/// `Gemm::run` for either C type.
+/// `Gemm::run` (or `AutoGemm::run`) for either C type.
 trait Run {
     type Host: AsF32 + ptxkit::runtime::DeviceRepr;
     fn go(&self, gpu: &Gpu, x: &Inputs, c: &mut CudaSlice<Self::Host>, s: (u32, u32, u32)) -> Result<(), ptxkit::runtime::RuntimeError>;
 }
-impl Run for Gemm<Bf16> {
-    type Host = bf16;
-    fn go(&self, gpu: &Gpu, x: &Inputs, c: &mut CudaSlice<bf16>, (m, n, k): (u32, u32, u32)) -> Result<(), ptxkit::runtime::RuntimeError> {
-        self.run(gpu, &x.a, &x.b, c, m, n, k)
-    }
+/// `Run` for each GEMM type and C type: `$g` writes C of `$host` elements.
+macro_rules! run_impls {
+    ($($g:ty => $host:ty),*) => {$(
+        impl Run for $g {
+            type Host = $host;
+            fn go(&self, gpu: &Gpu, x: &Inputs, c: &mut CudaSlice<$host>, (m, n, k): (u32, u32, u32)) -> Result<(), ptxkit::runtime::RuntimeError> {
+                self.run(gpu, &x.a, &x.b, c, m, n, k)
+            }
+        }
+    )*};
 }
-impl Run for Gemm<F32> {
-    type Host = f32;
-    fn go(&self, gpu: &Gpu, x: &Inputs, c: &mut CudaSlice<f32>, (m, n, k): (u32, u32, u32)) -> Result<(), ptxkit::runtime::RuntimeError> {
-        self.run(gpu, &x.a, &x.b, c, m, n, k)
-    }
-}
+run_impls!(Gemm<Bf16> => bf16, Gemm<F32> => f32, AutoGemm<Bf16> => bf16, AutoGemm<F32> => f32);
 
 fn ours<G: Run>(gpu: &Gpu, gemm: &G, x: &Inputs, (m, n, k): (u32, u32, u32)) -> Result<Vec<f32>, String> {
     let mut c = poisoned::<G::Host>(gpu, m as usize * n as usize).map_err(|e| e.to_string())?;
@@ -215,22 +215,11 @@ fn auto_gemm_matches_a_cpu_product_with_the_tile_of_each_shape(gpu: Gpu) {
             failures.push(format!("{m}x{n}x{k}: {}x{} tiles, expected {tile:?}", cfg.bm(), cfg.bn));
         }
         let x = inputs_cpu(&gpu, &mut g, s);
-        let run_bf16 = |c: &mut CudaSlice<bf16>| auto_bf16.run(&gpu, &x.a, &x.b, c, m, n, k);
-        let run_f32 = |c: &mut CudaSlice<f32>| auto_f32.run(&gpu, &x.a, &x.b, c, m, n, k);
-        let len = m as usize * n as usize;
-        let got = poisoned::<bf16>(&gpu, len).map_err(|e| e.to_string()).and_then(|mut c| {
-            run_bf16(&mut c).map_err(|e| e.to_string())?;
-            Ok(gpu.download(&c).map_err(|e| e.to_string())?.iter().map(|v| v.to_f32()).collect::<Vec<f32>>())
-        });
-        match got {
+        match ours(&gpu, &auto_bf16, &x, s) {
             Ok(c) => judge(&format!("{m}x{n}x{k} bf16, auto"), &c, &x.reference, n, &mut failures),
             Err(e) => failures.push(format!("{m}x{n}x{k} bf16, auto: {e}")),
         }
-        let got = poisoned::<f32>(&gpu, len).map_err(|e| e.to_string()).and_then(|mut c| {
-            run_f32(&mut c).map_err(|e| e.to_string())?;
-            gpu.download(&c).map_err(|e| e.to_string())
-        });
-        match got {
+        match ours(&gpu, &auto_f32, &x, s) {
             Ok(c) => judge(&format!("{m}x{n}x{k} f32, auto"), &c, &x.reference, n, &mut failures),
             Err(e) => failures.push(format!("{m}x{n}x{k} f32, auto: {e}")),
         }

@@ -265,12 +265,13 @@ impl GemmConfig {
         if busy(&self) {
             return self;
         }
-        let smaller: Vec<GemmConfig> = SHAPE_TILES
-            .iter()
-            .map(|&(consumers, bn)| GemmConfig { consumers, bn, ..self }.with_most_stages())
-            .filter(|c| c.bm() * c.bn < self.bm() * self.bn && c.check().is_ok())
-            .collect();
-        smaller.iter().find(|c| busy(c)).or(smaller.last()).copied().unwrap_or(self)
+        let smaller = || {
+            SHAPE_TILES
+                .iter()
+                .map(|&(consumers, bn)| GemmConfig { consumers, bn, ..self }.with_most_stages())
+                .filter(|c| c.bm() * c.bn < self.bm() * self.bn && c.check().is_ok())
+        };
+        smaller().find(busy).or_else(|| smaller().next_back()).unwrap_or(self)
     }
 }
 
