@@ -1,7 +1,7 @@
 //! Measures which orders of every chain's parts ptxas accepts and writes the rules `ptx!`
-//! reads, `macros/tables/orders.tsv` (see `macros/src/orders.rs` for what a rule says).
+//! reads, `tables/orders.tsv` (see `tables/src/orders.rs` for what a rule says).
 //!
-//!     cargo run --release --example order_sweep                 # writes macros/tables/orders.tsv
+//!     cargo run --release --example order_sweep                 # writes tables/orders.tsv
 //!     cargo run --release --example order_sweep -- --threads 1  # one ptxas at a time
 //!     cargo run --release --example order_sweep -- --check      # compare, write nothing
 //!     cargo run --release --example order_sweep -- --only tex   # some chains, printed (ORDER_SWEEP_LOG=1:
@@ -49,15 +49,12 @@
 //! minutes with `--threads 2` on the 2-core shared dev machine; `--all-up-to 5` tries
 //! 2,631,145 orders in 7 minutes and finds the same rules.
 
-#[allow(dead_code)] // the macro and the tests use the rest
-#[path = "../macros/src/orders.rs"]
-mod orders;
-
 use orders::{Orders, Rule};
 use ptxkit::builder::{Target, Version};
 use ptxkit::ops::{self, FormDesc};
 use ptxkit::ptxas::sample::{self, Verdict};
 use ptxkit::ptxas::{self, par_map, Mode};
+use ptxkit_tables::orders;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
@@ -688,7 +685,7 @@ fn main() {
     );
     let mut head = format!(
         "# Written by `cargo run --release --example order_sweep` from ptxas {}; do not edit by hand.\n\
-         # Which orders of a chain's parts ptxas accepts (macros/src/orders.rs): after the prefix, the\n\
+         # Which orders of a chain's parts ptxas accepts (tables/src/orders.rs): after the prefix, the\n\
          # parts of one ordered class keep their order, a glued part keeps the next part right after it,\n\
          # the rest go anywhere. Measured over {count} chains (every order of up to {all_up_to} parts after the\n\
          # opcode): {} orders tried, {acc} accepted, {warned} warned, {rejected} rejected.\n",
@@ -703,7 +700,7 @@ fn main() {
         ),
     });
     let text = table.write(&head);
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("macros/tables/orders.tsv");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tables/orders.tsv");
     if looser > 0 || loose > 0 {
         eprintln!("a rule admits an order ptxas rejects: {} not written", path.display());
         std::process::exit(1);

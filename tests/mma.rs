@@ -64,7 +64,7 @@ const PTXAS_LENIENT: &[&str] =
 
 fn sparsity_selectors_against_ptxas() {
     let px = common::ptxas("sparsity_selectors_against_ptxas");
-    let sparse: Vec<&'static ptxkit::ops::FormDesc> = mma::FORMS.iter().filter(|f| f.chain.starts_with("mma.sp")).collect();
+    let sparse: Vec<&'static ptxkit::ops::FormDesc> = mma::forms().iter().filter(|f| f.chain.starts_with("mma.sp")).collect();
     let legal = |f: &ptxkit::ops::FormDesc| match f.src.last() {
         Some(Kind::ImmIn(_, l)) => *l,
         other => panic!("{}: {other:?}", f.chain),

@@ -1,4 +1,4 @@
-//! The order rules `ptx!` reads (`macros/tables/orders.tsv`, measured by
+//! The order rules `ptx!` reads (`tables/orders.tsv`, measured by
 //! `cargo run --release --example order_sweep`) against the tables and ptxas, in both
 //! directions: the file was measured over the chains the tables have now; for every chain,
 //! an order the rules admit other than the table's is accepted as the table order is, and an
@@ -11,10 +11,6 @@
 #[macro_use]
 mod common;
 
-#[allow(dead_code)] // the macro and the sweep use the rest
-#[path = "../macros/src/orders.rs"]
-mod orders;
-
 use common::assemble;
 use orders::Orders;
 use ptxkit::builder::{Target, Version};
@@ -23,10 +19,11 @@ use ptxkit::ops::{self, isa, FormDesc};
 use ptxkit::prelude::*;
 use ptxkit::ptxas::sample::{self, Verdict};
 use ptxkit::ptxas::Mode;
+use ptxkit_tables::orders;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 fn rules() -> Orders {
-    Orders::parse(include_str!("../macros/tables/orders.tsv")).expect("orders.tsv parses")
+    Orders::parse(ptxkit_tables::ORDERS_TSV).expect("orders.tsv parses")
 }
 
 /// One form per distinct chain.
@@ -40,7 +37,7 @@ fn the_rules_were_measured_over_these_chains() {
     let (fp, n) = orders::fingerprint(chains().iter().map(|f| f.chain));
     assert!(
         (o.fingerprint, o.chains) == (fp, n),
-        "macros/tables/orders.tsv was measured over {} chains (fingerprint {:016x}), the tables have {n} ({fp:016x}): \
+        "tables/orders.tsv was measured over {} chains (fingerprint {:016x}), the tables have {n} ({fp:016x}): \
          run `cargo run --release --example order_sweep`",
         o.chains,
         o.fingerprint

@@ -1,24 +1,20 @@
-//! Procedural macros of ptxkit. The family tables (`macros/tables/*.forms`, one row per
-//! line in PTX-ISA notation) are data that every macro here reads:
+//! Procedural macros of ptxkit. The family tables (`ptxkit-tables`: one file per family,
+//! one row per line in PTX-ISA notation) are data that every macro here reads:
 //!
-//! - `forms!(family)` expands a family into one `impl Form` per form;
 //! - `ptx!(k, "chain", ...)` checks the chain against the tables when it expands (in table
-//!   order or in another order ptxas accepts, per `macros/tables/orders.tsv`), names the
-//!   nearest legal chain when there is none, and calls the form;
-//! - `define_tokens!` declares the modifier, key, variant and legal-value types the tables
-//!   use, and `families!` lists the families.
+//!   order or in another order ptxas accepts, per `tables/orders.tsv`), names the nearest
+//!   legal chain when there is none, and calls the form, whose type it writes:
+//!   `Form<Op<Opcode, (Modifiers..), Variant>, Dst, (Operands..)>`;
+//! - `op!("chain")` names that type;
+//! - `families!` declares the family modules and the selection impls of `select` rows,
+//!   `define_tokens!` the opcode, modifier, variant and legal-value types the tables use.
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TS, TokenTree};
+use ptxkit_tables::{suggest, tables, vocab, Dst, Tables};
 use quote::{format_ident, quote, quote_spanned};
 
-mod forms;
-mod notation;
-#[allow(dead_code)] // `fingerprint` and `write` serve the sweep and the tests, which include the file by path
-mod orders;
-mod suggest;
-mod tables;
-mod vocab;
+mod gen;
 
 fn err(span: Span, msg: &str) -> TokenStream {
     quote_spanned!(span=> ::core::compile_error!{ #msg }).into()
@@ -28,31 +24,31 @@ fn ident_arg(input: TokenStream) -> String {
     input.to_string().trim().to_string()
 }
 
-/// Declares the token types the tables use: `modifiers` (`ops::m`), `keys` (`ops::op`),
+fn tables_or_err() -> Result<&'static Tables, TokenStream> {
+    tables().map_err(|e| err(Span::call_site(), e))
+}
+
+/// Declares the token types the tables use: `opcodes` (`ops::op`), `modifiers` (`ops::m`),
 /// `variants` (`ops::v`) or `legal` (`ops::legal`).
 #[proc_macro]
 pub fn define_tokens(input: TokenStream) -> TokenStream {
-    match forms::define_tokens(&ident_arg(input)) {
+    let t = match tables_or_err() {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    match gen::define_tokens(t, &ident_arg(input)) {
         Ok(ts) => ts.into(),
         Err(e) => err(Span::call_site(), &e),
     }
 }
 
-/// `forms!(family)`: the family's impls, from `macros/tables/<family>.forms`.
-#[proc_macro]
-pub fn forms(input: TokenStream) -> TokenStream {
-    match forms::expand(&ident_arg(input)) {
-        Ok(ts) => ts.into(),
-        Err(e) => err(Span::call_site(), &e),
-    }
-}
-
-/// `families!()`: `&[(name, family::FORMS), ...]` over every table, in table order.
+/// `families!()`: a module per family table (its documentation from the table's header and
+/// the selection impls of its `select` rows), and `FAMILY_NAMES`.
 #[proc_macro]
 pub fn families(_: TokenStream) -> TokenStream {
-    match forms::families() {
-        Ok(ts) => ts.into(),
-        Err(e) => err(Span::call_site(), &e),
+    match tables_or_err() {
+        Ok(t) => gen::families(t).into(),
+        Err(e) => e,
     }
 }
 
@@ -109,7 +105,7 @@ pub fn mods(input: TokenStream) -> TokenStream {
         Ok(x) => x,
         Err((s, m)) => return err(s, &m),
     };
-    let t = match tables::tables() {
+    let t = match tables() {
         Ok(t) => t,
         Err(e) => return err(span, e),
     };
@@ -117,15 +113,10 @@ pub fn mods(input: TokenStream) -> TokenStream {
     if !t.by_opcode.contains_key(parts[0]) {
         return err(span, &format!("mods!: `{}` is not an opcode of any table", parts[0]));
     }
-    let mut out = vec![];
-    for p in &parts[1..] {
-        if !t.is_token(p) {
-            return err(span, &format!("mods!: `.{p}` is not a token of any table"));
-        }
-        let id = format_ident!("{}", vocab::rust_ident(p));
-        out.push(if vocab::is_dtype(p) { quote!(::ptxkit::types::#id) } else { quote!(::ptxkit::ops::m::#id) });
+    if let Some(p) = parts[1..].iter().find(|p| !t.is_token(p)) {
+        return err(span, &format!("mods!: `.{p}` is not a token of any table"));
     }
-    quote!((#(#out,)*)).into()
+    gen::mods(&parts[1..]).into()
 }
 
 /// Splits on the top-level commas, not those between the generic arguments of a turbofish
@@ -157,29 +148,19 @@ fn split_commas(ts: TS) -> Vec<TS> {
 }
 
 /// The form a chain names (its table order, or another order ptxas accepts for exactly one
-/// form; otherwise an error at the literal), with its key, modifier and variant types.
-fn resolve(chain: &str, span: Span, variant: &str) -> Result<(usize, TS, TS, TS), (Span, String)> {
+/// form; otherwise an error at the literal).
+fn resolve(chain: &str, span: Span, variant: &str) -> Result<&'static ptxkit_tables::Form, (Span, String)> {
     let parts = split_chain(chain).map_err(|e| (span, e))?;
-    let t = tables::tables().map_err(|e| (span, e.to_string()))?;
-    let form = match t.index.get(&(chain.to_string(), variant.to_string())) {
-        Some(&i) => i,
-        None => match t.reordered(&parts, variant).map_err(|e| (span, e.to_string()))?[..] {
-            [i] => i,
-            _ => return Err((span, suggest::explain(t, chain, &parts, variant))),
-        },
-    };
-    let (key, mods) = forms::chain_types(&t.forms[form].parts);
-    Ok((form, key, mods, forms::variant_type(variant)))
+    let t = tables().map_err(|e| (span, e.to_string()))?;
+    match t.resolve(&parts, variant) {
+        Some(i) => Ok(&t.forms[i]),
+        None => Err((span, suggest::explain(t, chain, &parts, variant))),
+    }
 }
 
-/// `Op<Key, (Modifiers...), Variant>` of the form a chain names.
-fn op_type(chain: &str, span: Span, variant: &str) -> Result<TS, (Span, String)> {
-    let (_, key, mods, var) = resolve(chain, span, variant)?;
-    Ok(quote!(::ptxkit::ops::Op<#key, #mods, #var>))
-}
-
-/// `op!("chain" [as variant])`: the type of the form, `Op<Key, (Modifiers...), Variant>`,
-/// checked as `ptx!` checks a chain (any order ptxas accepts names the table form).
+/// `op!("chain" [as variant])`: the type of the form, `Form<Op<Opcode, (Modifiers..),
+/// Variant>, Dst, (Operands..)>`, checked as `ptx!` checks a chain (any order ptxas accepts
+/// names the table form).
 #[proc_macro]
 pub fn op(input: TokenStream) -> TokenStream {
     let mut it = TS::from(input).into_iter();
@@ -189,7 +170,7 @@ pub fn op(input: TokenStream) -> TokenStream {
             (Some(TokenTree::Ident(a)), Some(TokenTree::Ident(v)), None) if a == "as" => v.to_string(),
             (Some(t), _, _) => return Err((t.span(), "op!: expected `as variant` after the instruction".to_string())),
         };
-        op_type(&chain, span, &variant)
+        resolve(&chain, span, &variant).map(gen::form)
     });
     match r {
         Ok(ts) => ts.into(),
@@ -204,8 +185,8 @@ pub fn op(input: TokenStream) -> TokenStream {
 /// rules measured with ptxas in `macros/tables/orders.tsv`); the call is the table form's, and
 /// prints in table order. An unknown opcode or modifier, an order ptxas rejects
 /// (`mul.u32.wide`) or a misspelt part is a compile error naming the nearest legal chain.
-/// Then it calls `Op<Key, (Modifiers...), Variant>`, whose impl fixes the result type and
-/// the operand kinds. `@p` guards the instruction; `=> dst`
+/// Then it calls the form's type, `Form<Op<Opcode, (Modifiers..), Variant>, Dst,
+/// (Operands..)>`, whose parameters fix the result type and the operand kinds. `@p` guards the instruction; `=> dst`
 /// writes an existing destination (and is required for a tied accumulator).
 #[proc_macro]
 pub fn ptx(input: TokenStream) -> TokenStream {
@@ -257,9 +238,8 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
             t => return Err((t.span(), "ptx!: expected `as variant` or `=> destination` after the instruction".into())),
         }
     }
-    let (form, key, mods, var) = resolve(&chain, span, &variant)?;
-    let t = tables::tables().map_err(|e| (span, e.to_string()))?;
-    let ty = quote!(::ptxkit::ops::Op<#key, #mods, #var>);
+    let form = resolve(&chain, span, &variant)?;
+    let ty = gen::form(form);
     let operands: Vec<TS> = it.collect();
     let names: Vec<_> = (0..operands.len()).map(|i| format_ident!("__a{}", i)).collect();
     let (pred_let, g) = match guard {
@@ -269,8 +249,8 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
     let (dst_let, call) = match dst {
         None => (quote!(), quote!(<#ty as ::ptxkit::ops::Call<_>>::call_if(__k, __g, (#(#names,)*)))),
         // A register with a part selector (`d.h1()`) becomes the form's destination type.
-        Some(d) if matches!(t.forms[form].dst, notation::Dst::Part(..)) => (
-            quote!(let __d = ::ptxkit::ops::IntoDst::<<#key as ::ptxkit::ops::Form<#mods, #var>>::Dst>::into_dst(#d);),
+        Some(d) if matches!(form.dst, Dst::Part(..)) => (
+            quote!(let __d = ::ptxkit::ops::IntoDst::<<#ty as ::ptxkit::ops::Instr>::Out>::into_dst(#d);),
             quote!(<#ty as ::ptxkit::ops::Call<_>>::call_into_if(__k, __g, __d, (#(#names,)*))),
         ),
         Some(d) => (quote!(let __d = #d;), quote!(<#ty as ::ptxkit::ops::Call<_>>::call_into_if(__k, __g, __d, (#(#names,)*)))),

@@ -174,6 +174,7 @@ impl Kernel {
     /// `mov.b16` for an `f16`, `mov.u16` for a `u8` (8-bit values sit in 16-bit registers).
     pub fn assign<T: MovType, V>(&mut self, dst: Reg<T>, src: V)
     where
+        crate::ops::op::Mov: crate::ops::Select<(T::Mov,)>,
         MovOp<T>: Call<(V,), Out = Reg<T::Mov>>,
     {
         <MovOp<T> as Call<(V,)>>::call_into(self, dst.retype(), (src,));

@@ -15,9 +15,6 @@ pub struct FormDesc {
     pub variant: &'static str,
     pub dst: DstKind,
     pub src: &'static [Kind],
-    /// Whether the instruction acts beyond its destination (memory, barriers, warp
-    /// collectives, control flow).
-    pub effects: bool,
 }
 
 impl FormDesc {
@@ -46,7 +43,7 @@ impl FormDesc {
     /// The texturing mode the form needs, where it needs one (see [`Handles::tex_mode`]).
     pub fn tex_mode(&self) -> Option<TexMode> {
         self.src.iter().find_map(|k| match k {
-            Kind::HandleAddr(h, c) => h.tex_mode(!c.is_empty()),
+            Kind::HandleAddr(h, c, _) => h.tex_mode(!c.is_empty()),
             _ => None,
         })
     }
@@ -67,6 +64,31 @@ pub enum Space {
 }
 
 impl Space {
+    pub const ALL: [Space; 9] = [
+        Space::Generic,
+        Space::Global,
+        Space::Shared,
+        Space::SharedCta,
+        Space::SharedCluster,
+        Space::Local,
+        Space::Const,
+        Space::Param,
+        Space::Tmem,
+    ];
+    /// The space's name in a chain (`shared::cta`); `generic` for generic addresses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Generic => "generic",
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::SharedCta => "shared::cta",
+            Space::SharedCluster => "shared::cluster",
+            Space::Local => "local",
+            Space::Const => "const",
+            Space::Param => "param",
+            Space::Tmem => "tmem",
+        }
+    }
     /// Width of an address in this space: shared-window and tensor-memory addresses are
     /// 32-bit.
     pub fn addr_bits(self) -> u32 {
@@ -100,12 +122,14 @@ pub enum Kind {
         sel: Option<SelSet>,
         neg: bool,
     },
-    /// `[h0, .., {c0, ..}]`: opaque handles (a tensor map; a texture, its sampler; a surface)
-    /// and their coordinates (none for `[h]`).
-    HandleAddr(Handles, &'static [Coord]),
-    /// A braced list of coordinates of mixed types or with ignored elements (`{u32, f32,
-    /// f32, _}`); a plain vector is [`Kind::Vec`].
-    Coords(&'static [Coord]),
+    /// `[h0, .., {c0, ..}]`: opaque handles (a tensor map; a texture, its sampler; a surface),
+    /// the types of their coordinates (none for `[h]`), and how many ignored elements follow
+    /// them (each a zero of the last coordinate's type: a 3-D lookup reads `{x, y, z, _}`).
+    HandleAddr(Handles, &'static [DType], u8),
+    /// A braced list of coordinates of mixed types or with ignored elements after them
+    /// (`{u32, f32, f32, _}`): their types and the number of ignored ones; a plain vector is
+    /// [`Kind::Vec`].
+    Coords(&'static [DType], u8),
 }
 
 /// The handles of a [`Kind::HandleAddr`] operand, in order.
@@ -143,14 +167,6 @@ impl Handles {
             _ => None,
         }
     }
-}
-
-/// One element of a coordinate list: a value of a type, or an ignored element that pads
-/// the list to a length PTX allows (printed as a zero of the type before it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Coord {
-    Val(DType),
-    Pad(DType),
 }
 
 /// How a module's texture instructions find their sampler state (`.target ...,

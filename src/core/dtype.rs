@@ -105,6 +105,8 @@ macro_rules! dtype_enum {
         impl DType {
             pub const ALL: &'static [DType] = &[$(DType::$id),*];
             pub fn name(self) -> &'static str { match self { $(DType::$id => $name),* } }
+            /// The type named `name` (`f32`), if there is one.
+            pub fn from_name(name: &str) -> Option<DType> { match name { $($name => Some(DType::$id),)* _ => None } }
             pub fn bits(self) -> u32 { match self { $(DType::$id => $bits),* } }
             pub fn class(self) -> RegClass { match self { $(DType::$id => RegClass::$class),* } }
             pub fn family(self) -> Family { match self { $(DType::$id => Family::$fam),* } }

@@ -17,7 +17,7 @@ pub(crate) mod segments;
 pub mod sel;
 pub mod target;
 
-pub use desc::{Coord, DstKind, FormDesc, Handles, Kind, Space, TexMode};
+pub use desc::{DstKind, FormDesc, Handles, Kind, Space, TexMode};
 pub use dtype::{DType, Family, RegClass};
 pub use error::{check_ident, Error};
 pub use kernel::{BranchTargets, Directive, Kernel, Label, MAX_BRANCH_TARGETS};

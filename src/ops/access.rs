@@ -1,70 +1,67 @@
 //! Chains composed from types, for helpers generic over the state space and the element
 //! type (`k.ld(p)`, `k.store(Release, Gpu, p, v)`, `k.vload`, kernel parameters, `assign`):
-//! the modifiers of `ld.acquire.gpu.global.u32` are `Chain<(m::Acquire, m::Gpu), m::Global,
-//! (U32,)>` and its key is `<U32 as MemType>::Ld`, so the form is found by the type checker,
-//! as a `ptx!` call's is, never by looking a string up.
+//! the modifiers of `ld.acquire.gpu.global.u32` are `(m::Acquire, m::Gpu) ++ (m::Global,) ++
+//! (U32,)`, and the form is `<op::Ld as Select<(m::Acquire, m::Gpu, m::Global, U32)>>::Form`
+//! (the `select` rows of the `mem` table), so it is found by the type checker, as a `ptx!`
+//! call's is, never by looking a string up.
 
-use super::{op, Addr, Call, Form, Op, Operand, StateSpace};
+use super::{op, Addr, Call, Instr, Operand, Select, StateSpace};
 use crate::core::ir::Guard;
 use crate::core::Kernel;
 use crate::types::{self, Accepts, DataType, Reg};
 
 /// Types `ld`/`st` move: the type their chains name (`.b16` for `.f16`; 8-bit types as
-/// themselves, into 16-bit registers) and the keys of those forms.
+/// themselves, into 16-bit registers).
 pub trait MemType: DataType + Accepts<Self> {
     type Mem: DataType + Accepts<Self>;
-    type Ld;
-    type St;
 }
 
-/// Types `mov` moves: the type its chain names (`.b16` for `.f16`, `.u16` for `.u8`) and
-/// the key of that form.
+/// Types `mov` moves: the type its chain names (`.b16` for `.f16`, `.u16` for `.u8`).
 pub trait MovType: DataType {
     type Mov: DataType;
-    type Key;
 }
 
 macro_rules! moves {
-    ($($t:ident  $mov:ident $movk:ident  $($mem:ident $ld:ident $st:ident)?;)*) => {$(
-        impl MovType for types::$t { type Mov = types::$mov; type Key = op::$movk; }
-        $( impl MemType for types::$t { type Mem = types::$mem; type Ld = op::$ld; type St = op::$st; } )?
+    ($($t:ident  $mov:ident  $($mem:ident)?;)*) => {$(
+        impl MovType for types::$t { type Mov = types::$mov; }
+        $( impl MemType for types::$t { type Mem = types::$mem; } )?
     )*};
 }
 moves! {
-//  type     mov    mov key     ld/st  ld key   st key
-    Pred     Pred   MovPred;
-    B8       B16    MovB16      B8     LdB8     StB8;
-    B16      B16    MovB16      B16    LdB16    StB16;
-    B32      B32    MovB32      B32    LdB32    StB32;
-    B64      B64    MovB64      B64    LdB64    StB64;
-    B128     B128   MovB128     B128   LdB128   StB128;
-    U8       U16    MovU16      U8     LdU8     StU8;
-    U16      U16    MovU16      U16    LdU16    StU16;
-    U32      U32    MovU32      U32    LdU32    StU32;
-    U64      U64    MovU64      U64    LdU64    StU64;
-    S8       S16    MovS16      S8     LdS8     StS8;
-    S16      S16    MovS16      S16    LdS16    StS16;
-    S32      S32    MovS32      S32    LdS32    StS32;
-    S64      S64    MovS64      S64    LdS64    StS64;
-    F16      B16    MovB16      B16    LdB16    StB16;
-    F16x2    B32    MovB32      B32    LdB32    StB32;
-    Bf16     B16    MovB16      B16    LdB16    StB16;
-    Bf16x2   B32    MovB32      B32    LdB32    StB32;
-    Tf32     B32    MovB32      B32    LdB32    StB32;
-    F32      F32    MovF32      F32    LdF32    StF32;
-    F64      F64    MovF64      F64    LdF64    StF64;
-    F32x2    B64    MovB64      B64    LdB64    StB64;
-    E4m3x2   B16    MovB16      B16    LdB16    StB16;
-    E5m2x2   B16    MovB16      B16    LdB16    StB16;
-    E3m2x2   B16    MovB16      B16    LdB16    StB16;
-    E2m3x2   B16    MovB16      B16    LdB16    StB16;
-    Ue8m0x2  B16    MovB16      B16    LdB16    StB16;
-    E4m3x4   B32    MovB32      B32    LdB32    StB32;
-    E5m2x4   B32    MovB32      B32    LdB32    StB32;
-    E2m1x4   B16    MovB16      B16    LdB16    StB16;
-    E3m2x4   B32    MovB32      B32    LdB32    StB32;
-    E2m3x4   B32    MovB32      B32    LdB32    StB32;
-    Gdesc    B64    MovB64      B64    LdB64    StB64;
+//  type     mov    ld/st
+    Pred     Pred;
+    B8       B16    B8;
+    B16      B16    B16;
+    B32      B32    B32;
+    B64      B64    B64;
+    B128     B128   B128;
+    U8       U16    U8;
+    U16      U16    U16;
+    U32      U32    U32;
+    U64      U64    U64;
+    S8       S16    S8;
+    S16      S16    S16;
+    S32      S32    S32;
+    S64      S64    S64;
+    F16      B16    B16;
+    F16x2    B32    B32;
+    Bf16     B16    B16;
+    Bf16x2   B32    B32;
+    Tf32     B32    B32;
+    F32      F32    F32;
+    F64      F64    F64;
+    F32x2    B64    B64;
+    E4m3x2   B16    B16;
+    E5m2x2   B16    B16;
+    E3m2x2   B16    B16;
+    E2m3x2   B16    B16;
+    Ue8m0x2  B16    B16;
+    E4m3x4   B32    B32;
+    E5m2x4   B32    B32;
+    E2m1x4   B16    B16;
+    E3m2x4   B32    B32;
+    E2m3x4   B32    B32;
+    Gdesc    B64    B64;
 }
 
 // `.e2m1x2` and the single FP8 values `.e4m3`/`.e5m2` live in 8-bit registers
@@ -72,7 +69,7 @@ moves! {
 // `k.assign` into one does not compile.
 macro_rules! byte_regs {
     ($($t:ident)*) => {$(
-        impl MemType for types::$t { type Mem = types::B8; type Ld = op::LdB8; type St = op::StB8; }
+        impl MemType for types::$t { type Mem = types::B8; }
     )*};
 }
 byte_regs!(E2m1x2 E4m3 E5m2);
@@ -145,7 +142,7 @@ impl Width for W4 {
 #[diagnostic::on_unimplemented(
     message = "PTX has no `ld` of `{Self}` from `{S}` with the modifiers `{P}` and width `{W}`",
     label = "no such load",
-    note = "the `mem` table (macros/tables/mem.forms) lists every `ld` form"
+    note = "the `select` rows of the `mem` table (tables/forms/mem.forms) are the loads generic code chooses"
 )]
 pub trait Load<P, S, W: Width = Scalar>: MemType {
     #[doc(hidden)]
@@ -157,10 +154,11 @@ where
     S: StateSpace,
     W: Width,
     P: ChainOf<S, W::Suffix<T::Mem>>,
-    T::Ld: Form<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods, Dst = W::Regs<T::Mem>, Src = (Addr<S, T::Mem>,)>,
+    op::Ld: Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>,
+    <op::Ld as Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>>::Form: Instr<Out = W::Regs<T::Mem>, Src = (Addr<S, T::Mem>,)>,
 {
     fn emit_ld<A: Operand<Addr<S, T::Mem>>>(k: &mut Kernel, guard: Guard, dst: W::Regs<T::Mem>, addr: A) {
-        <Op<T::Ld, <P as ChainOf<S, W::Suffix<T::Mem>>>::Mods> as Call<(A,)>>::call_into_if(k, guard, dst, (addr,));
+        <<op::Ld as Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>>::Form as Call<(A,)>>::call_into_if(k, guard, dst, (addr,));
     }
 }
 
@@ -169,7 +167,7 @@ where
 #[diagnostic::on_unimplemented(
     message = "PTX has no `st` of `{Self}` to `{S}` with the modifiers `{P}` and width `{W}`",
     label = "no such store",
-    note = "the `mem` table (macros/tables/mem.forms) lists every `st` form"
+    note = "the `select` rows of the `mem` table (tables/forms/mem.forms) are the stores generic code chooses"
 )]
 pub trait Store<P, S, W: Width = Scalar>: MemType {
     #[doc(hidden)]
@@ -181,12 +179,13 @@ where
     S: StateSpace,
     W: Width,
     P: ChainOf<S, W::Suffix<T::Mem>>,
-    T::St: Form<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods, Dst = (), Src = (Addr<S, T::Mem>, W::Kind<T::Mem>)>,
+    op::St: Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>,
+    <op::St as Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>>::Form: Instr<Out = (), Src = (Addr<S, T::Mem>, W::Kind<T::Mem>)>,
 {
     fn emit_st<A: Operand<Addr<S, T::Mem>>, V: Operand<W::Kind<T::Mem>>>(k: &mut Kernel, guard: Guard, addr: A, v: V) {
-        <Op<T::St, <P as ChainOf<S, W::Suffix<T::Mem>>>::Mods> as Call<(A, V)>>::call_into_if(k, guard, (), (addr, v));
+        <<op::St as Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>>::Form as Call<(A, V)>>::call_into_if(k, guard, (), (addr, v));
     }
 }
 
 /// `mov.T` for registers of type `T`.
-pub type MovOp<T> = Op<<T as MovType>::Key, (<T as MovType>::Mov,)>;
+pub type MovOp<T> = <op::Mov as Select<(<T as MovType>::Mov,)>>::Form;

@@ -1,7 +1,7 @@
 //! Emitting a form: operands lowered to the IR, destinations allocated or given, guards.
 
 use super::sel::{In, SelectorSet};
-use super::{Form, LabelOp, Op, TargetsOp};
+use super::{Instr, LabelOp, TargetsOp};
 use crate::core::ir::{Guard, Opnd};
 use crate::core::{BranchTargets, DstKind, Kernel, Label, Sel};
 use crate::types::{Accepts, DataType, IntoGuard, NotPred, Pred, Reg};
@@ -246,17 +246,17 @@ pub trait Call<Args> {
     }
 }
 
-impl<O, M, V, Args> Call<Args> for Op<O, M, V>
+impl<F, Args> Call<Args> for F
 where
-    O: Form<M, V>,
-    Args: Lower<O::Src>,
+    F: Instr,
+    Args: Lower<F::Src>,
 {
-    type Out = O::Dst;
+    type Out = F::Out;
     #[inline]
-    fn call_into_if(k: &mut Kernel, guard: Guard, dst: O::Dst, args: Args) -> O::Dst {
+    fn call_into_if(k: &mut Kernel, guard: Guard, dst: F::Out, args: Args) -> F::Out {
         let mut buf = k.take_scratch();
         dst.lower_dst(k, &mut buf);
-        match O::DESC.dst {
+        match F::DESC.dst {
             DstKind::Sink => buf.push(Opnd::Sink),
             DstKind::Pair(..) => {
                 if let [Opnd::Reg(a), Opnd::Reg(b)] = buf[..] {
@@ -279,7 +279,7 @@ where
         }
         args.lower_into(k, &mut buf);
         let guard = in_scope(k, guard);
-        k.push_ins(O::DESC, guard, &mut buf);
+        k.push_ins(F::DESC, guard, &mut buf);
         k.put_scratch(buf);
         dst
     }

@@ -43,9 +43,27 @@ pub struct Coords<C, const P: usize>(PhantomData<C>);
 pub trait CoordKinds: 'static {
     /// The type of the last element, which padding repeats as a zero.
     const LAST: DType;
+    /// The element types, in order.
+    const TYPES: &'static [DType];
 }
 impl CoordKinds for () {
     const LAST: DType = DType::B32;
+    const TYPES: &'static [DType] = &[];
+}
+
+/// A tuple of handle kinds (what stands before the coordinates of a [`HandleAddr`]).
+pub trait HandleKinds: 'static {
+    const HANDLES: crate::core::Handles;
+}
+macro_rules! handle_kinds {
+    ($($t:ty => $v:ident;)*) => {$( impl HandleKinds for $t { const HANDLES: crate::core::Handles = crate::core::Handles::$v; } )*};
+}
+handle_kinds! {
+    (h::Tmap,) => TensorMap;
+    (h::Tex,) => Texture;
+    (h::Tex, h::Smp) => TextureSampler;
+    (h::Smp,) => Sampler;
+    (h::Surf,) => Surface;
 }
 
 /// The zero written for an ignored coordinate of type `t` (`0f00000000` for `.f32`: ptxas
@@ -109,6 +127,7 @@ macro_rules! coord_lists {
     ($($n:literal: ($($a:ident $k:ident),*);)*) => {$(
         impl<$($k: DataType),*> CoordKinds for ($($k,)*) {
             const LAST: DType = coord_lists!(@last $($k)*);
+            const TYPES: &'static [DType] = &[$($k::ID),*];
         }
         #[allow(non_snake_case)]
         impl<$($k, $a: Operand<$k>),*> CoordList<($($k,)*)> for ($($a,)*) {

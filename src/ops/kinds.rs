@@ -63,6 +63,15 @@ pub struct Addr<S, T>(PhantomData<(S, T)>);
 pub struct AnyElem;
 impl<E: DataType> Accepts<E> for AnyElem {}
 
+/// The element of an address operand: a data type, or [`AnyElem`].
+pub trait ElemKind: 'static {
+    /// `None` for any element.
+    const ELEM: Option<crate::core::DType>;
+}
+impl ElemKind for AnyElem {
+    const ELEM: Option<crate::core::DType> = None;
+}
+
 /// Operand kind: a braced vector of `N` values of `T`.
 pub struct Vector<T, const N: usize>(PhantomData<T>);
 

@@ -1,23 +1,30 @@
-//! Typed operations: modifier tokens and form keys as zero-sized types,
-//! `Op<Key, Modifiers, Variant>`, and one table per instruction family.
+//! Typed operations: opcodes, modifiers and variants as zero-sized types, forms as types
+//! made of them, and one module per instruction family.
 //!
-//! A form is a trait impl `impl Form<(m::Rn, F32)> for op::FmaF32` generated from one row
-//! of its family's table (`macros/tables/<family>.forms`) by `forms!`. It fixes the
-//! destination type (`Dst`), the operand kinds (`Src`), and a descriptor the untyped IR and
-//! printer use. [`Call`] then accepts any tuple of operands whose types fit the kinds
-//! ([`Operand`]), so a `Reg<U32>` where `.f32` is expected, or the wrong operand count, is a
-//! compile error; `ptx!` checks the chain itself against the same tables when it expands.
+//! A form is the type `Form<Op<op::Fma, (m::Rn, F32)>, F32, (F32, F32, F32)>`: its name (the
+//! opcode, the modifiers, the variant), its destination kind and its operand kinds. `ptx!`
+//! and [`op!`](crate::op) write it for the chain they are given, once they have found the
+//! form in its family's table (`tables/forms/<family>.forms`, one row per line); the chain
+//! itself is checked there, when the macro expands. [`Call`] then accepts any tuple of
+//! operands whose types fit the kinds ([`Operand`]), so a `Reg<U32>` where `.f32` is
+//! expected, or the wrong operand count, is a compile error. The instruction's run-time
+//! descriptor ([`Instr::DESC`]) is built from the same type parameters when the program is
+//! compiled, so the crate carries no item per form: a program pays for the forms it uses.
 //!
-//! Impls are keyed by the opcode and the chain's last part (`op::LdU32` holds the `ld`
-//! forms ending in `.u32`): rustc compares the impls on one type pairwise, so keying keeps
-//! the cost of the tables near linear in their size.
+//! Generic code that composes a chain from types (a load of any element type from any state
+//! space) names its form through [`Select`], implemented for the table rows marked `select`.
+//! The forms of a family are listed at run time by its module's `forms()` (from the tables),
+//! and with their operands, oldest PTX ISA version and targets in the
+//! [forms reference](crate::reference).
 //!
 //! # Table notation
 //!
-//! A row is `"pattern"  "signature"  [as variant];`.
+//! A row is `"pattern"  "signature"  [as variant] [select];`. A table's header holds its
+//! vocabulary: `//!` lines (the family module's documentation), `@variant name "doc";` (a
+//! form variant), `@count N;` (the number of forms the rows expand to, pinned by a test).
 //!
 //! In the pattern, `.tok` is a literal part; `.<set>` one member of a named set
-//! (`macros/src/vocab.rs`); `.<T:set>` a member bound to `T`; `.<a|b>` an inline list;
+//! (`tables/src/vocab.rs`); `.<T:set>` a member bound to `T`; `.<a|b>` an inline list;
 //! `.m64n<N:8..256/8>k16` a number bound inside a token (`a..b/s` is inclusive, step `s`;
 //! lists mix `,` and ranges: `<N:8,16,24,32,48..256/16>`); `.v<L:4>` or `.<T:f16x2>` a
 //! variable bound to a single value; `.<A>` the value bound to `A` earlier in the row;
@@ -65,17 +72,17 @@
 //! A row writes a chain's parts in one order; ptxas accepts many (`ld.global.relaxed.gpu.u32`
 //! for `ld.relaxed.gpu.global.u32`, `cvt.f32.rn.f64` for `cvt.rn.f32.f64`) and rejects some
 //! (`mul.u32.wide`, `ld.v4.global.u32`). `ptx!` and [`op!`](crate::op) accept every order ptxas
-//! accepts, by rules measured with it (`macros/tables/orders.tsv`, written by
+//! accepts, by rules measured with it (`tables/orders.tsv`, written by
 //! `cargo run --release --example order_sweep`), and name the table form, which prints in
 //! table order:
 //!
 //! ```
 //! use ptxkit::op;
-//! use ptxkit::ops::{m, op, Op};
+//! use ptxkit::ops::{m, op, Addr, Form, Op};
 //! use ptxkit::types::U32;
 //! use std::any::TypeId;
 //!
-//! type Relaxed = Op<op::LdU32, (m::Relaxed, m::Gpu, m::Global, U32)>;
+//! type Relaxed = Form<Op<op::Ld, (m::Relaxed, m::Gpu, m::Global, U32)>, U32, (Addr<m::Global, U32>,)>;
 //! assert_eq!(TypeId::of::<op!("ld.global.relaxed.gpu.u32")>(), TypeId::of::<Relaxed>());
 //! assert_eq!(TypeId::of::<op!("ld.relaxed.gpu.global.u32")>(), TypeId::of::<Relaxed>());
 //! ```
@@ -83,49 +90,28 @@
 pub mod access;
 mod call;
 mod coords;
+mod form;
 mod kinds;
 pub mod sel;
-
-pub mod arith;
-pub mod bits;
-pub mod bulk;
-pub mod cache;
-pub mod cluster;
-pub mod cmp;
-pub mod control;
-pub mod cpasync;
-pub mod cvt;
-pub mod matrix;
-pub mod mbarrier;
-pub mod mem;
-pub mod mma;
-pub mod multimem;
-pub mod stack;
-pub mod sync;
-pub mod tcgen05;
-pub mod texture;
-pub mod video;
-pub mod warp;
-pub mod wgmma;
-pub mod wmma;
+mod tables;
 
 pub use crate::core::ir::Guard;
 pub use crate::core::isa::{self, Req};
-pub use crate::core::{Coord, DstKind, FormDesc, Handles, Kind, Sel, SelSet, Space, TexMode};
+pub use crate::core::{DstKind, FormDesc, Handles, Kind, Sel, SelSet, Space, TexMode};
 pub(crate) use call::{conjunction, in_scope};
 pub use call::{guard_of, Acc, Alloc, Call, Dst, IntoDst, Lower, Operand, PartDst};
 pub(crate) use coords::handle_addr;
-pub use coords::{h, pad_opnd, CoordKinds, CoordList, Coords, HandleAddr, Run};
+pub use coords::{h, pad_opnd, CoordKinds, CoordList, Coords, HandleAddr, HandleKinds, Run};
+pub use form::{DstSpec, Form, Instr, Op, Opcode, OperandKind, OperandKinds, Pair, Part, Parts, Select, Sink, SinkPair, Variant, VecPred};
 pub use kinds::{
-    Addr, Admits, AnyElem, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, Negated, Selectable, StateSpace, TargetsOp, Tmem, Vector,
+    Addr, Admits, AnyElem, ElemKind, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, Negated, Selectable, StateSpace, TargetsOp, Tmem,
+    Vector,
 };
+pub use tables::{all_forms, families};
 
-use core::marker::PhantomData;
-
-/// Form keys: one type per opcode and last chain part (`op::LdU32`), the `Self` type of
-/// the forms' impls.
+/// Opcodes: one type per first part of a chain (`op::Fma`, `op::Ld`, `op::Wgmma`).
 pub mod op {
-    ptxkit_macros::define_tokens!(keys);
+    ptxkit_macros::define_tokens!(opcodes);
 }
 
 /// Modifier types (`m::Rn`, `m::SharedCta`), every modifier the tables use; data types are
@@ -144,31 +130,6 @@ pub mod legal {
     ptxkit_macros::define_tokens!(legal);
 }
 
-/// An instruction: form key `O`, modifiers `M` (a tuple of tokens), variant `V`.
-pub struct Op<O, M, V = v::Plain>(PhantomData<(O, M, V)>);
-
-/// A legal PTX form. Implemented by the key types, one impl per form of the tables.
-#[diagnostic::on_unimplemented(
-    message = "PTX has no form `{Self}` with modifiers `{M}`",
-    label = "this opcode/modifier combination does not exist",
-    note = "the family tables in macros/tables/ list every form"
-)]
-pub trait Form<M, V = v::Plain> {
-    /// What the instruction returns: `Reg<T>`, `(Reg<T>, Reg<Pred>)`, `[Reg<T>; N]`,
-    /// `Acc<T, N>` or `()`.
-    type Dst: Dst;
-    /// The operand kinds, a tuple.
-    type Src;
-    const DESC: &'static FormDesc;
-}
-
-/// Every family table, in order: `(name, forms)`.
-pub fn families() -> &'static [(&'static str, &'static [FormDesc])] {
-    static F: &[(&str, &[FormDesc])] = ptxkit_macros::families!();
-    F
-}
-
-/// Every form of every family.
-pub fn all_forms() -> impl Iterator<Item = &'static FormDesc> {
-    families().iter().flat_map(|(_, f)| f.iter())
-}
+// One module per family table: its documentation, `forms()`, and the selection impls of
+// its `select` rows.
+ptxkit_macros::families!();

@@ -4,7 +4,7 @@
 
 use crate::builder::{Error, Kernel, Module, Target, Version};
 use crate::core::ir::Opnd;
-use crate::core::{Coord, DType, DstKind, FormDesc, Kind, Label, RegClass, Sel, TexMode};
+use crate::core::{DType, DstKind, FormDesc, Kind, Label, RegClass, Sel, TexMode};
 
 fn val(k: &mut Kernel, t: DType) -> Opnd {
     Opnd::Reg(k.alloc(t.class()))
@@ -37,12 +37,12 @@ fn dst(k: &mut Kernel, d: DstKind, ops: &mut Vec<Opnd>) {
     }
 }
 
-/// A coordinate: a fresh register, or the zero an ignored element is written as.
-fn coord(k: &mut Kernel, c: Coord) -> Opnd {
-    match c {
-        Coord::Val(t) => val(k, t),
-        Coord::Pad(t) => crate::ops::pad_opnd(t),
-    }
+/// Coordinates: a fresh register of each type, then the zeros the ignored elements are
+/// written as (of the last type).
+fn coords(k: &mut Kernel, types: &[DType], pads: u8, run: &mut Vec<Opnd>) {
+    run.extend(types.iter().map(|&t| val(k, t)));
+    let last = types.last().copied().unwrap_or(DType::B32);
+    run.extend((0..pads).map(|_| crate::ops::pad_opnd(last)));
 }
 
 /// Emits one instruction of `form` into `k` with fresh operands (registers of the kinds the
@@ -68,14 +68,15 @@ pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: Label) {
                 Opnd::Addr(k.alloc(class), 0)
             }
             Kind::Part { ty, sel, neg } => Opnd::Part { reg: k.alloc(ty.class()), sel: sel.map_or(Sel::NONE, |s| s.sample()), neg },
-            Kind::HandleAddr(h, cs) => {
+            Kind::HandleAddr(h, types, pads) => {
                 let mut run: Vec<Opnd> = (0..h.count()).map(|_| Opnd::Reg(k.alloc(RegClass::B64))).collect();
-                run.extend(cs.iter().map(|c| coord(k, *c)));
+                coords(k, types, pads, &mut run);
                 let (start, _) = k.push_run(&run);
-                Opnd::HandleAddr { start, handles: h.count() as u8, coords: cs.len() as u8 }
+                Opnd::HandleAddr { start, handles: h.count() as u8, coords: (run.len() - h.count()) as u8 }
             }
-            Kind::Coords(cs) => {
-                let run: Vec<Opnd> = cs.iter().map(|c| coord(k, *c)).collect();
+            Kind::Coords(types, pads) => {
+                let mut run = vec![];
+                coords(k, types, pads, &mut run);
                 let (start, len) = k.push_run(&run);
                 Opnd::Vec { start, len }
             }

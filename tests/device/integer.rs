@@ -4,7 +4,7 @@
 //! poisoned output.
 
 use super::*;
-use ptxkit::ops::{m, op, Call, Form, Op};
+use ptxkit::ops::{m, op, Call, Instr, Select};
 use rand::Rng;
 use std::cmp::Ordering;
 
@@ -306,22 +306,22 @@ fn sad64_cpu(a: u32, b: u32, c: u32, signed: bool) -> u64 {
 macro_rules! set_entry {
     (@pos $key:ty, ($($m:ty),*), $view:expr) => {
         Entry {
-            name: <$key as Form<($($m,)*)>>::DESC.chain,
+            name: <<$key as Select<($($m,)*)>>::Form as Instr>::DESC.chain,
             emit: |k, a, b, _, q| {
                 let (x, y) = ($view)(k, a, b);
-                <Op<$key, ($($m,)*)> as Call<_>>::call(k, (x, y, q)).bitcast()
+                <<$key as Select<($($m,)*)>>::Form as Call<_>>::call(k, (x, y, q)).bitcast()
             },
-            cpu: Box::new(|a, b, c| set_cpu(<$key as Form<($($m,)*)>>::DESC.chain, a, b, c & 1 != 0)),
+            cpu: Box::new(|a, b, c| set_cpu(<<$key as Select<($($m,)*)>>::Form as Instr>::DESC.chain, a, b, c & 1 != 0)),
         }
     };
     (@neg $key:ty, ($($m:ty),*), $view:expr) => {
         Entry {
-            name: <$key as Form<($($m,)*)>>::DESC.chain,
+            name: <<$key as Select<($($m,)*)>>::Form as Instr>::DESC.chain,
             emit: |k, a, b, _, q| {
                 let (x, y) = ($view)(k, a, b);
-                <Op<$key, ($($m,)*)> as Call<_>>::call(k, (x, y, !q)).bitcast()
+                <<$key as Select<($($m,)*)>>::Form as Call<_>>::call(k, (x, y, !q)).bitcast()
             },
-            cpu: Box::new(|a, b, c| set_cpu(<$key as Form<($($m,)*)>>::DESC.chain, a, b, c & 1 == 0)),
+            cpu: Box::new(|a, b, c| set_cpu(<<$key as Select<($($m,)*)>>::Form as Instr>::DESC.chain, a, b, c & 1 == 0)),
         }
     };
 }
@@ -339,7 +339,7 @@ macro_rules! set_forms {
 /// `.ftz` on `.f32`, with `.and` into `.u32`.
 macro_rules! set_ftz {
     ($v:ident; [$($cmp:ident)*]) => {$(
-        $v.push(set_entry!(@pos op::SetF32, (m::$cmp, m::And, m::Ftz, U32, F32), |_: &mut Kernel, a: R, b: R| (a.bitcast::<F32>(), b.bitcast::<F32>())));
+        $v.push(set_entry!(@pos op::Set, (m::$cmp, m::And, m::Ftz, U32, F32), |_: &mut Kernel, a: R, b: R| (a.bitcast::<F32>(), b.bitcast::<F32>())));
     )*};
 }
 
@@ -423,11 +423,11 @@ fn set_with_a_boolean_operation(gpu: Gpu) {
     let y: Vec<u32> = (0..n).map(|i| if g.gen_bool(0.2) { x[i] } else { words(&mut g, 1, false)[0] }).collect();
     let z = words(&mut g, n, false);
     let mut v: Vec<Entry> = vec![];
-    set_forms!(v; SetU32 U32, |_: &mut Kernel, a: R, b: R| (a, b); [Eq Ne Lt Le Gt Ge Lo Ls Hi Hs]);
-    set_forms!(v; SetS32 S32, |_: &mut Kernel, a: R, b: R| (a, b); [Eq Ne Lt Le Gt Ge]);
-    set_forms!(v; SetB32 B32, |_: &mut Kernel, a: R, b: R| (a, b); [Eq Ne]);
-    set_forms!(v; SetU16 U16, |k: &mut Kernel, a: R, b: R| (ptx!(k, "cvt.u16.u32", a), ptx!(k, "cvt.u16.u32", b)); [Eq Ne Lt Le Gt Ge Lo Ls Hi Hs]);
-    set_forms!(v; SetS64 S64, |k: &mut Kernel, a: R, b: R| {
+    set_forms!(v; Set U32, |_: &mut Kernel, a: R, b: R| (a, b); [Eq Ne Lt Le Gt Ge Lo Ls Hi Hs]);
+    set_forms!(v; Set S32, |_: &mut Kernel, a: R, b: R| (a, b); [Eq Ne Lt Le Gt Ge]);
+    set_forms!(v; Set B32, |_: &mut Kernel, a: R, b: R| (a, b); [Eq Ne]);
+    set_forms!(v; Set U16, |k: &mut Kernel, a: R, b: R| (ptx!(k, "cvt.u16.u32", a), ptx!(k, "cvt.u16.u32", b)); [Eq Ne Lt Le Gt Ge Lo Ls Hi Hs]);
+    set_forms!(v; Set S64, |k: &mut Kernel, a: R, b: R| {
         let x = ptx!(k, "mov.b64" as pack, [a.bitcast::<B32>(), b.bitcast()]);
         let y = ptx!(k, "mov.b64" as pack, [b.bitcast::<B32>(), a.bitcast()]);
         (x.bitcast::<S64>(), y.bitcast::<S64>())
@@ -437,8 +437,8 @@ fn set_with_a_boolean_operation(gpu: Gpu) {
     let fx = float_words(&mut g, n);
     let fy: Vec<u32> = (0..n).map(|i| if g.gen_bool(0.2) { fx[i] } else { float_words(&mut g, 1)[0] }).collect();
     let mut v: Vec<Entry> = vec![];
-    set_forms!(v; SetF32 F32, |_: &mut Kernel, a: R, b: R| (a.bitcast::<F32>(), b.bitcast::<F32>()); [Eq Ne Lt Le Gt Ge Equ Neu Ltu Leu Gtu Geu Num Nan]);
-    set_forms!(v; SetF64 F64, |k: &mut Kernel, a: R, b: R| {
+    set_forms!(v; Set F32, |_: &mut Kernel, a: R, b: R| (a.bitcast::<F32>(), b.bitcast::<F32>()); [Eq Ne Lt Le Gt Ge Equ Neu Ltu Leu Gtu Geu Num Nan]);
+    set_forms!(v; Set F64, |k: &mut Kernel, a: R, b: R| {
         (ptx!(k, "cvt.f64.f32", a.bitcast::<F32>()), ptx!(k, "cvt.f64.f32", b.bitcast::<F32>()))
     }; [Eq Ne Lt Le Gt Ge Equ Neu Ltu Leu Gtu Geu Num Nan]);
     set_ftz!(v; [Eq Ne Lt Le Gt Ge Equ Neu Ltu Leu Gtu Geu Num Nan]);

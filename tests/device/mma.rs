@@ -402,7 +402,7 @@ impl Mma {
         )
     }
     pub(super) fn desc(&self) -> &'static ptxkit::ops::FormDesc {
-        mma::FORMS.iter().find(|f| f.chain == self.chain).unwrap_or_else(|| panic!("{} is not in mma::FORMS", self.chain))
+        mma::forms().iter().find(|f| f.chain == self.chain).unwrap_or_else(|| panic!("{} is not an mma form", self.chain))
     }
     /// The legal sparsity selectors the table records.
     fn selectors(&self) -> &'static [i64] {
@@ -1164,11 +1164,11 @@ fn vec_len(k: &Kind) -> usize {
 /// The forms that run on sm_90: all but sm_120a's `kind::` forms (FP4/FP6 and block scaling),
 /// which ptxas checks (tests/ptxas_forms.rs) and no Hopper GPU can run.
 pub(super) fn hopper_forms() -> impl Iterator<Item = &'static ptxkit::ops::FormDesc> {
-    mma::FORMS.iter().filter(|f| !f.chain.contains(".kind::"))
+    mma::forms().iter().filter(|f| !f.chain.contains(".kind::"))
 }
 
 fn fragment_layouts_match_the_table() {
-    for desc in mma::FORMS.iter() {
+    for desc in mma::forms().iter() {
         let f = Mma::parse(desc.chain);
         let (s, sa) = (f.shape, f.a_shape());
         let (na, nb, nc, nd) = f.counts();

@@ -163,7 +163,7 @@ fn expected_red(c: &RedCase, bg: &[u32]) -> (Vec<u32>, Vec<u32>) {
 fn tcgen05_ld_red_min_max(gpu: Gpu) {
     let t = tcgen05_target(&gpu);
     let all = red_cases();
-    let desc = ptxkit::ops::tcgen05::FORMS.iter().find(|f| f.chain == all[0].chain).expect("ld.red is in the table");
+    let desc = ptxkit::ops::tcgen05::forms().iter().find(|f| f.chain == all[0].chain).expect("ld.red is in the table");
     if !desc.req().is_some_and(|r| r.allows(t)) {
         skip(format!("tcgen05.ld.red needs sm_103a or sm_110a (PTX ISA 8.8): this GPU's target is {t}"));
     }

@@ -441,7 +441,8 @@ fn layouts_cover_each_cell_once() {
                     Shape::S16x32bx2 => "16x32bx2",
                 }
             );
-            let desc = ptxkit::ops::tcgen05::FORMS.iter().find(|f| f.chain == chain).unwrap_or_else(|| panic!("{chain} not in the table"));
+            let desc =
+                ptxkit::ops::tcgen05::forms().iter().find(|f| f.chain == chain).unwrap_or_else(|| panic!("{chain} not in the table"));
             assert_eq!(desc.dst, ptxkit::ops::DstKind::Vec(ptxkit::core::dtype::DType::B32, shape.regs(num) as u16), "{chain}");
         }
     }

@@ -1,5 +1,5 @@
-//! The video instructions on the device: every form of the `video` table, reached through
-//! its typed key (`Op<op::VaddSat, (S32, U32, S32, m::Sat)>`, the type a `ptx!` call of
+//! The video instructions on the device: every form of the `video` table, chosen by its
+//! types (`<op::Vadd as Select<(S32, U32, S32, m::Sat)>>::Form`, the type a `ptx!` call of
 //! `"vadd.s32.u32.s32.sat"` names), with byte, half-word and lane selectors and masks from
 //! the operands' methods. One kernel per group evaluates every form of the group on each
 //! thread's inputs (edge values and random words), into a poisoned output, and each result
@@ -10,7 +10,7 @@ use super::video_ref::Spec;
 use super::*;
 use ptxkit::core::{FormDesc, Sel};
 use ptxkit::ops::sel::Selector;
-use ptxkit::ops::{m, op, v, Call, Form, IntoDst, Op};
+use ptxkit::ops::{m, op, v, Call, Instr, IntoDst, Select};
 use ptxkit::regs::{Negative, Part};
 use rand::Rng;
 
@@ -105,88 +105,25 @@ impl Cx<'_> {
 
 /// A form called on its operands, the result stored and recorded.
 macro_rules! form {
-    ($cx:ident, $key:ty, ($($m:ty),*), $var:ident, $a:expr, $b:expr $(, $c:expr)?) => {{
+    ($cx:ident, $op:ty, ($($m:ty),*), $var:ident, $a:expr, $b:expr $(, $c:expr)?) => {{
+        type F = <$op as Select<($($m,)*), v::$var>>::Form;
         let (a, b) = ($a, $b);
         let sels = [Sel::NONE, a.sel_of(), b.sel_of()];
-        let d = <Op<$key, ($($m,)*), v::$var> as Call<_>>::call($cx.k, (a, b $(, $c)?));
-        $cx.record(<$key as Form<($($m,)*), v::$var>>::DESC, sels, d.bitcast());
+        let d = <F as Call<_>>::call($cx.k, (a, b $(, $c)?));
+        $cx.record(<F as Instr>::DESC, sels, d.bitcast());
     }};
 }
 
 /// A form writing part of its destination (`as dsel`, `as mask`): `=> d.$part()`.
 macro_rules! form_into {
-    ($cx:ident, $key:ty, ($($m:ty),*), $var:ident, $D:ty, $part:ident, $a:expr, $b:expr, $c:expr) => {{
+    ($cx:ident, $op:ty, ($($m:ty),*), $var:ident, $D:ty, $part:ident, $a:expr, $b:expr, $c:expr) => {{
+        type F = <$op as Select<($($m,)*), v::$var>>::Form;
         let (a, b) = ($a, $b);
         let (asel, bsel) = (a.sel_of(), b.sel_of());
         let d = $cx.k.reg::<$D>();
-        let dst = <Op<$key, ($($m,)*), v::$var> as Call<_>>::call_into($cx.k, IntoDst::into_dst(d.$part()), (a, b, $c));
-        $cx.record(<$key as Form<($($m,)*), v::$var>>::DESC, [dst.sel(), asel, bsel], d.bitcast());
+        let dst = <F as Call<_>>::call_into($cx.k, IntoDst::into_dst(d.$part()), (a, b, $c));
+        $cx.record(<F as Instr>::DESC, [dst.sel(), asel, bsel], d.bitcast());
     }};
-}
-
-/// The keys of an opcode's forms by the chain's last part (`op::VaddSat` holds the
-/// `vadd...sat` forms): those ending in b's type.
-trait Last {
-    type U32;
-    type S32;
-}
-/// ... in `.sat` and `.add`.
-trait SatAdd: Last {
-    type Sat;
-    type Add;
-}
-/// ... in `.min` and `.max` (the scalar secondary operations).
-trait MinMax: SatAdd {
-    type Min;
-    type Max;
-}
-macro_rules! keys {
-    ($($t:ident: $u:ident $s:ident $(, $sat:ident $add:ident $(, $min:ident $max:ident)?)?;)*) => {$(
-        struct $t;
-        impl Last for $t { type U32 = op::$u; type S32 = op::$s; }
-        $(
-            impl SatAdd for $t { type Sat = op::$sat; type Add = op::$add; }
-            $( impl MinMax for $t { type Min = op::$min; type Max = op::$max; } )?
-        )?
-    )*};
-}
-keys! {
-    Vadd: VaddU32 VaddS32, VaddSat VaddAdd, VaddMin VaddMax;
-    Vsub: VsubU32 VsubS32, VsubSat VsubAdd, VsubMin VsubMax;
-    Vabsdiff: VabsdiffU32 VabsdiffS32, VabsdiffSat VabsdiffAdd, VabsdiffMin VabsdiffMax;
-    Vmin: VminU32 VminS32, VminSat VminAdd, VminMin VminMax;
-    Vmax: VmaxU32 VmaxS32, VmaxSat VmaxAdd, VmaxMin VmaxMax;
-    Vadd2: Vadd2U32 Vadd2S32, Vadd2Sat Vadd2Add;
-    Vsub2: Vsub2U32 Vsub2S32, Vsub2Sat Vsub2Add;
-    Vavrg2: Vavrg2U32 Vavrg2S32, Vavrg2Sat Vavrg2Add;
-    Vabsdiff2: Vabsdiff2U32 Vabsdiff2S32, Vabsdiff2Sat Vabsdiff2Add;
-    Vmin2: Vmin2U32 Vmin2S32, Vmin2Sat Vmin2Add;
-    Vmax2: Vmax2U32 Vmax2S32, Vmax2Sat Vmax2Add;
-    Vadd4: Vadd4U32 Vadd4S32, Vadd4Sat Vadd4Add;
-    Vsub4: Vsub4U32 Vsub4S32, Vsub4Sat Vsub4Add;
-    Vavrg4: Vavrg4U32 Vavrg4S32, Vavrg4Sat Vavrg4Add;
-    Vabsdiff4: Vabsdiff4U32 Vabsdiff4S32, Vabsdiff4Sat Vabsdiff4Add;
-    Vmin4: Vmin4U32 Vmin4S32, Vmin4Sat Vmin4Add;
-    Vmax4: Vmax4U32 Vmax4S32, Vmax4Sat Vmax4Add;
-    Vmad: VmadU32 VmadS32;
-}
-/// The keys of vshl and vshr.
-trait ShiftKeys {
-    type Clamp;
-    type Wrap;
-    type Add;
-    type Min;
-    type Max;
-}
-macro_rules! shift_keys {
-    ($($t:ident: $c:ident $w:ident $add:ident $min:ident $max:ident;)*) => {$(
-        struct $t;
-        impl ShiftKeys for $t { type Clamp = op::$c; type Wrap = op::$w; type Add = op::$add; type Min = op::$min; type Max = op::$max; }
-    )*};
-}
-shift_keys! {
-    Vshl: VshlClamp VshlWrap VshlAdd VshlMin VshlMax;
-    Vshr: VshrClamp VshrWrap VshrAdd VshrMin VshrMax;
 }
 
 /// vadd .. vmax: every `.sat` and secondary operation, and the merge, for each type
@@ -206,16 +143,16 @@ macro_rules! arith {
     )*};
     (@one $cx:ident, $x:ident, $y:ident, $z:ident, $O:ident; $($D:ident $A:ident $B:ident [$sa:expr] [$sb:expr] $ds:ident;)*) => {$({
         let (a, b) = (($sa)($x), ($sb)($y));
-        form!($cx, <$O as Last>::$B, ($D, $A, $B), Plain, a, b);
-        form!($cx, <$O as SatAdd>::Sat, ($D, $A, $B, m::Sat), Plain, a, b);
-        form!($cx, <$O as SatAdd>::Add, ($D, $A, $B, m::Add), Plain, a, b, $z);
-        form!($cx, <$O as SatAdd>::Add, ($D, $A, $B, m::Sat, m::Add), Plain, a, b, $z);
-        form!($cx, <$O as MinMax>::Min, ($D, $A, $B, m::Min), Plain, a, b, $z);
-        form!($cx, <$O as MinMax>::Min, ($D, $A, $B, m::Sat, m::Min), Plain, a, b, $z);
-        form!($cx, <$O as MinMax>::Max, ($D, $A, $B, m::Max), Plain, a, b, $z);
-        form!($cx, <$O as MinMax>::Max, ($D, $A, $B, m::Sat, m::Max), Plain, a, b, $z);
-        form_into!($cx, <$O as Last>::$B, ($D, $A, $B), Dsel, $D, $ds, a, b, $z);
-        form_into!($cx, <$O as SatAdd>::Sat, ($D, $A, $B, m::Sat), Dsel, $D, $ds, a, b, $z);
+        form!($cx, op::$O, ($D, $A, $B), Plain, a, b);
+        form!($cx, op::$O, ($D, $A, $B, m::Sat), Plain, a, b);
+        form!($cx, op::$O, ($D, $A, $B, m::Add), Plain, a, b, $z);
+        form!($cx, op::$O, ($D, $A, $B, m::Sat, m::Add), Plain, a, b, $z);
+        form!($cx, op::$O, ($D, $A, $B, m::Min), Plain, a, b, $z);
+        form!($cx, op::$O, ($D, $A, $B, m::Sat, m::Min), Plain, a, b, $z);
+        form!($cx, op::$O, ($D, $A, $B, m::Max), Plain, a, b, $z);
+        form!($cx, op::$O, ($D, $A, $B, m::Sat, m::Max), Plain, a, b, $z);
+        form_into!($cx, op::$O, ($D, $A, $B), Dsel, $D, $ds, a, b, $z);
+        form_into!($cx, op::$O, ($D, $A, $B, m::Sat), Dsel, $D, $ds, a, b, $z);
     })*};
 }
 
@@ -235,16 +172,16 @@ macro_rules! shifts {
         shifts!(@mode $cx, $z, $O, $D, $A, a, b, $ds, Wrap);
     })*};
     (@mode $cx:ident, $z:ident, $O:ident, $D:ident, $A:ident, $a:ident, $b:ident, $ds:ident, $mode:ident) => {
-        form!($cx, <$O as ShiftKeys>::$mode, ($D, $A, U32, m::$mode), Plain, $a, $b);
-        form!($cx, <$O as ShiftKeys>::$mode, ($D, $A, U32, m::Sat, m::$mode), Plain, $a, $b);
-        form!($cx, <$O as ShiftKeys>::Add, ($D, $A, U32, m::$mode, m::Add), Plain, $a, $b, $z);
-        form!($cx, <$O as ShiftKeys>::Add, ($D, $A, U32, m::Sat, m::$mode, m::Add), Plain, $a, $b, $z);
-        form!($cx, <$O as ShiftKeys>::Min, ($D, $A, U32, m::$mode, m::Min), Plain, $a, $b, $z);
-        form!($cx, <$O as ShiftKeys>::Min, ($D, $A, U32, m::Sat, m::$mode, m::Min), Plain, $a, $b, $z);
-        form!($cx, <$O as ShiftKeys>::Max, ($D, $A, U32, m::$mode, m::Max), Plain, $a, $b, $z);
-        form!($cx, <$O as ShiftKeys>::Max, ($D, $A, U32, m::Sat, m::$mode, m::Max), Plain, $a, $b, $z);
-        form_into!($cx, <$O as ShiftKeys>::$mode, ($D, $A, U32, m::$mode), Dsel, $D, $ds, $a, $b, $z);
-        form_into!($cx, <$O as ShiftKeys>::$mode, ($D, $A, U32, m::Sat, m::$mode), Dsel, $D, $ds, $a, $b, $z);
+        form!($cx, op::$O, ($D, $A, U32, m::$mode), Plain, $a, $b);
+        form!($cx, op::$O, ($D, $A, U32, m::Sat, m::$mode), Plain, $a, $b);
+        form!($cx, op::$O, ($D, $A, U32, m::$mode, m::Add), Plain, $a, $b, $z);
+        form!($cx, op::$O, ($D, $A, U32, m::Sat, m::$mode, m::Add), Plain, $a, $b, $z);
+        form!($cx, op::$O, ($D, $A, U32, m::$mode, m::Min), Plain, $a, $b, $z);
+        form!($cx, op::$O, ($D, $A, U32, m::Sat, m::$mode, m::Min), Plain, $a, $b, $z);
+        form!($cx, op::$O, ($D, $A, U32, m::$mode, m::Max), Plain, $a, $b, $z);
+        form!($cx, op::$O, ($D, $A, U32, m::Sat, m::$mode, m::Max), Plain, $a, $b, $z);
+        form_into!($cx, op::$O, ($D, $A, U32, m::$mode), Dsel, $D, $ds, $a, $b, $z);
+        form_into!($cx, op::$O, ($D, $A, U32, m::Sat, m::$mode), Dsel, $D, $ds, $a, $b, $z);
     };
 }
 
@@ -252,18 +189,18 @@ macro_rules! shifts {
 macro_rules! vmad {
     ($cx:ident, $x:ident, $y:ident, $z:ident; $($D:ident $A:ident $B:ident [$sa:expr] [$sb:expr];)*) => {$({
         let (a, b) = (($sa)($x), ($sb)($y));
-        vmad!(@neg $cx, $z, <Vmad as Last>::$B, ($D, $A, $B), a, b);
-        vmad!(@neg $cx, $z, op::VmadSat, ($D, $A, $B, m::Sat), a, b);
-        vmad!(@neg $cx, $z, op::VmadShr7, ($D, $A, $B, m::Shr7), a, b);
-        vmad!(@neg $cx, $z, op::VmadShr15, ($D, $A, $B, m::Shr15), a, b);
-        vmad!(@neg $cx, $z, op::VmadShr7, ($D, $A, $B, m::Sat, m::Shr7), a, b);
-        vmad!(@neg $cx, $z, op::VmadShr15, ($D, $A, $B, m::Sat, m::Shr15), a, b);
-        form!($cx, op::VmadPo, ($D, $A, $B, m::Po), Plain, a, b, $z);
-        form!($cx, op::VmadSat, ($D, $A, $B, m::Po, m::Sat), Plain, a, b, $z);
-        form!($cx, op::VmadShr7, ($D, $A, $B, m::Po, m::Shr7), Plain, a, b, $z);
-        form!($cx, op::VmadShr15, ($D, $A, $B, m::Po, m::Shr15), Plain, a, b, $z);
-        form!($cx, op::VmadShr7, ($D, $A, $B, m::Po, m::Sat, m::Shr7), Plain, a, b, $z);
-        form!($cx, op::VmadShr15, ($D, $A, $B, m::Po, m::Sat, m::Shr15), Plain, a, b, $z);
+        vmad!(@neg $cx, $z, op::Vmad, ($D, $A, $B), a, b);
+        vmad!(@neg $cx, $z, op::Vmad, ($D, $A, $B, m::Sat), a, b);
+        vmad!(@neg $cx, $z, op::Vmad, ($D, $A, $B, m::Shr7), a, b);
+        vmad!(@neg $cx, $z, op::Vmad, ($D, $A, $B, m::Shr15), a, b);
+        vmad!(@neg $cx, $z, op::Vmad, ($D, $A, $B, m::Sat, m::Shr7), a, b);
+        vmad!(@neg $cx, $z, op::Vmad, ($D, $A, $B, m::Sat, m::Shr15), a, b);
+        form!($cx, op::Vmad, ($D, $A, $B, m::Po), Plain, a, b, $z);
+        form!($cx, op::Vmad, ($D, $A, $B, m::Po, m::Sat), Plain, a, b, $z);
+        form!($cx, op::Vmad, ($D, $A, $B, m::Po, m::Shr7), Plain, a, b, $z);
+        form!($cx, op::Vmad, ($D, $A, $B, m::Po, m::Shr15), Plain, a, b, $z);
+        form!($cx, op::Vmad, ($D, $A, $B, m::Po, m::Sat, m::Shr7), Plain, a, b, $z);
+        form!($cx, op::Vmad, ($D, $A, $B, m::Po, m::Sat, m::Shr15), Plain, a, b, $z);
     })*};
     (@neg $cx:ident, $z:ident, $key:ty, $mods:tt, $a:ident, $b:ident) => {
         form!($cx, $key, $mods, Plain, $a, $b, $z);
@@ -277,14 +214,14 @@ macro_rules! vmad {
 macro_rules! vset {
     ($cx:ident, $x:ident, $y:ident, $z:ident; $($A:ident $B:ident [$sa:expr] [$sb:expr] $ds:ident;)*) => {$({
         let (a, b) = (($sa)($x), ($sb)($y));
-        vset!(@cmp $cx, $z, $A, $B, a, b, $ds; VsetEq Eq, VsetNe Ne, VsetLt Lt, VsetLe Le, VsetGt Gt, VsetGe Ge);
+        vset!(@cmp $cx, $z, $A, $B, a, b, $ds; Eq Ne Lt Le Gt Ge);
     })*};
-    (@cmp $cx:ident, $z:ident, $A:ident, $B:ident, $a:ident, $b:ident, $ds:ident; $($key:ident $cmp:ident),*) => {$(
-        form!($cx, op::$key, ($A, $B, m::$cmp), Plain, $a, $b);
-        form!($cx, op::VsetAdd, ($A, $B, m::$cmp, m::Add), Plain, $a, $b, $z);
-        form!($cx, op::VsetMin, ($A, $B, m::$cmp, m::Min), Plain, $a, $b, $z);
-        form!($cx, op::VsetMax, ($A, $B, m::$cmp, m::Max), Plain, $a, $b, $z);
-        form_into!($cx, op::$key, ($A, $B, m::$cmp), Dsel, U32, $ds, $a, $b, $z);
+    (@cmp $cx:ident, $z:ident, $A:ident, $B:ident, $a:ident, $b:ident, $ds:ident; $($cmp:ident)*) => {$(
+        form!($cx, op::Vset, ($A, $B, m::$cmp), Plain, $a, $b);
+        form!($cx, op::Vset, ($A, $B, m::$cmp, m::Add), Plain, $a, $b, $z);
+        form!($cx, op::Vset, ($A, $B, m::$cmp, m::Min), Plain, $a, $b, $z);
+        form!($cx, op::Vset, ($A, $B, m::$cmp, m::Max), Plain, $a, $b, $z);
+        form_into!($cx, op::Vset, ($A, $B, m::$cmp), Dsel, U32, $ds, $a, $b, $z);
     )*};
 }
 
@@ -295,26 +232,26 @@ macro_rules! simd {
     )*};
     (@one $cx:ident, $x:ident, $y:ident, $z:ident, $O:ident; [$($D:ident $A:ident $B:ident [$sa:expr] [$sb:expr] $mask:ident;)*]) => {$({
         let (a, b) = (($sa)($x), ($sb)($y));
-        form!($cx, <$O as Last>::$B, ($D, $A, $B), Plain, a, b, $z);
-        form!($cx, <$O as SatAdd>::Sat, ($D, $A, $B, m::Sat), Plain, a, b, $z);
-        form!($cx, <$O as SatAdd>::Add, ($D, $A, $B, m::Add), Plain, a, b, $z);
-        form_into!($cx, <$O as Last>::$B, ($D, $A, $B), Mask, $D, $mask, a, b, $z);
-        form_into!($cx, <$O as SatAdd>::Sat, ($D, $A, $B, m::Sat), Mask, $D, $mask, a, b, $z);
-        form_into!($cx, <$O as SatAdd>::Add, ($D, $A, $B, m::Add), Mask, $D, $mask, a, b, $z);
+        form!($cx, op::$O, ($D, $A, $B), Plain, a, b, $z);
+        form!($cx, op::$O, ($D, $A, $B, m::Sat), Plain, a, b, $z);
+        form!($cx, op::$O, ($D, $A, $B, m::Add), Plain, a, b, $z);
+        form_into!($cx, op::$O, ($D, $A, $B), Mask, $D, $mask, a, b, $z);
+        form_into!($cx, op::$O, ($D, $A, $B, m::Sat), Mask, $D, $mask, a, b, $z);
+        form_into!($cx, op::$O, ($D, $A, $B, m::Add), Mask, $D, $mask, a, b, $z);
     })*};
 }
 
 /// vset2, vset4: each comparison, plain and with `.add`, each also with a mask.
 macro_rules! simd_set {
-    ($cx:ident, $x:ident, $y:ident, $z:ident; $add:ident; $cmps:tt; [$($A:ident $B:ident [$sa:expr] [$sb:expr] $mask:ident;)*]) => {$({
+    ($cx:ident, $x:ident, $y:ident, $z:ident; $op:ident; [$($A:ident $B:ident [$sa:expr] [$sb:expr] $mask:ident;)*]) => {$({
         let (a, b) = (($sa)($x), ($sb)($y));
-        simd_set!(@cmp $cx, $z, $add, $A, $B, a, b, $mask; $cmps);
+        simd_set!(@cmp $cx, $z, $op, $A, $B, a, b, $mask; Eq Ne Lt Le Gt Ge);
     })*};
-    (@cmp $cx:ident, $z:ident, $add:ident, $A:ident, $B:ident, $a:ident, $b:ident, $mask:ident; [$($key:ident $cmp:ident),*]) => {$(
-        form!($cx, op::$key, ($A, $B, m::$cmp), Plain, $a, $b, $z);
-        form!($cx, op::$add, ($A, $B, m::$cmp, m::Add), Plain, $a, $b, $z);
-        form_into!($cx, op::$key, ($A, $B, m::$cmp), Mask, U32, $mask, $a, $b, $z);
-        form_into!($cx, op::$add, ($A, $B, m::$cmp, m::Add), Mask, U32, $mask, $a, $b, $z);
+    (@cmp $cx:ident, $z:ident, $op:ident, $A:ident, $B:ident, $a:ident, $b:ident, $mask:ident; $($cmp:ident)*) => {$(
+        form!($cx, op::$op, ($A, $B, m::$cmp), Plain, $a, $b, $z);
+        form!($cx, op::$op, ($A, $B, m::$cmp, m::Add), Plain, $a, $b, $z);
+        form_into!($cx, op::$op, ($A, $B, m::$cmp), Mask, U32, $mask, $a, $b, $z);
+        form_into!($cx, op::$op, ($A, $B, m::$cmp, m::Add), Mask, U32, $mask, $a, $b, $z);
     )*};
 }
 
@@ -432,7 +369,7 @@ fn simd2(cx: &mut Cx, x: R, y: R, z: R) {
         S32 S32 U32 [|r: R| r.halves::<1, 3>()] [|r: R| r] h1;
         S32 S32 S32 [|r: R| r.h10()] [|r: R| r.halves::<2, 1>()] h0;
     ]);
-    simd_set!(cx, x, y, z; Vset2Add; [Vset2Eq Eq, Vset2Ne Ne, Vset2Lt Lt, Vset2Le Le, Vset2Gt Gt, Vset2Ge Ge]; [
+    simd_set!(cx, x, y, z; Vset2; [
         U32 U32 [|r: R| r] [|r: R| r] h1;
         U32 S32 [|r: R| r.halves::<2, 0>()] [|r: R| r] h10;
         S32 U32 [|r: R| r] [|r: R| r.halves::<0, 3>()] h0;
@@ -451,7 +388,7 @@ fn simd4(cx: &mut Cx, x: R, y: R, z: R) {
         S32 S32 U32 [|r: R| r.bytes::<6, 1, 4, 3>()] [|r: R| r] b321;
         S32 S32 S32 [|r: R| r.b3210()] [|r: R| r.bytes::<2, 7, 0, 5>()] b1;
     ]);
-    simd_set!(cx, x, y, z; Vset4Add; [Vset4Eq Eq, Vset4Ne Ne, Vset4Lt Lt, Vset4Le Le, Vset4Gt Gt, Vset4Ge Ge]; [
+    simd_set!(cx, x, y, z; Vset4; [
         U32 U32 [|r: R| r] [|r: R| r] b30;
         U32 S32 [|r: R| r.bytes::<5, 1, 7, 3>()] [|r: R| r] b3210;
         S32 U32 [|r: R| r] [|r: R| r.bytes::<0, 4, 2, 6>()] b2;
@@ -473,7 +410,7 @@ fn video_groups_cover_every_form_and_assemble() {
         ptxkit::ptxas::check_clean(&px, &text, Target::SM_90, ptxkit::ptxas::Mode::Assemble)
             .unwrap_or_else(|e| panic!("{}: {e}", group.name));
     }
-    let all: Vec<_> = ptxkit::ops::video::FORMS.iter().map(|f| f.isa_key()).collect();
+    let all: Vec<_> = ptxkit::ops::video::forms().iter().map(|f| f.isa_key()).collect();
     let missing: Vec<_> = all.iter().filter(|k| !seen.contains_key(*k)).collect();
     assert!(missing.is_empty(), "video forms no group runs: {missing:?}");
     let twice: Vec<_> = seen.iter().filter(|(_, n)| **n > 1).collect();

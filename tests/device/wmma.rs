@@ -559,7 +559,7 @@ fn group(s: &Spec) -> (String, &'static str) {
 
 /// Bytes of the fragment a load writes or a store reads, from the table.
 fn fragment_bytes(chain: &str) -> usize {
-    let f = wmma::FORMS.iter().find(|f| f.chain == chain).unwrap_or_else(|| panic!("{chain} is not a wmma form"));
+    let f = wmma::forms().iter().find(|f| f.chain == chain).unwrap_or_else(|| panic!("{chain} is not a wmma form"));
     let (t, n) = match (f.dst, f.src.get(1).copied()) {
         (ptxkit::ops::DstKind::Vec(t, n), _) | (_, Some(ptxkit::ops::Kind::Vec(t, n))) => (t, n),
         other => panic!("{chain}: no fragment in {other:?}"),
@@ -579,7 +579,7 @@ fn cases_cover_every_group() {
         let s = &c.spec;
         for (i, chain) in s.chains.iter().enumerate() {
             let variant = if i != 3 && s.strided { "strided" } else { "plain" };
-            assert!(wmma::FORMS.iter().any(|f| f.chain == *chain && f.variant == variant), "{chain} ({variant}) is not a wmma form");
+            assert!(wmma::forms().iter().any(|f| f.chain == *chain && f.variant == variant), "{chain} ({variant}) is not a wmma form");
         }
         let (g, class) = group(s);
         let key = if class == "float" { g.clone() } else { class.to_string() };

@@ -1,0 +1,246 @@
+//! The Rust types of a form, written from its table row: `Form<Op<Opcode, (Modifiers..),
+//! Variant>, Dst, (Operands..)>`, which `ptx!` calls and `op!` names, and the items
+//! `families!` declares (the token types, the family modules, the selection impls).
+//!
+//! A form is a type, not an impl: its destination and operand kinds are its type
+//! parameters, so the crate holds no code per form and the type checker sees only the
+//! forms a program uses.
+
+use proc_macro2::{Literal, TokenStream as TS};
+use ptxkit_tables::notation::Coord;
+use ptxkit_tables::vocab::{self, rust_ident};
+use ptxkit_tables::{Dst, Form, Src, Tables};
+use quote::{format_ident, quote};
+
+fn dtype(t: &str) -> TS {
+    let id = format_ident!("{}", rust_ident(t));
+    quote!(::ptxkit::types::#id)
+}
+
+fn space(s: Option<&str>) -> TS {
+    match s {
+        None => quote!(::ptxkit::ops::Generic),
+        Some("tmem") => quote!(::ptxkit::ops::Tmem),
+        Some(s) => {
+            let id = format_ident!("{}", rust_ident(s));
+            quote!(::ptxkit::ops::m::#id)
+        }
+    }
+}
+
+fn len(n: u32) -> Literal {
+    Literal::usize_unsuffixed(n as usize)
+}
+
+/// The type of a selector set in `ops::sel`.
+fn sel_set(name: &str) -> TS {
+    let v = vocab::SELECTORS.iter().find(|(n, _)| *n == name).map_or("Scalar", |(_, v)| *v);
+    let id = format_ident!("{}", v);
+    quote!(::ptxkit::ops::sel::#id)
+}
+
+/// The destination kind of a form (`ops::DstSpec`): what the call returns and how it prints.
+pub fn dst(d: &Dst) -> TS {
+    match d {
+        Dst::None => quote!(()),
+        Dst::Sink => quote!(::ptxkit::ops::Sink),
+        Dst::Val(t) => dtype(t),
+        Dst::Pair(a, b) => {
+            let (a, b) = (dtype(a), dtype(b));
+            quote!(::ptxkit::ops::Pair<#a, #b>)
+        }
+        Dst::Vec(t, n) => {
+            let (t, n) = (dtype(t), len(*n));
+            quote!(::ptxkit::ops::Vector<#t, #n>)
+        }
+        Dst::Tied(t, n) => {
+            let (t, n) = (dtype(t), len(*n));
+            quote!(::ptxkit::ops::Acc<#t, #n>)
+        }
+        Dst::VecPred(t, n) => {
+            let (t, n) = (dtype(t), len(*n));
+            quote!(::ptxkit::ops::VecPred<#t, #n>)
+        }
+        Dst::Multi(ds) => {
+            let ts = ds.iter().map(dst);
+            quote!((#(#ts,)*))
+        }
+        Dst::Part(t, set) => {
+            let (t, s) = (dtype(t), sel_set(set));
+            quote!(::ptxkit::ops::PartDst<#t, #s>)
+        }
+        Dst::SinkPair(t) => {
+            let t = dtype(t);
+            quote!(::ptxkit::ops::SinkPair<#t>)
+        }
+    }
+}
+
+/// The kind of a source operand (`ops::OperandKind`).
+pub fn src(s: &Src) -> TS {
+    match s {
+        Src::Val(t) => dtype(t),
+        Src::Addr(sp, elem) => {
+            let st = space(sp.as_deref());
+            let e = elem.as_deref().map_or(quote!(::ptxkit::ops::AnyElem), dtype);
+            quote!(::ptxkit::ops::Addr<#st, #e>)
+        }
+        Src::Vec(t, n) => {
+            let (t, n) = (dtype(t), len(*n));
+            quote!(::ptxkit::ops::Vector<#t, #n>)
+        }
+        Src::Imm(t) => {
+            let t = dtype(t);
+            quote!(::ptxkit::ops::Imm<#t>)
+        }
+        Src::ImmIn(t, _, name) => {
+            let (t, l) = (dtype(t), format_ident!("{}", name));
+            quote!(::ptxkit::ops::ImmIn<#t, ::ptxkit::ops::legal::#l>)
+        }
+        Src::Label => quote!(::ptxkit::ops::LabelOp),
+        Src::Targets => quote!(::ptxkit::ops::TargetsOp),
+        Src::Part(t, set, neg) => {
+            let t = dtype(t);
+            let st = set.as_deref().map_or(quote!(::ptxkit::ops::sel::Whole), sel_set);
+            let kind = if *neg { quote!(::ptxkit::ops::Negated) } else { quote!(::ptxkit::ops::Selectable) };
+            quote!(#kind<#t, #st>)
+        }
+        Src::HandleAddr(handles, cs) => {
+            let kinds = handles.iter().map(|h| {
+                let id = format_ident!("{}", rust_ident(h));
+                quote!(::ptxkit::ops::h::#id)
+            });
+            let (ct, pads) = coord_list(cs);
+            quote!(::ptxkit::ops::HandleAddr<(#(#kinds,)*), #ct, #pads>)
+        }
+        Src::Coords(cs) => {
+            let (ct, pads) = coord_list(cs);
+            quote!(::ptxkit::ops::Coords<#ct, #pads>)
+        }
+    }
+}
+
+/// A coordinate list: the tuple of its element kinds and the number of ignored elements
+/// after them.
+fn coord_list(cs: &[Coord]) -> (TS, Literal) {
+    let kinds = cs.iter().filter(|(_, pad)| !pad).map(|(t, _)| dtype(t));
+    let pads = cs.iter().filter(|(_, pad)| *pad).count();
+    (quote!((#(#kinds,)*)), Literal::usize_unsuffixed(pads))
+}
+
+/// The modifier types of a chain's parts after its opcode: `(m::Rn, types::F32)`.
+pub fn mods(parts: &[impl AsRef<str>]) -> TS {
+    let mods = parts.iter().map(|p| {
+        let p = p.as_ref();
+        let id = format_ident!("{}", rust_ident(p));
+        if vocab::is_dtype(p) {
+            quote!(::ptxkit::types::#id)
+        } else {
+            quote!(::ptxkit::ops::m::#id)
+        }
+    });
+    quote!((#(#mods,)*))
+}
+
+/// `Op<op::Opcode, (Modifiers..), v::Variant>`: the name of a form.
+pub fn op(f: &Form) -> TS {
+    let opcode = format_ident!("{}", rust_ident(&f.parts[0]));
+    let mods = mods(&f.parts[1..]);
+    let var = format_ident!("{}", rust_ident(&f.variant));
+    quote!(::ptxkit::ops::Op<::ptxkit::ops::op::#opcode, #mods, ::ptxkit::ops::v::#var>)
+}
+
+/// `Form<Op<..>, Dst, (Operands..)>`: the form as a type.
+pub fn form(f: &Form) -> TS {
+    let (op, d) = (op(f), dst(&f.dst));
+    let srcs = f.srcs.iter().map(src);
+    quote!(::ptxkit::ops::Form<#op, #d, (#(#srcs,)*)>)
+}
+
+fn zst(id: &proc_macro2::Ident, doc: &str) -> TS {
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct #id;
+    }
+}
+
+/// The token types: `opcodes`, `modifiers`, `variants` or `legal`.
+pub fn define_tokens(t: &Tables, which: &str) -> Result<TS, String> {
+    let items: Vec<TS> = match which {
+        "opcodes" => t
+            .by_opcode
+            .keys()
+            .map(|o| {
+                let id = format_ident!("{}", rust_ident(o));
+                let z = zst(&id, &format!("The opcode `{o}`."));
+                quote!(#z impl crate::ops::Opcode for #id { const NAME: &'static str = #o; })
+            })
+            .collect(),
+        "modifiers" => t
+            .modifiers
+            .iter()
+            .map(|m| {
+                let id = format_ident!("{}", rust_ident(m));
+                let z = zst(&id, &format!("The modifier `.{m}`."));
+                quote!(#z impl crate::ops::Part for #id { const NAME: &'static str = #m; })
+            })
+            .collect(),
+        "variants" => t
+            .variants
+            .iter()
+            .map(|(v, d)| {
+                let id = format_ident!("{}", rust_ident(v));
+                let z = zst(&id, d);
+                quote!(#z impl crate::ops::Variant for #id { const NAME: &'static str = #v; })
+            })
+            .collect(),
+        "legal" => t
+            .legal
+            .iter()
+            .map(|(name, (text, vals))| {
+                let id = format_ident!("{}", name);
+                let z = zst(&id, &format!("Legal immediates `{text}`."));
+                quote! {
+                    #z
+                    impl crate::ops::Legal for #id { const VALUES: &'static [i64] = &[#(#vals),*]; }
+                    #( impl crate::ops::Admits<#vals> for #id {} )*
+                }
+            })
+            .collect(),
+        _ => return Err("define_tokens!(opcodes | modifiers | variants | legal)".into()),
+    };
+    Ok(quote!(#(#items)*))
+}
+
+/// `families!()`: a module per family (its documentation from the table's header, its
+/// forms listed at run time, the selection impls of its `select` rows) and the list of
+/// family names.
+pub fn families(t: &Tables) -> TS {
+    let mods = t.families.iter().enumerate().map(|(i, fam)| {
+        let name = format_ident!("{}", fam.name);
+        let doc =
+            format!("{}\n# The table\n\n`tables/forms/{}.forms`, one row per line:\n\n```text\n{}```\n", fam.doc, fam.name, fam.source);
+        let selects = fam.forms.iter().map(|&j| &t.forms[j]).filter(|f| f.select).map(|f| {
+            let opcode = format_ident!("{}", rust_ident(&f.parts[0]));
+            let (mods, var, form) = (mods(&f.parts[1..]), format_ident!("{}", rust_ident(&f.variant)), form(f));
+            quote!(impl crate::ops::Select<#mods, crate::ops::v::#var> for crate::ops::op::#opcode { type Form = #form; })
+        });
+        quote! {
+            #[doc = #doc]
+            pub mod #name {
+                /// Every form of the family, from its table (expanded on first use).
+                pub fn forms() -> &'static [crate::ops::FormDesc] {
+                    crate::ops::families()[#i].1
+                }
+                #(#selects)*
+            }
+        }
+    });
+    let names = t.families.iter().map(|f| f.name);
+    quote! {
+        #(#mods)*
+        /// The family names, in table order.
+        pub const FAMILY_NAMES: &[&str] = &[#(#names),*];
+    }
+}
