@@ -1,7 +1,7 @@
 //! A Blackwell GEMM, `C = A·Bᵀ` in bf16 with f32 accumulation in tensor memory, and what it
 //! is made of.
 //!
-//!     cargo run --release --features cuda --example gemm_blackwell   # on a B200/GB200
+//!     cargo run --release --features cublas --example gemm_blackwell   # on a B200/GB200
 //!     cargo run --release --example gemm_blackwell                   # anywhere: PTX + ptxas
 //!
 //! On a GPU with `tcgen05` (sm_100, sm_103, sm_110) it multiplies two random 4096 × 4096
@@ -44,7 +44,7 @@ mod gemm_common;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cfg = Tcgen05GemmConfig::default();
-    #[cfg(feature = "cuda")]
+    #[cfg(feature = "cublas")]
     if let Some(gpu) = ptxkit::runtime::testing::gpu_or_skip("gemm_blackwell") {
         match ptxkit::runtime::tcgen05_target(gpu.compute_capability()) {
             Ok(_) => return run(&gpu, cfg),
@@ -56,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     gemm_common::write_and_assemble(&m, "gemm_blackwell.ptx")
 }
 
-#[cfg(feature = "cuda")]
+#[cfg(feature = "cublas")]
 fn run(gpu: &ptxkit::runtime::Gpu, cfg: Tcgen05GemmConfig) -> Result<(), Box<dyn std::error::Error>> {
     let gemm = ptxkit::runtime::Tcgen05Gemm::<Bf16>::new(gpu, cfg)?;
     gemm_common::check_and_time(gpu, |a, b, c, m, n, k| gemm.run(gpu, a, b, c, m, n, k))

@@ -1,10 +1,10 @@
 //! A Hopper GEMM, `C = A·Bᵀ` in bf16 with f32 accumulation, and what it is made of.
 //!
-//!     cargo run --release --features cuda --example gemm_hopper   # on an H100/H200
+//!     cargo run --release --features cublas --example gemm_hopper   # on an H100/H200
 //!     cargo run --release --example gemm_hopper                   # anywhere: PTX + ptxas
 //!
 //! With a Hopper GPU it multiplies two random 4096 × 4096 matrices, checks the product
-//! against cuBLAS's of the same buffers and times both. Without one (or without the `cuda`
+//! against cuBLAS's of the same buffers and times both. Without one (or without the `cublas`
 //! feature) it writes the kernel's PTX to `target/gemm_hopper.ptx` and assembles it with
 //! ptxas, printing the registers, spills and warnings ptxas reports.
 //!
@@ -41,7 +41,7 @@ mod gemm_common;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cfg = GemmConfig::default();
-    #[cfg(feature = "cuda")]
+    #[cfg(feature = "cublas")]
     if let Some(gpu) = ptxkit::runtime::testing::gpu_or_skip("gemm_hopper") {
         if gpu.compute_capability() == (9, 0) {
             return run(&gpu, cfg);
@@ -53,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     gemm_common::write_and_assemble(&m, "gemm_hopper.ptx")
 }
 
-#[cfg(feature = "cuda")]
+#[cfg(feature = "cublas")]
 fn run(gpu: &ptxkit::runtime::Gpu, cfg: GemmConfig) -> Result<(), Box<dyn std::error::Error>> {
     let gemm = ptxkit::runtime::Gemm::<Bf16>::new(gpu, cfg)?;
     gemm_common::check_and_time(gpu, |a, b, c, m, n, k| gemm.run(gpu, a, b, c, m, n, k))

@@ -27,7 +27,7 @@ pub fn write_and_assemble(m: &Module, file: &str) -> Result<(), Box<dyn std::err
 
 /// `C = A·Bᵀ` at 4096³ in bf16 by `ours` (A, B, C, m, n, k), checked against cuBLAS on
 /// random inputs with the outputs poisoned first, then both timed.
-#[cfg(feature = "cuda")]
+#[cfg(feature = "cublas")]
 pub fn check_and_time(
     gpu: &ptxkit::runtime::Gpu,
     mut ours: impl FnMut(

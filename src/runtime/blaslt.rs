@@ -100,10 +100,10 @@ impl<O: GemmOut> LtFp8<O> {
     /// short for the shape.
     pub fn run(&self, a: &CudaSlice<u8>, b: &CudaSlice<u8>, c: &mut CudaSlice<O::Host>, alpha: f32) -> Result<(), RuntimeError>
     where
-        O::Host: cudarc::driver::DeviceRepr,
+        O::Host: super::Elem,
     {
         let (m, n, k) = self.shape;
-        super::blas::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
+        super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
         let beta = 0f32;
         let (pa, _ra) = a.device_ptr(&self.stream);
         let (pb, _rb) = b.device_ptr(&self.stream);

@@ -183,7 +183,7 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         if !alpha.is_finite() {
             return Err(RuntimeError::Invalid(format!("the scale {alpha} is not finite")));
         }
-        super::blas::check_lengths([a.len(), b.len(), c_len], (m, n, k))?;
+        super::gemm_check::check_lengths([a.len(), b.len(), c_len], (m, n, k))?;
         let cfg = &self.cfg;
         let map = |rows: u32, box_rows: u32| k_major_map(k, rows, I::BK, box_rows);
         // With a cluster, each CTA loads its share of the B tile. NN's B (K×N) is loaded in

@@ -93,7 +93,7 @@ impl<O: GemmOut> MmaGemm<O> {
 
     fn launch(&self, gpu: &Gpu, lens: [usize; 3], (m, n, k): (u32, u32, u32)) -> Result<Launch, RuntimeError> {
         check_mma_shape(&self.cfg, m, n, k).map_err(RuntimeError::Invalid)?;
-        super::blas::check_lengths(lens, (m, n, k))?;
+        super::gemm_check::check_lengths(lens, (m, n, k))?;
         let tiles = self.cfg.tiles(m, n);
         let grid = if self.cfg.persistent { tiles.min(self.resident as u64) } else { tiles } as u32;
         Ok(Launch::new(grid, self.cfg.threads()).shared(self.cfg.shared_bytes()).on(gpu.stream()))

@@ -109,7 +109,7 @@ impl<O: GemmOut> Tcgen05Gemm<O> {
         (m, n, k): (u32, u32, u32),
     ) -> Result<(HostTensorMap<'b, Bf16, 2>, HostTensorMap<'b, Bf16, 2>, Launch), RuntimeError> {
         check_shape::<Bf16>(Layout::TN, m, n, k).map_err(RuntimeError::Invalid)?;
-        super::blas::check_lengths([a.len(), b.len(), c_len], (m, n, k))?;
+        super::gemm_check::check_lengths([a.len(), b.len(), c_len], (m, n, k))?;
         let bk = <Bf16 as GemmIn>::BK;
         let a_map = HostTensorMap::tiled(a, &k_major_map(k, m, bk, TCGEN05_BM))?;
         let b_map = HostTensorMap::tiled(b, &k_major_map(k, n, bk, self.cfg.bn))?;

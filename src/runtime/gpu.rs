@@ -1,12 +1,13 @@
 //! The device: [`Gpu`] opens a GPU's primary context and stream, copies memory to and from
 //! it, and times work with CUDA events; [`median`] summarises the timings.
 
+use super::elem::bytes_of;
 use super::error::drv;
-use super::{CudaContext, CudaSlice, CudaStream, DeviceRepr, RuntimeError};
+use super::{CudaContext, CudaSlice, CudaStream, Elem, RuntimeError};
 use crate::builder::Suffix;
 use crate::Target;
 use cudarc::driver::result;
-use cudarc::driver::{sys, DevicePtr, DevicePtrMut, ValidAsZeroBits};
+use cudarc::driver::{sys, DevicePtr, DevicePtrMut};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -129,17 +130,57 @@ impl Gpu {
         self.stream.synchronize().map_err(drv("cuStreamSynchronize"))
     }
 
+    /// A new device buffer of `len` elements whose contents are undefined until written.
+    ///
+    /// # Safety
+    ///
+    /// The caller writes the buffer, in stream order, before anything reads it.
+    pub unsafe fn alloc<T: Elem>(&self, len: usize) -> Result<CudaSlice<T>, RuntimeError> {
+        let bytes =
+            len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| RuntimeError::Invalid(format!("a buffer of {len} elements")))?;
+        // SAFETY: the caller writes the bytes before they are read; `T` is plain data, so
+        // `len` of them fill exactly the allocation, which the new slice owns and frees.
+        unsafe {
+            let raw = self.stream.alloc::<u8>(bytes).map_err(drv("cuMemAllocAsync"))?;
+            Ok(self.stream.upgrade_device_ptr(raw.leak(), len))
+        }
+    }
     /// Copies `host` into a new device buffer.
-    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>, RuntimeError> {
-        self.stream.clone_htod(host).map_err(drv("cuMemcpyHtoDAsync"))
+    pub fn upload<T: Elem>(&self, host: &[T]) -> Result<CudaSlice<T>, RuntimeError> {
+        // SAFETY: the copy below writes every byte, in stream order.
+        let mut buf = unsafe { self.alloc::<T>(host.len()) }?;
+        let (ptr, _record) = buf.device_ptr_mut(&self.stream);
+        // SAFETY: `ptr` addresses `size_of_val(host)` bytes; the copy is ordered before any
+        // use of the buffer on the stream, and the stream holds on to nothing of `host`
+        // after the call returns (a pageable copy is staged by the driver).
+        unsafe { result::memcpy_htod_async(ptr, bytes_of(host), self.stream.cu_stream()) }.map_err(drv("cuMemcpyHtoDAsync"))?;
+        drop(_record);
+        Ok(buf)
     }
     /// A new device buffer of `len` zeros.
-    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>, RuntimeError> {
-        self.stream.alloc_zeros(len).map_err(drv("cuMemAllocAsync"))
+    pub fn zeros<T: Elem>(&self, len: usize) -> Result<CudaSlice<T>, RuntimeError> {
+        // SAFETY: the memset writes every byte, in stream order; zero bytes are a value of
+        // any `Elem`.
+        let mut buf = unsafe { self.alloc::<T>(len) }?;
+        self.fill_bytes(&mut buf, 0)?;
+        Ok(buf)
     }
     /// Copies a device buffer (or view) to the host, waiting for the stream.
-    pub fn download<T: DeviceRepr>(&self, buf: &impl DevicePtr<T>) -> Result<Vec<T>, RuntimeError> {
-        self.stream.clone_dtoh(buf).map_err(drv("cuMemcpyDtoHAsync"))
+    pub fn download<T: Elem>(&self, buf: &impl DevicePtr<T>) -> Result<Vec<T>, RuntimeError> {
+        self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
+        let n = buf.len();
+        let mut out: Vec<T> = Vec::with_capacity(n);
+        let (ptr, record) = buf.device_ptr(&self.stream);
+        // SAFETY: `out` has room for `n` elements, the bytes `ptr` addresses; the stream is
+        // synchronised before they are read, and any bytes are a value of an `Elem`.
+        unsafe {
+            let dst = std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
+            result::memcpy_dtoh_async(dst, ptr, self.stream.cu_stream()).map_err(drv("cuMemcpyDtoHAsync"))?;
+            drop(record);
+            self.synchronize()?;
+            out.set_len(n);
+        }
+        Ok(out)
     }
     /// Sets every byte of `dst` to `byte` (`cuMemsetD8Async`).
     pub fn fill_bytes<T>(&self, dst: &mut impl DevicePtrMut<T>, byte: u8) -> Result<(), RuntimeError> {

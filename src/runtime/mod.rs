@@ -54,11 +54,15 @@
 //! with memory. A kernel that indexes out of bounds corrupts device memory or faults the
 //! context, which later calls report as [`RuntimeError::Driver`].
 mod args;
+#[cfg(feature = "cublas")]
 mod blas;
+#[cfg(feature = "cublas")]
 mod blaslt;
+mod elem;
 mod error;
 mod gemm;
 mod gemm_auto;
+mod gemm_check;
 mod gemm_mma;
 mod gemm_tcgen05;
 mod gpu;
@@ -71,8 +75,11 @@ mod tests;
 mod texture;
 
 pub use args::{ArgList, HostArg, HostBytes, LaunchArgs};
-pub use blas::{discrepancy, Cublas, Discrepancy};
+#[cfg(feature = "cublas")]
+pub use blas::Cublas;
+#[cfg(feature = "cublas")]
 pub use blaslt::LtFp8;
+pub use elem::Elem;
 pub use error::{LoadError, RuntimeError};
 pub use gemm::Gemm;
 pub use gemm_auto::AutoGemm;
@@ -85,4 +92,5 @@ pub use tensor_map::{HostTensorMap, MapBuffer};
 pub use texture::{AddressMode, ArrayDesc, CudaArray, FilterMode, ReadMode, SurfObject, TexObject, Texel, TextureDesc};
 
 pub use cudarc;
-pub use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr};
+pub use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut};
+pub use gemm_check::{discrepancy, Discrepancy};

@@ -1,7 +1,7 @@
 //! Helpers for tests that run kernels: skip cleanly where there is no GPU, and poison
 //! output buffers so that elements a kernel never wrote stand out.
 
-use super::{CudaSlice, DeviceRepr, Gpu, RuntimeError};
+use super::{CudaSlice, Elem, Gpu, RuntimeError};
 use cudarc::driver::DevicePtrMut;
 
 /// The byte [`poison`] writes: `0xFFFF_FFFF` as a `u32`, `-1` as an `i32`, NaN as a float.
@@ -43,9 +43,9 @@ pub fn poison<T>(gpu: &Gpu, buf: &mut impl DevicePtrMut<T>) -> Result<(), Runtim
 /// assert_eq!(gpu.download(&out)?, [u32::MAX; 4]);
 /// # Ok::<(), ptxkit::runtime::RuntimeError>(())
 /// ```
-pub fn poisoned<T: DeviceRepr>(gpu: &Gpu, len: usize) -> Result<CudaSlice<T>, RuntimeError> {
+pub fn poisoned<T: Elem>(gpu: &Gpu, len: usize) -> Result<CudaSlice<T>, RuntimeError> {
     // SAFETY: the memory is filled, in stream order, before anything can read it.
-    let mut buf = unsafe { gpu.stream().alloc::<T>(len) }.map_err(|e| RuntimeError::Driver { call: "cuMemAllocAsync", code: e.0 })?;
+    let mut buf = unsafe { gpu.alloc::<T>(len) }?;
     poison(gpu, &mut buf)?;
     Ok(buf)
 }

@@ -41,7 +41,7 @@ use super::args::ArgList;
 use super::error::drv;
 use super::{CudaContext, CudaSlice, CudaStream, Gpu, HostArg, RuntimeError};
 use crate::regs::{Surface, Texture};
-use cudarc::driver::{sys, DevicePtr, DeviceRepr, SyncOnDrop};
+use cudarc::driver::{sys, DevicePtr, SyncOnDrop};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -466,7 +466,7 @@ impl<'a> TexObject<'a> {
     /// linear texture neither filters nor normalises coordinates, and has no address modes;
     /// the buffer must start at a multiple of the device's texture alignment (512 bytes on
     /// current GPUs; allocations are).
-    pub fn linear<T: Texel + DeviceRepr>(buf: &'a CudaSlice<T>, desc: &TextureDesc) -> Result<Self, RuntimeError> {
+    pub fn linear<T: Texel + super::Elem>(buf: &'a CudaSlice<T>, desc: &TextureDesc) -> Result<Self, RuntimeError> {
         if desc.filter != FilterMode::Point || desc.normalized_coords {
             return invalid("a linear texture has point filtering and element coordinates".into());
         }
@@ -495,7 +495,7 @@ impl<'a> TexObject<'a> {
     /// A 2-D texture over a buffer of `height` rows of `width` elements, `pitch` elements
     /// apart (the pitch in bytes, and the buffer's address, multiples of the device's texture
     /// pitch alignment, 32 bytes on current GPUs).
-    pub fn pitch2d<T: Texel + DeviceRepr>(
+    pub fn pitch2d<T: Texel + super::Elem>(
         buf: &'a CudaSlice<T>,
         width: usize,
         height: usize,

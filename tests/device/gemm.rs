@@ -79,7 +79,7 @@ const SPLIT_SHAPE: (u32, u32, u32) = (300, 256, 1728);
 
 /// `Gemm::run` (or `AutoGemm::run`) for either C type.
 trait Run {
-    type Host: AsF32 + ptxkit::runtime::DeviceRepr;
+    type Host: AsF32 + ptxkit::runtime::Elem;
     fn go(&self, gpu: &Gpu, x: &Inputs, c: &mut CudaSlice<Self::Host>, s: (u32, u32, u32)) -> Result<(), ptxkit::runtime::RuntimeError>;
 }
 /// `Run` for each GEMM type and C type: `$g` writes C of `$host` elements.

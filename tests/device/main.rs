@@ -59,7 +59,7 @@ use ptxkit::ops::access::{Load, Store};
 use ptxkit::ops::m;
 use ptxkit::prelude::*;
 use ptxkit::runtime::testing::poisoned;
-use ptxkit::runtime::{CudaSlice, DeviceRepr, Gpu, Launch, LaunchArgs};
+use ptxkit::runtime::{CudaSlice, Elem, Gpu, Launch, LaunchArgs};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use std::fmt::Debug;
@@ -136,9 +136,9 @@ where
     A: Load<(), m::Global>,
     B: Load<(), m::Global>,
     R: Store<(), m::Global>,
-    A::Host: DeviceRepr,
-    B::Host: DeviceRepr,
-    R::Host: DeviceRepr,
+    A::Host: Elem,
+    B::Host: Elem,
+    R::Host: Elem,
     for<'x> (&'x CudaSlice<A::Host>, &'x CudaSlice<B::Host>, &'x mut CudaSlice<R::Host>, u32): LaunchArgs<P3<A, B, R>>,
 {
     map2_on(gpu, target(gpu), a, b, f)
@@ -156,9 +156,9 @@ where
     A: Load<(), m::Global>,
     B: Load<(), m::Global>,
     R: Store<(), m::Global>,
-    A::Host: DeviceRepr,
-    B::Host: DeviceRepr,
-    R::Host: DeviceRepr,
+    A::Host: Elem,
+    B::Host: Elem,
+    R::Host: Elem,
     for<'x> (&'x CudaSlice<A::Host>, &'x CudaSlice<B::Host>, &'x mut CudaSlice<R::Host>, u32): LaunchArgs<P3<A, B, R>>,
 {
     let mut m = Module::new(target);
@@ -186,8 +186,8 @@ pub fn map1<A, R>(gpu: &Gpu, a: &[A::Host], f: impl FnOnce(&mut Kernel, Reg<A>) 
 where
     A: Load<(), m::Global>,
     R: Store<(), m::Global>,
-    A::Host: DeviceRepr,
-    R::Host: DeviceRepr,
+    A::Host: Elem,
+    R::Host: Elem,
     for<'x> (&'x CudaSlice<A::Host>, &'x CudaSlice<A::Host>, &'x mut CudaSlice<R::Host>, u32): LaunchArgs<P3<A, A, R>>,
 {
     map2::<A, A, R>(gpu, a, a, |k, x, _| f(k, x))
@@ -204,8 +204,8 @@ pub fn map3<A, R>(
 where
     A: Load<(), m::Global>,
     R: Store<(), m::Global>,
-    A::Host: DeviceRepr,
-    R::Host: DeviceRepr,
+    A::Host: Elem,
+    R::Host: Elem,
     for<'x> (&'x CudaSlice<A::Host>, &'x CudaSlice<A::Host>, &'x CudaSlice<A::Host>, &'x mut CudaSlice<R::Host>, u32):
         LaunchArgs<(GlobalPtr<A>, GlobalPtr<A>, GlobalPtr<A>, GlobalPtr<R>, Reg<U32>)>,
 {

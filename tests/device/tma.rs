@@ -94,7 +94,7 @@ fn status_ok(gpu: &Gpu, status: &CudaSlice<u32>, what: &str) -> Result<(), Strin
 }
 
 /// Host element types by width, as bytes.
-trait Bytes: DeviceRepr + Copy + Default + Debug {
+trait Bytes: Elem + Copy + Default + Debug {
     const N: usize;
     fn from_le(b: &[u8]) -> Self;
     fn to_le(self) -> Vec<u8>;
@@ -504,7 +504,7 @@ const PAD: usize = 16;
 
 /// Random values for a reduction: any bits for integers; for floats, values of magnitude
 /// in [0.5, 2) whose sums are exact in f32, so the CPU's rounding is the GPU's.
-trait Value: DeviceRepr + Copy + Exact {
+trait Value: Elem + Copy + Exact {
     fn random(g: &mut StdRng) -> Self;
 }
 macro_rules! int_values { ($($t:ty)*) => {$(impl Value for $t { fn random(g: &mut StdRng) -> Self { g.gen() } })*}; }
