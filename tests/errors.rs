@@ -142,27 +142,88 @@ fn registers_and_labels_from_another_kernel_are_errors() {
 
 #[test]
 fn instructions_missing_on_the_target_name_the_kernel_and_instruction() {
+    // The kernel's own call says so, naming the instruction and the oldest targets that have it.
     let mut m = Module::new(Target::SM_75);
-    m.kernel("reduce", |k, (x,): (Reg<U32>,)| {
-        let _ = ptx!(k, "redux.sync.add.u32", x, 0xffff_ffffu32);
-    })
-    .unwrap();
-    let e = m.to_ptx().unwrap_err();
+    let e = m
+        .kernel("reduce", |k, (x,): (Reg<U32>,)| {
+            let _ = ptx!(k, "redux.sync.add.u32", x, 0xffff_ffffu32);
+        })
+        .unwrap_err();
     assert_eq!(
         e,
         Error::Unsupported {
             kernel: "reduce".into(),
             instruction: "redux.sync.add.u32".into(),
-            needs: "sm_80+ (PTX ISA 7.0)".into(),
+            needs: "sm_80 or newer (PTX ISA 7.0)".into(),
             target: "sm_75".into()
         }
     );
-    assert_eq!(e.to_string(), "kernel `reduce`: `redux.sync.add.u32` needs sm_80+ (PTX ISA 7.0), but the module targets sm_75");
+    assert_eq!(e.to_string(), "kernel `reduce`: `redux.sync.add.u32` is not on sm_75: it needs sm_80 or newer (PTX ISA 7.0)");
 
+    // A bf16 mma.sync on sm_75.
+    let mut m = Module::new(Target::SM_75);
+    let e = m
+        .kernel("mma", |k, (a, b, c): (Reg<B32>, Reg<B32>, Reg<F32>)| {
+            let _ = ptx!(k, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", [a; 4], [b; 2], [c; 4]);
+        })
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("`mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` is not on sm_75: it needs sm_80 or newer"),
+        "{e}"
+    );
+
+    // A directive the target lacks.
     let mut m = Module::new(Target::SM_80);
-    m.kernel("cluster", |k, ()| k.reqnctapercluster(2, 1, 1)).unwrap();
-    let e = m.to_ptx().unwrap_err();
+    let e = m.kernel("cluster", |k, ()| k.reqnctapercluster(2, 1, 1)).unwrap_err();
     assert!(matches!(e, Error::Unsupported { ref instruction, .. } if instruction == ".reqnctapercluster"), "{e:?}");
+
+    // A device function is checked the same way.
+    let mut m = Module::new(Target::SM_75);
+    let e = m.func("f", |k, (x,): (Reg<U32>,)| -> Reg<U32> { ptx!(k, "redux.sync.add.u32", x, 0xffff_ffffu32) }).unwrap_err();
+    assert!(matches!(e, Error::Unsupported { ref instruction, .. } if instruction == "redux.sync.add.u32"), "{e:?}");
+}
+
+/// `setmaxnreg` on sm_90 (it needs sm_90a) says so before anything about register counts.
+#[test]
+fn a_target_without_the_instruction_is_said_first() {
+    let mut m = Module::new(Target::SM_90);
+    let e = m
+        .kernel("k", |k, ()| {
+            ptx!(k, "setmaxnreg.inc.sync.aligned.u32", Const::<240>);
+        })
+        .unwrap_err();
+    assert!(e.to_string().contains("`setmaxnreg.inc.sync.aligned.u32` is not on sm_90: it needs sm_90a"), "{e}");
+}
+
+/// A module one of whose kernels or functions failed to build has no text: `to_ptx` names
+/// the one that failed and why, rather than printing the module without it.
+#[test]
+fn a_module_with_a_failed_kernel_prints_nothing() {
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("good", |_, ()| {}).unwrap();
+    let bad = m.kernel("bad", |k, ()| {
+        let l = k.label();
+        k.bra(l);
+    });
+    assert!(bad.is_err());
+    m.kernel("later", |_, ()| {}).unwrap();
+    let e = m.to_ptx().unwrap_err();
+    assert!(
+        matches!(e, Error::BuildFailed { ref kernel, ref error } if kernel == "bad" && matches!(**error, Error::UndefinedLabel { .. })),
+        "{e:?}"
+    );
+    assert!(e.to_string().starts_with("`bad` failed to build, so the module has no text: kernel `bad`: label"), "{e}");
+
+    // A name used twice is such a failure too.
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("k", |_, ()| {}).unwrap();
+    assert!(m.kernel("k", |_, ()| {}).is_err());
+    assert!(matches!(m.to_ptx(), Err(Error::BuildFailed { .. })));
+
+    // And a function.
+    let mut m = Module::new(Target::SM_80);
+    assert!(m.func("9f", |_, ()| {}).is_err());
+    assert!(matches!(m.to_ptx(), Err(Error::BuildFailed { ref kernel, .. }) if kernel == "9f"));
 }
 
 #[test]

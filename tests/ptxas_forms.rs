@@ -189,7 +189,7 @@ fn yes(b: bool) -> &'static str {
 }
 
 /// A kernel using one typed form, built for `t`.
-fn one_form_kernel(t: Target, form: &str) -> Module {
+fn one_form_kernel(t: Target, form: &str) -> Result<Module, ptxkit::Error> {
     let mut m = Module::new(t);
     m.set_version(Version::MAX);
     match form {
@@ -227,22 +227,21 @@ fn one_form_kernel(t: Target, form: &str) -> Module {
             .map(drop),
         _ => unreachable!("no kernel for `{form}`"),
     }
-    .unwrap();
-    m
+    .map(|()| m)
 }
 
 /// The crate's check against ptxas for a few typed kernels at `sm_100f`: one form ptxas takes
 /// only at `sm_100a`, one the family takes, one plain sm_100 form. The text comes from the
 /// same kernel built for `sm_100a` with the target line changed; the crate's `sm_100f` build
-/// must fail with `Unsupported` exactly where ptxas rejects that text.
+/// (its `Module::kernel`) must fail with `Unsupported` exactly where ptxas rejects that text.
 fn family_target_check_matches_ptxas_on_typed_kernels() {
     let px = common::ptxas("family_target_check_matches_ptxas_on_typed_kernels");
     let mut verdicts = Vec::new();
     for form in ["cvt.rs", "try_cancel", "max3", "ld256"] {
-        let text = one_form_kernel(Target::SM_100A, form).to_ptx().unwrap_or_else(|e| panic!("{form} at sm_100a: {e}"));
+        let text = one_form_kernel(Target::SM_100A, form).and_then(|m| m.to_ptx()).unwrap_or_else(|e| panic!("{form} at sm_100a: {e}"));
         let text = text.replace(".target sm_100a", ".target sm_100f");
         let by_ptxas = ptxkit::ptxas::check(&px, &text, Target::SM_100F, Mode::Assemble).is_ok();
-        let by_crate = match one_form_kernel(Target::SM_100F, form).to_ptx() {
+        let by_crate = match one_form_kernel(Target::SM_100F, form).and_then(|m| m.to_ptx()) {
             Ok(_) => true,
             Err(ptxkit::Error::Unsupported { .. }) => false,
             Err(e) => panic!("{form} at sm_100f: {e}"),

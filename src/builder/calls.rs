@@ -5,7 +5,6 @@
 use super::params::FuncValues;
 use crate::core::ir::{CallStmt, Callee, Opnd, RegRef, RegSpace};
 use crate::core::kernel::BodyKind;
-use crate::core::module::Item;
 use crate::core::names::intern;
 use crate::core::{Error, Kernel, Module, RegClass};
 use crate::ops::m;
@@ -167,51 +166,53 @@ impl Module {
         abi: Abi,
         body: impl FnOnce(&mut Kernel, P) -> R,
     ) -> Result<FuncRef<P, R>, Error> {
-        self.claim(name)?;
-        let mut k = self.new_body(name, BodyKind::Func);
-        match abi {
-            Abi::Reg => {
-                let space = |s| move |(i, c): (usize, RegClass)| RegRef::new(c, s, i as u32);
-                let prefs: Vec<RegRef> = P::classes().into_iter().enumerate().map(space(RegSpace::FuncParam)).collect();
-                let rrefs: Vec<RegRef> = R::classes().into_iter().enumerate().map(space(RegSpace::FuncRet)).collect();
-                k.func_params = prefs.clone();
-                k.func_rets = rrefs.clone();
-                let params = P::from_refs(&prefs, k.id);
-                let result = body(&mut k, params);
-                result.mov_into(&mut k, &rrefs);
+        self.add_body(name, |m| {
+            let mut k = m.new_body(name, BodyKind::Func);
+            match abi {
+                Abi::Reg => {
+                    let space = |s| move |(i, c): (usize, RegClass)| RegRef::new(c, s, i as u32);
+                    let prefs: Vec<RegRef> = P::classes().into_iter().enumerate().map(space(RegSpace::FuncParam)).collect();
+                    let rrefs: Vec<RegRef> = R::classes().into_iter().enumerate().map(space(RegSpace::FuncRet)).collect();
+                    k.func_params = prefs.clone();
+                    k.func_rets = rrefs.clone();
+                    let params = P::from_refs(&prefs, k.id);
+                    let result = body(&mut k, params);
+                    result.mov_into(&mut k, &rrefs);
+                }
+                Abi::Param => {
+                    let mut prefs = Vec::new();
+                    for (i, c) in P::classes().into_iter().enumerate() {
+                        let pname = format!("{name}_param_{i}");
+                        match param_type(c) {
+                            Ok(t) => k.params.push(format!(".param .{t} {pname}")),
+                            Err(what) => k.invalid(format!("parameter {i} of a .param-ABI function is {what}")),
+                        }
+                        prefs.push(ld_param(&mut k, c, &pname));
+                    }
+                    if R::classes().len() > 1 {
+                        k.invalid(format!("a .param-ABI function returns one value at most, not {}", R::classes().len()));
+                    }
+                    for (i, c) in R::classes().into_iter().enumerate() {
+                        match param_type(c) {
+                            Ok(t) => k.func_ret_params.push(format!(".param .{t} {name}_retval_{i}")),
+                            Err(what) => k.invalid(format!("result {i} of a .param-ABI function is {what}")),
+                        }
+                    }
+                    let params = P::from_refs(&prefs, k.id);
+                    let result = body(&mut k, params);
+                    for (i, r) in result.regs(&mut k).into_iter().enumerate() {
+                        if let Opnd::Reg(r) = r {
+                            st_param(&mut k, r, &format!("{name}_retval_{i}"));
+                        }
+                    }
+                }
             }
-            Abi::Param => {
-                let mut prefs = Vec::new();
-                for (i, c) in P::classes().into_iter().enumerate() {
-                    let pname = format!("{name}_param_{i}");
-                    match param_type(c) {
-                        Ok(t) => k.params.push(format!(".param .{t} {pname}")),
-                        Err(what) => k.invalid(format!("parameter {i} of a .param-ABI function is {what}")),
-                    }
-                    prefs.push(ld_param(&mut k, c, &pname));
-                }
-                if R::classes().len() > 1 {
-                    k.invalid(format!("a .param-ABI function returns one value at most, not {}", R::classes().len()));
-                }
-                for (i, c) in R::classes().into_iter().enumerate() {
-                    match param_type(c) {
-                        Ok(t) => k.func_ret_params.push(format!(".param .{t} {name}_retval_{i}")),
-                        Err(what) => k.invalid(format!("result {i} of a .param-ABI function is {what}")),
-                    }
-                }
-                let params = P::from_refs(&prefs, k.id);
-                let result = body(&mut k, params);
-                for (i, r) in result.regs(&mut k).into_iter().enumerate() {
-                    if let Opnd::Reg(r) = r {
-                        st_param(&mut k, r, &format!("{name}_retval_{i}"));
-                    }
-                }
-            }
-        }
-        k.ret();
-        k.finish()?;
+            k.ret();
+            k.check_target(m.target);
+            k.finish()?;
+            Ok((k, ()))
+        })?;
         let name: Arc<str> = name.into();
-        self.items.push(Item::Body(k));
         Ok(FuncRef { name, module: self.id, abi, _p: std::marker::PhantomData })
     }
 }

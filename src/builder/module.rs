@@ -82,17 +82,37 @@ impl InitValue for f64 {
 impl Module {
     /// Builds a kernel (`.visible .entry`). `body` receives the kernel and its parameters,
     /// declared and loaded from the parameter tuple's types.
+    ///
+    /// The body is checked when it ends: an instruction or directive the module's target
+    /// lacks, an undefined label, an immediate out of range, directives that do not go
+    /// together are each an `Err` naming what is wrong. A module one of whose kernels failed
+    /// to build prints no text ([`Module::to_ptx`] returns the error).
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    ///
+    /// let mut m = Module::new(Target::SM_75);
+    /// let e = m.kernel("k", |k, (a,): (Reg<B32>,)| {
+    ///     let _ = ptx!(k, "cvt.rn.bf16x2.f32", a.bitcast::<F32>(), a.bitcast::<F32>());
+    /// });
+    /// let msg = e.err().unwrap().to_string();
+    /// assert!(msg.contains("`cvt.rn.bf16x2.f32` is not on sm_75: it needs sm_80 or newer"), "{msg}");
+    /// assert!(m.to_ptx().is_err());
+    /// ```
     pub fn kernel<P: KernelParams>(&mut self, name: &str, body: impl FnOnce(&mut Kernel, P)) -> Result<KernelRef<P>, Error> {
-        self.claim(name)?;
-        let mut k = self.new_body(name, BodyKind::Entry);
-        let params = P::declare_all(&mut k);
-        body(&mut k, params);
-        k.ret();
-        k.check_directives(self.target);
-        k.finish()?;
-        let name: Arc<str> = name.into();
-        self.items.push(Item::Body(k));
-        Ok(KernelRef { name, _p: std::marker::PhantomData })
+        self.add_body(name, |m| {
+            let mut k = m.new_body(name, BodyKind::Entry);
+            let params = P::declare_all(&mut k);
+            body(&mut k, params);
+            k.ret();
+            if !m.unchecked {
+                k.check_target(m.target);
+            }
+            k.check_directives(m.target);
+            k.finish()?;
+            Ok((k, ()))
+        })?;
+        Ok(KernelRef { name: name.into(), _p: std::marker::PhantomData })
     }
 
     fn var<S: StateSpace, T: DataType, H: InitValue>(

@@ -28,6 +28,9 @@ pub enum Error {
     /// A value outside what a directive or declaration allows (`kernel` empty for a
     /// module-level setting).
     InvalidArgument { kernel: String, what: String },
+    /// A kernel or function whose `Module::kernel`/`Module::func` call returned an error: a
+    /// module missing it has no text.
+    BuildFailed { kernel: String, error: Box<Error> },
 }
 
 impl fmt::Display for Error {
@@ -45,7 +48,7 @@ impl fmt::Display for Error {
             }
             ForeignValue { kernel, what } => write!(f, "kernel `{kernel}`: {what} belongs to another kernel or module"),
             Unsupported { kernel, instruction, needs, target } => {
-                write!(f, "kernel `{kernel}`: `{instruction}` needs {needs}, but the module targets {target}")
+                write!(f, "kernel `{kernel}`: `{instruction}` is not on {target}: it needs {needs}")
             }
             VersionTooOld { kernel, instruction, needs, version } => {
                 write!(f, "kernel `{kernel}`: `{instruction}` needs PTX ISA {needs}, but the module asks for .version {version}")
@@ -54,6 +57,7 @@ impl fmt::Display for Error {
             // Module-level refusals (the texturing mode) name no kernel.
             InvalidArgument { kernel, what } if kernel.is_empty() => f.write_str(what),
             InvalidArgument { kernel, what } => write!(f, "kernel `{kernel}`: {what}"),
+            BuildFailed { kernel, error } => write!(f, "`{kernel}` failed to build, so the module has no text: {error}"),
         }
     }
 }

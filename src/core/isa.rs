@@ -30,6 +30,18 @@ impl Req {
     pub fn targets_spec(&self) -> String {
         format_targets(self.targets)
     }
+    /// The targets in words, the oldest first: `sm_80 or newer`, `sm_90a`, `sm_100a, sm_103a
+    /// or sm_110a`.
+    pub fn targets_words(&self) -> String {
+        let spec = self.targets_spec();
+        if let Some(t) = spec.strip_suffix('+') {
+            return format!("{t} or newer");
+        }
+        match spec.rsplit_once(',') {
+            Some((first, last)) => format!("{} or {last}", first.replace(',', ", ")),
+            None => spec,
+        }
+    }
 }
 
 /// All targets at or above `t` in the plain order (suffixed ones included).

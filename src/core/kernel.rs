@@ -6,7 +6,9 @@ use super::desc::FormDesc;
 use super::dtype::RegClass;
 use super::error::{check_ident, Error};
 use super::ir::{Guard, Opnd, PackedGuard, RegRef, RegSpace, Stmt};
+use super::isa;
 use super::segments::Segments;
+use super::target::Target;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -483,6 +485,29 @@ impl Kernel {
         match &self.labels[id as usize].name {
             Some(n) => n.clone(),
             None => format!("$L__{id}"),
+        }
+    }
+
+    /// Every instruction and directive of the body against `target`, in order of first use:
+    /// one the target lacks is an error naming the oldest targets that have it.
+    pub(crate) fn check_target(&mut self, target: Target) {
+        let keys = self
+            .forms
+            .iter()
+            .map(|f| (f.isa_key(), f.req()))
+            .chain(self.directives.iter().map(|d| (d.keyword().into(), isa::form_req(d.keyword()))));
+        let bad = keys.into_iter().find_map(|(key, req)| match req {
+            None => Some(Error::NoIsaData { instruction: key.into_owned() }),
+            Some(r) if !r.allows(target) => Some(Error::Unsupported {
+                kernel: self.name.to_string(),
+                instruction: key.into_owned(),
+                needs: format!("{} (PTX ISA {})", r.targets_words(), r.version),
+                target: target.to_string(),
+            }),
+            Some(_) => None,
+        });
+        if let Some(e) = bad {
+            self.errors.push(e);
         }
     }
 

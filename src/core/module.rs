@@ -26,12 +26,23 @@ pub struct Module {
     pub(crate) unchecked: bool,
     /// How texture lookups find their sampler state (`.target ..., texmode_independent`).
     pub(crate) tex_mode: TexMode,
+    /// The first kernel or function that failed to build: the module then has no text.
+    pub(crate) failed: Option<Error>,
 }
 
 impl Module {
     /// A module for `target`; `.version` is inferred from what the module uses.
     pub fn new(target: Target) -> Module {
-        Module { id: fresh_id(), target, version: None, items: Vec::new(), names: Vec::new(), unchecked: false, tex_mode: TexMode::Unified }
+        Module {
+            id: fresh_id(),
+            target,
+            version: None,
+            items: Vec::new(),
+            names: Vec::new(),
+            unchecked: false,
+            tex_mode: TexMode::Unified,
+            failed: None,
+        }
     }
 
     pub fn target(&self) -> Target {
@@ -81,9 +92,33 @@ impl Module {
         Ok(())
     }
 
+    /// Adds a finished body (a kernel or a function named `name`), or records why it could
+    /// not be built: a module with a failed kernel or function prints no text. `build` checks
+    /// the body (against the module's target first, then what else the caller checks).
+    pub(crate) fn add_body<R>(&mut self, name: &str, build: impl FnOnce(&mut Module) -> Result<(Kernel, R), Error>) -> Result<R, Error> {
+        let built = self.claim(name).and_then(|()| build(self));
+        match built {
+            Ok((k, r)) => {
+                self.items.push(Item::Body(k));
+                Ok(r)
+            }
+            Err(e) => {
+                if self.failed.is_none() {
+                    self.failed = Some(Error::BuildFailed { kernel: name.to_string(), error: Box::new(e.clone()) });
+                }
+                Err(e)
+            }
+        }
+    }
+
     /// The whole module as PTX text, with `.version` inferred and every instruction
-    /// checked against the target.
+    /// checked against the target. A module one of whose kernels or functions failed to
+    /// build (its `Module::kernel` or `Module::func` returned an error) has no text: the
+    /// error says which and why.
     pub fn to_ptx(&self) -> Result<String, Error> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
         super::print::module(self)
     }
 }
