@@ -204,7 +204,7 @@ pub fn define_tokens(t: &Tables, which: &str) -> Result<TS, String> {
                 quote! {
                     #z
                     impl crate::ops::Legal for #id { const VALUES: &'static [i64] = &[#(#vals),*]; }
-                    #( impl crate::ops::Admits<#vals> for #id {} )*
+                    #( #[diagnostic::do_not_recommend] impl crate::ops::Admits<#vals> for #id {} )*
                 }
             })
             .collect(),
@@ -224,7 +224,7 @@ pub fn families(t: &Tables) -> TS {
         let selects = fam.forms.iter().map(|&j| &t.forms[j]).filter(|f| f.select).map(|f| {
             let opcode = format_ident!("{}", rust_ident(&f.parts[0]));
             let (mods, var, form) = (mods(&f.parts[1..]), format_ident!("{}", rust_ident(&f.variant)), form(f));
-            quote!(impl crate::ops::Select<#mods, crate::ops::v::#var> for crate::ops::op::#opcode { type Form = #form; })
+            quote!(#[diagnostic::do_not_recommend] impl crate::ops::Select<#mods, crate::ops::v::#var> for crate::ops::op::#opcode { type Form = #form; })
         });
         quote! {
             #[doc = #doc]

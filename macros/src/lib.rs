@@ -119,6 +119,22 @@ pub fn mods(input: TokenStream) -> TokenStream {
     gen::mods(&parts[1..]).into()
 }
 
+/// `ts` with every token at `span` (so that an error in it is reported there).
+fn respan(ts: TS, span: Span) -> TS {
+    ts.into_iter()
+        .map(|mut t| {
+            if let TokenTree::Group(g) = &t {
+                let mut n = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                n.set_span(span);
+                t = TokenTree::Group(n);
+            } else {
+                t.set_span(span);
+            }
+            t
+        })
+        .collect()
+}
+
 /// Splits on the top-level commas, not those between the generic arguments of a turbofish
 /// (`a.halves::<3, 0>()`: angle brackets are no token groups).
 fn split_commas(ts: TS) -> Vec<TS> {
@@ -241,19 +257,44 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
     let form = resolve(&chain, span, &variant)?;
     let ty = gen::form(form);
     let operands: Vec<TS> = it.collect();
+    if operands.len() != form.srcs.len() {
+        let kinds: Vec<String> = form.srcs.iter().map(|k| k.to_string()).collect();
+        let takes = match kinds.len() {
+            0 => "no operands".to_string(),
+            1 => format!("1 operand, `{}`", kinds[0]),
+            n => format!("{n} operands, `{}`", kinds.join(", ")),
+        };
+        let variant = if form.variant == "plain" { String::new() } else { format!(" as {}", form.variant) };
+        return Err((span, format!("ptx!: `{}`{variant} takes {takes}; {} given", form.chain, operands.len())));
+    }
     let names: Vec<_> = (0..operands.len()).map(|i| format_ident!("__a{}", i)).collect();
+    // Each operand is lowered as its kind, written where the operand is, so a wrong one is
+    // reported at itself, with what the instruction expects there.
+    let lower: Vec<TS> = operands
+        .iter()
+        .zip(&form.srcs)
+        .zip(&names)
+        .map(|((o, kind), name)| {
+            // Resolved as the macro's own code is (the operand may come from another macro),
+            // located at the operand.
+            let at = Span::call_site().located_at(o.clone().into_iter().next().map_or(Span::call_site(), |t| t.span()));
+            let kind = gen::src(kind);
+            respan(quote!(__o.push(::ptxkit::ops::Operand::<#kind>::lower(#name, __k));), at)
+        })
+        .collect();
+    let lower = quote!(|__k: &mut ::ptxkit::Kernel, __o: &mut ::std::vec::Vec<::ptxkit::ops::Opnd>| { #(#lower)* });
     let (pred_let, g) = match guard {
         None => (quote!(), quote!(::core::option::Option::None)),
         Some((p, neg)) => (quote!(let __p = #p;), quote!(::ptxkit::ops::guard_of(__k, __p, #neg))),
     };
     let (dst_let, call) = match dst {
-        None => (quote!(), quote!(<#ty as ::ptxkit::ops::Call<_>>::call_if(__k, __g, (#(#names,)*)))),
+        None => (quote!(), quote!(::ptxkit::ops::emit_new::<#ty>(__k, __g, #lower))),
         // A register with a part selector (`d.h1()`) becomes the form's destination type.
         Some(d) if matches!(form.dst, Dst::Part(..)) => (
             quote!(let __d = ::ptxkit::ops::IntoDst::<<#ty as ::ptxkit::ops::Instr>::Out>::into_dst(#d);),
-            quote!(<#ty as ::ptxkit::ops::Call<_>>::call_into_if(__k, __g, __d, (#(#names,)*))),
+            quote!(::ptxkit::ops::emit::<#ty>(__k, __g, __d, #lower)),
         ),
-        Some(d) => (quote!(let __d = #d;), quote!(<#ty as ::ptxkit::ops::Call<_>>::call_into_if(__k, __g, __d, (#(#names,)*)))),
+        Some(d) => (quote!(let __d = #d;), quote!(::ptxkit::ops::emit::<#ty>(__k, __g, __d, #lower))),
     };
     Ok(quote!({
         #(let #names = #operands;)*

@@ -27,7 +27,7 @@ pub trait KernelParam: Sized {
     note = "pass a predicate as a `Reg<U32>` and compare it with `setp.ne.u32`"
 )]
 pub trait ScalarParam: MemType {}
-macro_rules! scalar_params { ($($t:ident)*) => {$(impl ScalarParam for crate::types::$t {})*}; }
+macro_rules! scalar_params { ($($t:ident)*) => {$(#[diagnostic::do_not_recommend] impl ScalarParam for crate::types::$t {})*}; }
 scalar_params!(B8 B16 B32 B64 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 F16 Bf16 F16x2 Bf16x2);
 
 /// The parameter `name` of the kernel (a `.param` symbol).

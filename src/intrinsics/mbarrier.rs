@@ -70,7 +70,9 @@ use crate::types::{Pred, Reg, B64, U32};
     note = "allocate barriers with `k.mbarriers(..)` or `k.shared_array::<B64>(..)`, or carve them from `k.dynamic_shared()`; another CTA's barrier is `Mbarrier::in_cta`"
 )]
 pub trait CtaShared: StateSpace<AddrT = U32> {}
+#[diagnostic::do_not_recommend]
 impl CtaShared for m::Shared {}
+#[diagnostic::do_not_recommend]
 impl CtaShared for m::SharedCta {}
 
 /// A 64-bit mbarrier object in the executing CTA's shared memory (8-byte aligned).

@@ -191,7 +191,7 @@ pub trait PowerOfTwo {}
 #[diagnostic::on_unimplemented(message = "{Self}: the block size must be a multiple of 32, from 32 to 1024")]
 pub trait WarpMultiple {}
 
-macro_rules! counts { ($tr:ident: $($n:literal)*) => {$(impl $tr for Count<$n> {})*}; }
+macro_rules! counts { ($tr:ident: $($n:literal)*) => {$(#[diagnostic::do_not_recommend] impl $tr for Count<$n> {})*}; }
 counts!(PowerOfTwo: 1 2 4 8 16 32 64);
 counts!(WarpMultiple: 32 64 96 128 160 192 224 256 288 320 352 384 416 448 480 512 544 576 608 640 672 704 736 768 800 832 864 896 928 960 992 1024);
 

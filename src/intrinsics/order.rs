@@ -91,15 +91,21 @@ pub trait FenceOrder<S> {
 /// State spaces ordered accesses apply to: global, shared, and generic addresses.
 #[diagnostic::on_unimplemented(message = "ordered accesses take global, shared or generic addresses, not `{Self}`")]
 pub trait OrderedSpace: StateSpace {}
+#[diagnostic::do_not_recommend]
 impl OrderedSpace for Generic {}
+#[diagnostic::do_not_recommend]
 impl OrderedSpace for m::Global {}
+#[diagnostic::do_not_recommend]
 impl OrderedSpace for m::Shared {}
+#[diagnostic::do_not_recommend]
 impl OrderedSpace for m::SharedCta {}
+#[diagnostic::do_not_recommend]
 impl OrderedSpace for m::SharedCluster {}
 
 macro_rules! col {
     ($tr:ident $o:ident $s:ident -) => {};
     (FenceOrder $o:ident $s:ident $v:literal) => {
+        #[diagnostic::do_not_recommend]
         impl FenceOrder<$s> for $o {
             fn emit(k: &mut Kernel) {
                 crate::ptx!(k, $v);
@@ -107,6 +113,7 @@ macro_rules! col {
         }
     };
     ($tr:ident $o:ident $s:ident $v:literal) => {
+        #[diagnostic::do_not_recommend]
         impl $tr<$s> for $o {
             type Prefix = ptxkit_macros::mods!($v);
         }

@@ -72,6 +72,7 @@ pub trait Alloc: Dst {
 impl Dst for () {
     fn lower_dst(&self, _: &mut Kernel, _: &mut Vec<Opnd>) {}
 }
+#[diagnostic::do_not_recommend]
 impl Alloc for () {
     fn alloc(_: &mut Kernel) -> Self {}
 }
@@ -81,6 +82,7 @@ impl<T: DataType> Dst for Reg<T> {
         out.push(Opnd::Reg(self.checked(k)));
     }
 }
+#[diagnostic::do_not_recommend]
 impl<T: DataType> Alloc for Reg<T> {
     #[inline]
     fn alloc(k: &mut Kernel) -> Self {
@@ -93,6 +95,7 @@ impl<A: Dst, B: Dst> Dst for (A, B) {
         self.1.lower_dst(k, out);
     }
 }
+#[diagnostic::do_not_recommend]
 impl<A: Alloc, B: Alloc> Alloc for (A, B) {
     fn alloc(k: &mut Kernel) -> Self {
         (A::alloc(k), B::alloc(k))
@@ -103,6 +106,7 @@ impl<T: DataType, const N: usize> Dst for [Reg<T>; N] {
         out.push(run(k, self));
     }
 }
+#[diagnostic::do_not_recommend]
 impl<T: DataType, const N: usize> Alloc for [Reg<T>; N] {
     fn alloc(k: &mut Kernel) -> Self {
         core::array::from_fn(|_| k.reg())
@@ -254,34 +258,60 @@ where
     type Out = F::Out;
     #[inline]
     fn call_into_if(k: &mut Kernel, guard: Guard, dst: F::Out, args: Args) -> F::Out {
-        let mut buf = k.take_scratch();
-        dst.lower_dst(k, &mut buf);
-        match F::DESC.dst {
-            DstKind::Sink => buf.push(Opnd::Sink),
-            DstKind::Pair(..) => {
-                if let [Opnd::Reg(a), Opnd::Reg(b)] = buf[..] {
-                    buf.clear();
-                    buf.push(Opnd::Pair(a, b));
-                }
+        emit::<F>(k, guard, dst, |k, out| args.lower_into(k, out))
+    }
+}
+
+/// Emits the form `F` into `dst` under `guard`, its operands lowered by `lower` after the
+/// destination: what [`Call`] does with a tuple of operands, and what `ptx!` writes, one
+/// operand at a time (so that a wrong one is reported where it is written).
+#[doc(hidden)]
+#[inline]
+pub fn emit<F: Instr>(k: &mut Kernel, guard: Guard, dst: F::Out, lower: impl FnOnce(&mut Kernel, &mut Vec<Opnd>)) -> F::Out {
+    let mut buf = k.take_scratch();
+    dst.lower_dst(k, &mut buf);
+    group_dst(F::DESC.dst, &mut buf);
+    lower(k, &mut buf);
+    let guard = in_scope(k, guard);
+    k.push_ins(F::DESC, guard, &mut buf);
+    k.put_scratch(buf);
+    dst
+}
+
+/// [`emit`] into a fresh destination.
+#[doc(hidden)]
+#[inline]
+pub fn emit_new<F: Instr>(k: &mut Kernel, guard: Guard, lower: impl FnOnce(&mut Kernel, &mut Vec<Opnd>)) -> F::Out
+where
+    F::Out: Alloc,
+{
+    let d = <F::Out as Alloc>::alloc(k);
+    emit::<F>(k, guard, d, lower)
+}
+
+/// The destination operands as the instruction writes them: a sink, a grouped pair `d|p`,
+/// `_|p`, a vector and a predicate.
+fn group_dst(kind: DstKind, buf: &mut Vec<Opnd>) {
+    match kind {
+        DstKind::Sink => buf.push(Opnd::Sink),
+        DstKind::Pair(..) => {
+            if let [Opnd::Reg(a), Opnd::Reg(b)] = buf[..] {
+                buf.clear();
+                buf.push(Opnd::Pair(a, b));
             }
-            DstKind::SinkPair(..) => {
-                if let [Opnd::Reg(p)] = buf[..] {
-                    buf[0] = Opnd::SinkPair(p);
-                }
-            }
-            DstKind::VecPred(..) => {
-                if let [Opnd::Vec { start, len }, Opnd::Reg(pred)] = buf[..] {
-                    buf.clear();
-                    buf.push(Opnd::VecPred { start, len, pred });
-                }
-            }
-            _ => {}
         }
-        args.lower_into(k, &mut buf);
-        let guard = in_scope(k, guard);
-        k.push_ins(F::DESC, guard, &mut buf);
-        k.put_scratch(buf);
-        dst
+        DstKind::SinkPair(..) => {
+            if let [Opnd::Reg(p)] = buf[..] {
+                buf[0] = Opnd::SinkPair(p);
+            }
+        }
+        DstKind::VecPred(..) => {
+            if let [Opnd::Vec { start, len }, Opnd::Reg(pred)] = buf[..] {
+                buf.clear();
+                buf.push(Opnd::VecPred { start, len, pred });
+            }
+        }
+        _ => {}
     }
 }
 

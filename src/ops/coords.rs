@@ -119,6 +119,7 @@ pub trait CoordList<C> {
 }
 
 /// No coordinates (`[h]`).
+#[diagnostic::do_not_recommend]
 impl CoordList<()> for () {
     fn lower_coords(self, _: &mut Kernel, _: &mut Run) {}
 }
@@ -130,6 +131,7 @@ macro_rules! coord_lists {
             const TYPES: &'static [DType] = &[$($k::ID),*];
         }
         #[allow(non_snake_case)]
+        #[diagnostic::do_not_recommend]
         impl<$($k, $a: Operand<$k>),*> CoordList<($($k,)*)> for ($($a,)*) {
             fn lower_coords(self, k: &mut Kernel, out: &mut Run) {
                 let ($($a,)*) = self;
@@ -155,6 +157,7 @@ coord_lists! {
 
 macro_rules! coord_arrays {
     ($($n:literal: ($($k:ident)*);)*) => {$(
+        #[diagnostic::do_not_recommend]
         impl<K, X: Operand<K>> CoordList<($($k,)*)> for [X; $n] {
             fn lower_coords(self, k: &mut Kernel, out: &mut Run) {
                 for x in self {
@@ -172,6 +175,7 @@ coord_arrays! {
     5: (K K K K K);
 }
 
+#[diagnostic::do_not_recommend]
 impl<C: CoordKinds, const P: usize, X, const N: usize> Operand<Coords<C, P>> for [X; N]
 where
     [X; N]: CoordList<C>,

@@ -46,13 +46,18 @@ spaces! {
 #[diagnostic::on_unimplemented(
     message = "an address in `{Self}` cannot be used where the instruction names `{S}`",
     label = "wrong state space for this operand",
-    note = "`.shared` and `.shared::cta` addresses are interchangeable and also valid as `.shared::cluster`; other spaces need `cvta` or `mapa`"
+    note = "write the chain for the pointer's space (a `{Self}` pointer in a `{Self}` chain), or convert the address: `cvta` between generic and a space, `mapa` to another CTA's shared memory; `.shared` and `.shared::cta` addresses are interchangeable and also valid as `.shared::cluster`"
 )]
 pub trait InWindow<S> {}
+#[diagnostic::do_not_recommend]
 impl<S: StateSpace> InWindow<S> for S {}
+#[diagnostic::do_not_recommend]
 impl InWindow<m::SharedCta> for m::Shared {}
+#[diagnostic::do_not_recommend]
 impl InWindow<m::Shared> for m::SharedCta {}
+#[diagnostic::do_not_recommend]
 impl InWindow<m::SharedCluster> for m::Shared {}
+#[diagnostic::do_not_recommend]
 impl InWindow<m::SharedCluster> for m::SharedCta {}
 
 /// Operand kind: an address of `T` elements in space `S`.
@@ -61,6 +66,7 @@ pub struct Addr<S, T>(PhantomData<(S, T)>);
 /// Element type of an address operand that takes any element (`prefetch`, `cvta`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AnyElem;
+#[diagnostic::do_not_recommend]
 impl<E: DataType> Accepts<E> for AnyElem {}
 
 /// The element of an address operand: a data type, or [`AnyElem`].
@@ -111,6 +117,7 @@ pub struct TargetsOp;
 /// `S` is [`sel::Scalar`](super::sel::Scalar) an integer immediate is taken too, as ptxas
 /// takes one there.
 pub struct Selectable<T, S>(PhantomData<(T, S)>);
+#[diagnostic::do_not_recommend]
 impl<T: DataType + Accepts<R>, S, R: DataType> Accepts<R> for Selectable<T, S> {}
 
 /// Operand kind: a negated register (`-T`, `-T{.<sel>}` in a table), the operand of a form

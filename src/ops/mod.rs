@@ -95,11 +95,11 @@ mod kinds;
 pub mod sel;
 mod tables;
 
-pub use crate::core::ir::Guard;
+pub use crate::core::ir::{Guard, Opnd};
 pub use crate::core::isa::{self, Req};
 pub use crate::core::{DstKind, FormDesc, Handles, Kind, Sel, SelSet, Space, TexMode};
 pub(crate) use call::{conjunction, in_scope};
-pub use call::{guard_of, Acc, Alloc, Call, Dst, IntoDst, Lower, Operand, PartDst};
+pub use call::{emit, emit_new, guard_of, Acc, Alloc, Call, Dst, IntoDst, Lower, Operand, PartDst};
 pub(crate) use coords::handle_addr;
 pub use coords::{h, pad_opnd, CoordKinds, CoordList, Coords, HandleAddr, HandleKinds, Run};
 pub use form::{DstSpec, Form, Instr, Op, Opcode, OperandKind, OperandKinds, Pair, Part, Parts, Select, Sink, SinkPair, Variant, VecPred};

@@ -70,7 +70,7 @@ pub trait HalfLane {}
 #[diagnostic::on_unimplemented(message = "`{Self}` is not a byte lane", label = "a byte selector picks lanes 0..7 of the pair {{b, a}}")]
 pub trait ByteLane {}
 macro_rules! lanes {
-    ($tr:ident: $($n:literal)*) => {$( impl $tr for Lane<$n> {} )*};
+    ($tr:ident: $($n:literal)*) => {$( #[diagnostic::do_not_recommend] impl $tr for Lane<$n> {} )*};
 }
 lanes!(HalfLane: 0 1 2 3);
 lanes!(ByteLane: 0 1 2 3 4 5 6 7);
@@ -90,13 +90,16 @@ pub trait NotB24 {}
 pub trait NotB4 {}
 macro_rules! quads {
     ($($x:literal)*; $($y:literal)*; $($z:literal)*; $($w:literal)*) => {
-        $( impl<const Y: u8, const Z: u8, const W: u8> ByteQuad for (Lane<$x>, Lane<Y>, Lane<Z>, Lane<W>) {} )*
+        $( #[diagnostic::do_not_recommend] impl<const Y: u8, const Z: u8, const W: u8> ByteQuad for (Lane<$x>, Lane<Y>, Lane<Z>, Lane<W>) {} )*
+        #[diagnostic::do_not_recommend]
         impl<const Y: u8, const Z: u8, const W: u8> ByteQuad for (Lane<1>, Lane<Y>, Lane<Z>, Lane<W>) where (Lane<Y>, Lane<Z>, Lane<W>): NotB024 {}
-        $( impl<const Z: u8, const W: u8> NotB024 for (Lane<$y>, Lane<Z>, Lane<W>) {} )*
+        $( #[diagnostic::do_not_recommend] impl<const Z: u8, const W: u8> NotB024 for (Lane<$y>, Lane<Z>, Lane<W>) {} )*
+        #[diagnostic::do_not_recommend]
         impl<const Z: u8, const W: u8> NotB024 for (Lane<0>, Lane<Z>, Lane<W>) where (Lane<Z>, Lane<W>): NotB24 {}
-        $( impl<const W: u8> NotB24 for (Lane<$z>, Lane<W>) {} )*
+        $( #[diagnostic::do_not_recommend] impl<const W: u8> NotB24 for (Lane<$z>, Lane<W>) {} )*
+        #[diagnostic::do_not_recommend]
         impl<const W: u8> NotB24 for (Lane<2>, Lane<W>) where Lane<W>: NotB4 {}
-        $( impl NotB4 for Lane<$w> {} )*
+        $( #[diagnostic::do_not_recommend] impl NotB4 for Lane<$w> {} )*
     };
 }
 quads!(0 2 3 4 5 6 7; 1 2 3 4 5 6 7; 0 1 3 4 5 6 7; 0 1 2 3 5 6 7);
@@ -147,18 +150,20 @@ impl<const X: u8, const Y: u8, const Z: u8, const W: u8> Selector for B4<X, Y, Z
 }
 
 macro_rules! members {
-    ($set:ty: $($s:ty),*) => {$( impl In<$set> for $s {} )*};
+    ($set:ty: $($s:ty),*) => {$( #[diagnostic::do_not_recommend] impl In<$set> for $s {} )*};
 }
 members!(Scalar: B<0>, B<1>, B<2>, B<3>, H<0>, H<1>);
 members!(Mask2: H<0>, H<1>, H2<1, 0>);
 members!(Mask4: B<0>, B<1>, B<2>, B<3>, B2<1, 0>, B2<2, 0>, B2<2, 1>, B2<3, 0>, B2<3, 1>, B2<3, 2>);
 members!(Mask4: B3<2, 1, 0>, B3<3, 1, 0>, B3<3, 2, 0>, B3<3, 2, 1>, B4<3, 2, 1, 0>);
+#[diagnostic::do_not_recommend]
 impl<const X: u8, const Y: u8> In<Half2> for H2<X, Y>
 where
     Lane<X>: HalfLane,
     Lane<Y>: HalfLane,
 {
 }
+#[diagnostic::do_not_recommend]
 impl<const X: u8, const Y: u8, const Z: u8, const W: u8> In<Byte4> for B4<X, Y, Z, W>
 where
     Lane<X>: ByteLane,

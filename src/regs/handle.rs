@@ -193,27 +193,44 @@ impl Surface {
     }
 }
 
-impl<C: CoordKinds, L: CoordList<C>, const P: usize> Operand<HandleAddr<(h::Tex,), C, P>> for At<Texture, L> {
-    fn lower(self, k: &mut Kernel) -> Opnd {
+/// Handles that stand where an operand takes the handle kinds `K` (`(h::Tex,)`, `(h::Tex,
+/// h::Smp)`, `(h::Surf,)`), lowered to their operands.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot stand where the instruction takes the handles `{K}`",
+    label = "wrong kind of handle for this instruction",
+    note = "`tex`/`tld4`/`txq` take a `Texture` (with `.with(sampler)` in the independent mode), the `su*` instructions a `Surface`"
+)]
+pub trait HandleFor<K> {
+    /// The handles' operands, and how many there are.
+    #[doc(hidden)]
+    fn lower_handles(self, k: &mut Kernel) -> ([Opnd; 2], usize);
+}
+#[diagnostic::do_not_recommend]
+impl HandleFor<(h::Tex,)> for Texture {
+    fn lower_handles(self, k: &mut Kernel) -> ([Opnd; 2], usize) {
         k.require_tex_mode(TexMode::Unified, "a texture lookup without a sampler");
-        let t = self.handles.0.lower(k);
-        handle_addr::<C, L>(k, &[t], self.coords, P)
+        ([self.0.lower(k), Opnd::Sink], 1)
     }
 }
-
-impl<C: CoordKinds, L: CoordList<C>, const P: usize> Operand<HandleAddr<(h::Tex, h::Smp), C, P>> for At<TexSampler, L> {
-    fn lower(self, k: &mut Kernel) -> Opnd {
+#[diagnostic::do_not_recommend]
+impl HandleFor<(h::Tex, h::Smp)> for TexSampler {
+    fn lower_handles(self, k: &mut Kernel) -> ([Opnd; 2], usize) {
         k.require_tex_mode(TexMode::Independent, "a texture lookup with a separate sampler");
-        let t = self.handles.tex.0.lower(k);
-        let s = self.handles.smp.lower(k);
-        handle_addr::<C, L>(k, &[t, s], self.coords, P)
+        let t = self.tex.0.lower(k);
+        ([t, self.smp.lower(k)], 2)
+    }
+}
+#[diagnostic::do_not_recommend]
+impl HandleFor<(h::Surf,)> for Surface {
+    fn lower_handles(self, k: &mut Kernel) -> ([Opnd; 2], usize) {
+        ([self.0.lower(k), Opnd::Sink], 1)
     }
 }
 
-impl<C: CoordKinds, L: CoordList<C>, const P: usize> Operand<HandleAddr<(h::Surf,), C, P>> for At<Surface, L> {
+impl<H: HandleFor<K>, K, C: CoordKinds, L: CoordList<C>, const P: usize> Operand<HandleAddr<K, C, P>> for At<H, L> {
     fn lower(self, k: &mut Kernel) -> Opnd {
-        let s = self.handles.0.lower(k);
-        handle_addr::<C, L>(k, &[s], self.coords, P)
+        let (hs, n) = self.handles.lower_handles(k);
+        handle_addr::<C, L>(k, &hs[..n], self.coords, P)
     }
 }
 

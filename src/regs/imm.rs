@@ -10,7 +10,15 @@ use crate::types::DataType;
 
 /// Instruction types that take integer immediates.
 pub trait IntImm: DataType {}
-macro_rules! int_imm { ($($t:ident)*) => {$(impl IntImm for crate::types::$t {})*}; }
+macro_rules! int_imm {
+    ($($t:ident)*) => {$(
+        impl IntImm for crate::types::$t {}
+        #[diagnostic::do_not_recommend]
+        impl<const V: i64> ConstKind<V> for crate::types::$t {
+            const TY: DType = DType::$t;
+        }
+    )*};
+}
 int_imm!(B8 B16 B32 B64 U8 U16 U32 U64 S8 S16 S32 S64);
 
 fn int_opnd(k: &mut Kernel, v: i128, ty: DType) -> Opnd {
@@ -74,19 +82,23 @@ impl<I: IntImm, L: Legal> Operand<ImmIn<I, L>> for bool {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Const<const V: i64>;
 
-impl<const V: i64, I: IntImm, L: Legal + Admits<V>> Operand<ImmIn<I, L>> for Const<V> {
-    fn lower(self, k: &mut Kernel) -> Opnd {
-        int_opnd(k, V as i128, I::ID)
-    }
+/// The operand kinds a `Const<V>` stands for: an integer type, an immediate of one, or an
+/// immediate from a legal set that holds `V`.
+#[diagnostic::on_unimplemented(message = "a constant {V} cannot stand where PTX expects `{Self}`", label = "not an integer operand here")]
+pub trait ConstKind<const V: i64> {
+    /// The instruction type the constant is written as.
+    const TY: DType;
 }
-impl<const V: i64, I: IntImm> Operand<I> for Const<V> {
-    fn lower(self, k: &mut Kernel) -> Opnd {
-        int_opnd(k, V as i128, I::ID)
-    }
+#[diagnostic::do_not_recommend]
+impl<const V: i64, I: IntImm> ConstKind<V> for Imm<I> {
+    const TY: DType = I::ID;
 }
-impl<const V: i64, I: IntImm> Operand<Imm<I>> for Const<V> {
+impl<const V: i64, I: IntImm, L: Legal + Admits<V>> ConstKind<V> for ImmIn<I, L> {
+    const TY: DType = I::ID;
+}
+impl<const V: i64, K: ConstKind<V>> Operand<K> for Const<V> {
     fn lower(self, k: &mut Kernel) -> Opnd {
-        int_opnd(k, V as i128, I::ID)
+        int_opnd(k, V as i128, K::TY)
     }
 }
 

@@ -18,6 +18,7 @@ pub use handle::{At, Sampler, Surface, TexSampler, Texture};
 pub use imm::{Const, IntImm};
 pub use part::{Negative, Part};
 pub use ptr::{
-    elem_bytes, Address, ConstPtr, Elem, GenericPtr, GlobalPtr, Index, LocalPtr, ParamPtr, Ptr, SharedPtr, SymAddr, TensorAt, TmemAddr,
+    elem_bytes, Address, ConstPtr, Elem, GenericPtr, GlobalPtr, Index, LocalPtr, ParamPtr, PointsTo, Ptr, SharedPtr, SymAddr, TensorAt,
+    TmemAddr,
 };
 pub use sreg_table::{sreg, SReg};

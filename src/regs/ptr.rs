@@ -134,13 +134,25 @@ pub(crate) fn addr_opnd(k: &mut Kernel, base: &Base, off: i64) -> Opnd {
     }
 }
 
-impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: Accepts<E>> Operand<Addr<S2, K>> for Ptr<S, E> {
+/// A pointer to `E` may stand where an instruction accesses `Self` (an element type the
+/// instruction [`Accepts`] for `E`).
+#[diagnostic::on_unimplemented(
+    message = "a pointer to `{E}` cannot be used where the instruction accesses `{Self}`",
+    label = "this pointer's element type is not the instruction's",
+    note = "view the address as the instruction's element type with `.cast::<{Self}>()`, or declare the pointer with it (`GlobalPtr<{Self}>`, `k.shared_array::<{Self}>(..)`)"
+)]
+pub trait PointsTo<E: DataType> {}
+#[diagnostic::do_not_recommend]
+impl<K: Accepts<E>, E: DataType> PointsTo<E> for K {}
+
+impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: PointsTo<E>> Operand<Addr<S2, K>> for Ptr<S, E> {
     fn lower(self, k: &mut Kernel) -> Opnd {
         let off = self.checked_off(k);
         addr_opnd(k, &self.base, off)
     }
 }
-impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: Accepts<E>> Operand<Addr<S2, K>> for &Ptr<S, E> {
+#[diagnostic::do_not_recommend]
+impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: PointsTo<E>> Operand<Addr<S2, K>> for &Ptr<S, E> {
     fn lower(self, k: &mut Kernel) -> Opnd {
         let off = self.checked_off(k);
         addr_opnd(k, &self.base, off)
@@ -181,7 +193,7 @@ impl<S: StateSpace, T: DataType, I: Index> Elem<S, T, I> {
     }
 }
 
-impl<S: StateSpace + InWindow<S2>, S2, E: DataType, I: Index, K: Accepts<E>> Operand<Addr<S2, K>> for Elem<S, E, I> {
+impl<S: StateSpace + InWindow<S2>, S2, E: DataType, I: Index, K: PointsTo<E>> Operand<Addr<S2, K>> for Elem<S, E, I> {
     fn lower(self, k: &mut Kernel) -> Opnd {
         self.i.index_addr(k, &self.ptr)
     }

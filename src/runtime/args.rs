@@ -197,6 +197,7 @@ pub trait HostArg<P> {
 
 macro_rules! scalar_args {
     ($($t:ident)*) => {$(
+        #[diagnostic::do_not_recommend]
         impl HostArg<Reg<types::$t>> for <types::$t as DataType>::Host {
             fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a {
                 list.slots.copy(self).map(drop)
@@ -210,15 +211,19 @@ scalar_args!(B8 B16 B32 B64 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 F16 Bf16 F16x2
 macro_rules! pointer_args {
     ($($t:ident)*) => {$( pointer_args!(@ m::Global, $t); pointer_args!(@ Generic, $t); )*};
     (@ $space:ty, $t:ident) => {
+        #[diagnostic::do_not_recommend]
         impl<'s> HostArg<Ptr<$space, types::$t>> for &'s CudaSlice<<types::$t as DataType>::Host> {
             fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.read(self) }
         }
+        #[diagnostic::do_not_recommend]
         impl<'s> HostArg<Ptr<$space, types::$t>> for &'s mut CudaSlice<<types::$t as DataType>::Host> {
             fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.write(self) }
         }
+        #[diagnostic::do_not_recommend]
         impl<'s, 'v> HostArg<Ptr<$space, types::$t>> for &'s CudaView<'v, <types::$t as DataType>::Host> {
             fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.read(self) }
         }
+        #[diagnostic::do_not_recommend]
         impl<'s, 'v> HostArg<Ptr<$space, types::$t>> for &'s mut CudaViewMut<'v, <types::$t as DataType>::Host> {
             fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a { list.write(self) }
         }
@@ -227,6 +232,8 @@ macro_rules! pointer_args {
 // Every data type but `.pred`.
 pointer_args!(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 Tf32 F32 F64 F32x2
     E4m3x2 E5m2x2 E2m1x2 E3m2x2 E2m3x2 Ue8m0x2 E4m3x4 E5m2x4 E2m1x4 E3m2x4 E2m3x4 E4m3 E5m2);
+
+#[diagnostic::do_not_recommend]
 
 impl<'s, const N: usize> HostArg<ParamBytes<N>> for &'s HostBytes<N> {
     fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>

@@ -268,6 +268,7 @@ fn as_shared<H>(b: &dyn MapBuffer<H>) -> &dyn DevicePtr<H> {
 
 /// A tensor map for a [`TensorMap<T, R>`] parameter: the launch reads its 128 bytes in place
 /// and records a read of its buffer.
+#[diagnostic::do_not_recommend]
 impl<'m, 'b, T: TensorElem, const R: usize> HostArg<TensorMap<T, R>> for &'m HostTensorMap<'b, T, R> {
     fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
     where
@@ -284,6 +285,7 @@ impl<'m, 'b, T: TensorElem, const R: usize> HostArg<TensorMap<T, R>> for &'m Hos
 /// A tensor map for a [`TensorMap<T, R>`] parameter, passed mutably: the launch records a
 /// write of the buffer when the map holds it exclusively ([`HostTensorMap::tiled_mut`]),
 /// a read otherwise.
+#[diagnostic::do_not_recommend]
 impl<'m, 'b, T: TensorElem, const R: usize> HostArg<TensorMap<T, R>> for &'m mut HostTensorMap<'b, T, R> {
     fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
     where

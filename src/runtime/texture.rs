@@ -599,6 +599,7 @@ impl Drop for SurfObject<'_> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<'s, 'b> HostArg<Texture> for &'s TexObject<'b> {
     fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
     where
@@ -608,6 +609,7 @@ impl<'s, 'b> HostArg<Texture> for &'s TexObject<'b> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<'s, 'b> HostArg<Surface> for &'s SurfObject<'b> {
     fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
     where

@@ -51,7 +51,7 @@ macro_rules! dtype_zsts {
             const ID: DType = DType::$id;
             type Host = $host;
         }
-        $( impl Accepts<$acc> for $id {} )*
+        $( #[diagnostic::do_not_recommend] impl Accepts<$acc> for $id {} )*
     )*};
 }
 crate::core::dtype::dtype_table!(dtype_zsts);

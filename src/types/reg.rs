@@ -83,11 +83,13 @@ impl core::ops::Not for NotPred {
 pub trait IntoGuard {
     fn into_guard(self, k: &mut Kernel) -> (RegRef, bool);
 }
+#[diagnostic::do_not_recommend]
 impl IntoGuard for Reg<Pred> {
     fn into_guard(self, k: &mut Kernel) -> (RegRef, bool) {
         (self.checked(k), false)
     }
 }
+#[diagnostic::do_not_recommend]
 impl IntoGuard for NotPred {
     fn into_guard(self, k: &mut Kernel) -> (RegRef, bool) {
         (self.0.checked(k), true)
