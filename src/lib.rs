@@ -9,11 +9,13 @@ pub mod intrinsics;
 pub mod kernels;
 pub mod ops;
 pub mod ptxas;
+pub mod reference;
 pub mod regs;
 #[cfg(feature = "cuda")]
 pub mod runtime;
 pub mod types;
 
+#[doc(inline)]
 pub use builder::{Error, FuncRef, Kernel, KernelRef, Module, Target, Version};
 pub use ptxkit_macros::{op, ptx};
 pub use regs::{BranchTargets, Label, NotPred, Ptr, Reg, SReg};

@@ -157,60 +157,109 @@ pub fn form(f: &Form) -> TS {
     quote!(::ptxkit::ops::Form<#op, #d, (#(#srcs,)*)>)
 }
 
-fn zst(id: &proc_macro2::Ident, doc: &str) -> TS {
+fn zst(id: &proc_macro2::Ident, doc: &str, hidden: bool) -> TS {
+    let hide = if hidden { quote!(#[doc(hidden)]) } else { quote!() };
     quote! {
         #[doc = #doc]
+        #hide
         #[derive(Clone, Copy, Debug, Default)]
         pub struct #id;
     }
 }
 
-/// The token types: `opcodes`, `modifiers`, `variants` or `legal`.
+/// A module's documentation that lists its tokens (their own pages are hidden: a page per
+/// token would be most of the crate's documentation).
+fn listing(intro: &str, items: &[(String, String)]) -> String {
+    let list: Vec<String> = items.iter().map(|(ptx, ty)| format!("`{ptx}` `{ty}`")).collect();
+    format!("{intro}\n\n{}", list.join(" · "))
+}
+
+/// The token modules: `op` (opcodes), `m` (modifiers), `v` (variants) and `legal` (sets of
+/// legal immediates), each a zero-sized type per token the tables use.
 pub fn define_tokens(t: &Tables, which: &str) -> Result<TS, String> {
-    let items: Vec<TS> = match which {
-        "opcodes" => t
-            .by_opcode
-            .keys()
-            .map(|o| {
-                let id = format_ident!("{}", rust_ident(o));
-                let z = zst(&id, &format!("The opcode `{o}`."));
-                quote!(#z impl crate::ops::Opcode for #id { const NAME: &'static str = #o; })
-            })
-            .collect(),
-        "modifiers" => t
-            .modifiers
-            .iter()
-            .map(|m| {
-                let id = format_ident!("{}", rust_ident(m));
-                let z = zst(&id, &format!("The modifier `.{m}`."));
-                quote!(#z impl crate::ops::Part for #id { const NAME: &'static str = #m; })
-            })
-            .collect(),
-        "variants" => t
-            .variants
-            .iter()
-            .map(|(v, d)| {
-                let id = format_ident!("{}", rust_ident(v));
-                let z = zst(&id, d);
-                quote!(#z impl crate::ops::Variant for #id { const NAME: &'static str = #v; })
-            })
-            .collect(),
-        "legal" => t
-            .legal
-            .iter()
-            .map(|(name, (text, vals))| {
-                let id = format_ident!("{}", name);
-                let z = zst(&id, &format!("Legal immediates `{text}`."));
-                quote! {
-                    #z
-                    impl crate::ops::Legal for #id { const VALUES: &'static [i64] = &[#(#vals),*]; }
-                    #( #[diagnostic::do_not_recommend] impl crate::ops::Admits<#vals> for #id {} )*
-                }
-            })
-            .collect(),
+    let (name, doc, items): (&str, String, Vec<TS>) = match which {
+        "opcodes" => {
+            let pairs: Vec<(String, String)> = t.by_opcode.keys().map(|o| (o.clone(), rust_ident(o))).collect();
+            let items = t
+                .by_opcode
+                .keys()
+                .map(|o| {
+                    let id = format_ident!("{}", rust_ident(o));
+                    let z = zst(&id, &format!("The opcode `{o}`."), true);
+                    quote!(#z impl crate::ops::Opcode for #id { const NAME: &'static str = #o; })
+                })
+                .collect();
+            (
+                "op",
+                listing("Opcodes: one type per first part of a chain, what `Op<op::Fma, ..>` names. Each opcode and its type:", &pairs),
+                items,
+            )
+        }
+        "modifiers" => {
+            let pairs: Vec<(String, String)> = t.modifiers.iter().map(|m| (format!(".{m}"), rust_ident(m))).collect();
+            let items = t
+                .modifiers
+                .iter()
+                .map(|m| {
+                    let id = format_ident!("{}", rust_ident(m));
+                    let z = zst(&id, &format!("The modifier `.{m}`."), true);
+                    quote!(#z impl crate::ops::Part for #id { const NAME: &'static str = #m; })
+                })
+                .collect();
+            (
+                "m",
+                listing(
+                    "Modifier types (`m::Rn`, `m::SharedCta`): every modifier the tables use, as a type; data types are in [`crate::types`]. Each modifier and its type:",
+                    &pairs,
+                ),
+                items,
+            )
+        }
+        "variants" => {
+            let items = t
+                .variants
+                .iter()
+                .map(|(v, d)| {
+                    let id = format_ident!("{}", rust_ident(v));
+                    let z = zst(&id, d, false);
+                    quote!(#z impl crate::ops::Variant for #id { const NAME: &'static str = #v; })
+                })
+                .collect();
+            ("v", "Form variants: the same chain with another operand layout (`ptx!(k, \"...\" as pair)`).".to_string(), items)
+        }
+        "legal" => {
+            let pairs: Vec<(String, String)> = t.legal.iter().map(|(name, (text, _))| (text.clone(), name.clone())).collect();
+            let items = t
+                .legal
+                .iter()
+                .map(|(name, (text, vals))| {
+                    let id = format_ident!("{}", name);
+                    let z = zst(&id, &format!("Legal immediates `{text}`."), true);
+                    quote! {
+                        #z
+                        impl crate::ops::Legal for #id { const VALUES: &'static [i64] = &[#(#vals),*]; }
+                        #( #[diagnostic::do_not_recommend] impl crate::ops::Admits<#vals> for #id {} )*
+                    }
+                })
+                .collect();
+            (
+                "legal",
+                listing(
+                    "Sets of legal immediates (`imm(s32: -1|1)` in a table is `ImmIn<S32, legal::Lm1or1>`). Each set and its type:",
+                    &pairs,
+                ),
+                items,
+            )
+        }
         _ => return Err("define_tokens!(opcodes | modifiers | variants | legal)".into()),
     };
-    Ok(quote!(#(#items)*))
+    let name = format_ident!("{}", name);
+    Ok(quote! {
+        #[doc = #doc]
+        pub mod #name {
+            #(#items)*
+        }
+    })
 }
 
 /// `families!()`: a module per family (its documentation from the table's header, its
@@ -224,7 +273,7 @@ pub fn families(t: &Tables) -> TS {
         let selects = fam.forms.iter().map(|&j| &t.forms[j]).filter(|f| f.select).map(|f| {
             let opcode = format_ident!("{}", rust_ident(&f.parts[0]));
             let (mods, var, form) = (mods(&f.parts[1..]), format_ident!("{}", rust_ident(&f.variant)), form(f));
-            quote!(#[diagnostic::do_not_recommend] impl crate::ops::Select<#mods, crate::ops::v::#var> for crate::ops::op::#opcode { type Form = #form; })
+            quote!(#[doc(hidden)] #[diagnostic::do_not_recommend] impl crate::ops::Select<#mods, crate::ops::v::#var> for crate::ops::op::#opcode { type Form = #form; })
         });
         quote! {
             #[doc = #doc]

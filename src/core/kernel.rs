@@ -88,11 +88,58 @@ pub(crate) fn branch_target_count_ok(k: &mut Kernel, n: usize) -> bool {
     ok
 }
 
-/// The body of a kernel (`.entry`) or device function (`.func`) under construction.
+/// The body of a kernel (`.entry`) or device function (`.func`) under construction: what
+/// `Module::kernel` and `Module::func` hand their closure.
 ///
-/// Instructions are added with [`ptx!`](crate::ptx) or the helper methods; errors (an
-/// out-of-range immediate, a register from another kernel, a bad label) are collected and
-/// returned by `Module::kernel` / `Module::func`.
+/// Instructions are added with [`ptx!`](crate::ptx) (any form of the tables) or the methods
+/// below; errors (an out-of-range immediate, a register from another kernel, a bad label, an
+/// instruction the target lacks) are collected and returned by `Module::kernel` /
+/// `Module::func`, which check the body when it ends.
+///
+/// ```
+/// use ptxkit::prelude::*;
+///
+/// let mut m = Module::new(Target::SM_80);
+/// m.kernel("scale", |k, (x, a, n): (GlobalPtr<F32>, Reg<F32>, Reg<U32>)| {
+///     let i = k.global_thread_index_x();
+///     let inb = ptx!(k, "setp.lt.u32", i, n);
+///     k.if_(inb, |k| {
+///         let v = k.ld(x.at(i));
+///         let r = ptx!(k, "mul.rn.f32", v, a);
+///         k.st(x.at(i), r);
+///     });
+/// })?;
+/// assert!(m.to_ptx()?.contains("mul.rn.f32"));
+/// # Ok::<(), ptxkit::Error>(())
+/// ```
+///
+/// The methods, by what they do:
+///
+/// - **Control flow**: [`label`](Self::label), [`place`](Self::place), [`bra`](Self::bra),
+///   [`bra_if`](Self::bra_if), [`if_`](Self::if_), [`if_else`](Self::if_else),
+///   [`while_`](Self::while_), [`for_range`](Self::for_range), [`loop_`](Self::loop_),
+///   [`switch_`](Self::switch_), [`guarded`](Self::guarded) (every instruction of a scope under
+///   a predicate), [`ret`](Self::ret).
+/// - **Registers and values**: [`reg`](Self::reg), [`assign`](Self::assign),
+///   [`zeroed_acc`](Self::zeroed_acc), [`global_thread_index_x`](Self::global_thread_index_x),
+///   [`lane_id`](Self::lane_id), [`warp_size`](Self::warp_size).
+/// - **Memory**: [`ld`](Self::ld) and [`st`](Self::st) (weak, any state space),
+///   [`load`](Self::load), [`store`](Self::store) and [`fence`](Self::fence) (with an ordering
+///   and a scope), [`vload`](Self::vload)/[`vstore`](Self::vstore) (vectors),
+///   [`shared_array`](Self::shared_array), [`local_array`](Self::local_array),
+///   [`dynamic_shared`](Self::dynamic_shared), [`alloca`](Self::alloca).
+/// - **Warp and block collectives**: [`shfl`](Self::shfl), [`warp_reduce`](Self::warp_reduce),
+///   [`warp_scan`](Self::warp_scan), [`vote_all`](Self::vote_all), [`ballot`](Self::ballot),
+///   [`block_reduce`](Self::block_reduce), [`block_scan`](Self::block_scan).
+/// - **Asynchronous pipelines**: [`mbarriers`](Self::mbarriers) (bounded waits, rings of
+///   stages), [`gmma_desc`](Self::gmma_desc) and [`tcgen05_desc`](Self::tcgen05_desc)
+///   (shared-memory matrix descriptors), [`cluster_sync`](Self::cluster_sync).
+/// - **Directives**: [`maxntid`](Self::maxntid), [`reqntid`](Self::reqntid),
+///   [`minnctapersm`](Self::minnctapersm), [`maxnreg`](Self::maxnreg),
+///   [`reqnctapercluster`](Self::reqnctapercluster).
+/// - **Calls**: [`call`](Self::call), [`call_uni`](Self::call_uni),
+///   [`call_indirect`](Self::call_indirect) of the module's device functions.
+/// - **Text**: [`comment`](Self::comment), [`raw`](Self::raw) (an unchecked line).
 pub struct Kernel {
     pub(crate) id: u32,
     pub(crate) module: u32,

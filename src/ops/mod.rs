@@ -109,26 +109,12 @@ pub use kinds::{
 };
 pub use tables::{all_forms, families};
 
-/// Opcodes: one type per first part of a chain (`op::Fma`, `op::Ld`, `op::Wgmma`).
-pub mod op {
-    ptxkit_macros::define_tokens!(opcodes);
-}
-
-/// Modifier types (`m::Rn`, `m::SharedCta`), every modifier the tables use; data types are
-/// in [`crate::types`].
-pub mod m {
-    ptxkit_macros::define_tokens!(modifiers);
-}
-
-/// Form variants: the same chain with another operand layout (`ptx!(k, "..." as pair)`).
-pub mod v {
-    ptxkit_macros::define_tokens!(variants);
-}
-
-/// Sets of legal immediates (`imm(s32: -1|1)` in a table is `ImmIn<S32, legal::Lm1or1>`).
-pub mod legal {
-    ptxkit_macros::define_tokens!(legal);
-}
+// The token modules `op`, `m`, `v` and `legal`: a zero-sized type per opcode, modifier,
+// variant and set of legal immediates the tables use.
+ptxkit_macros::define_tokens!(opcodes);
+ptxkit_macros::define_tokens!(modifiers);
+ptxkit_macros::define_tokens!(variants);
+ptxkit_macros::define_tokens!(legal);
 
 // One module per family table: its documentation, `forms()`, and the selection impls of
 // its `select` rows.
