@@ -197,6 +197,28 @@ fn forms_per_family() {
             let ldst = |g: &str| groups.get(g).copied().unwrap_or(0);
             let (ld, st) = (ldst("ld") + ldst("ld, cache control") + ldst("ld.global.nc"), ldst("st") + ldst("st, cache control"));
             assert_eq!((ld, st, ldst("ldu")), (19601, 5571, 78));
+
+            // atom and red pinned (the rest of the family is ld/st/mov and friends): the
+            // scalar grammar, `.noftz` f16/bf16/f16x2/bf16x2 adds, atom.cas.b16, the
+            // `.L2::cache_hint` forms and the global-only vectors, each under every
+            // semantics/scope prefix and state-space spelling ptxas takes.
+            let per = |op: &str| forms.iter().filter(|f| f.opcode() == op).count();
+            let hinted = |op: &str| forms.iter().filter(|f| f.opcode() == op && f.chain.contains(".L2::cache_hint")).count();
+            let vector =
+                |op: &str| forms.iter().filter(|f| f.opcode() == op && f.chain.split('.').any(|p| matches!(p, "v2" | "v4" | "v8"))).count();
+            println!(
+                "{:>10} {:>6} (atom {}: {} cache-hinted, {} vector; red {}: {} cache-hinted, {} vector)",
+                "mem",
+                forms.len(),
+                per("atom"),
+                hinted("atom"),
+                vector("atom"),
+                per("red"),
+                hinted("red"),
+                vector("red")
+            );
+            assert_eq!((per("atom"), hinted("atom"), vector("atom")), (5304, 2040, 2176));
+            assert_eq!((per("red"), hinted("red"), vector("red")), (2502, 1026, 1152));
         } else if *name == "bulk" {
             let mut groups: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
             for f in forms.iter() {
@@ -250,28 +272,6 @@ fn forms_per_family() {
             println!("{:>10} {:>6} ({load} loads and {store} stores, each also strided; {mma} mma)", "wmma", forms.len());
             assert_eq!((load, load_s, store, store_s, mma), (352, 352, 104, 104, 138));
             assert_eq!(forms.len(), 2 * (352 + 104) + 138);
-        } else if *name == "mem" {
-            // atom and red pinned (the rest of the family is ld/st/mov and friends): the
-            // scalar grammar, `.noftz` f16/bf16/f16x2/bf16x2 adds, atom.cas.b16, the
-            // `.L2::cache_hint` forms and the global-only vectors, each under every
-            // semantics/scope prefix and state-space spelling ptxas takes.
-            let per = |op: &str| forms.iter().filter(|f| f.opcode() == op).count();
-            let hinted = |op: &str| forms.iter().filter(|f| f.opcode() == op && f.chain.contains(".L2::cache_hint")).count();
-            let vector =
-                |op: &str| forms.iter().filter(|f| f.opcode() == op && f.chain.split('.').any(|p| matches!(p, "v2" | "v4" | "v8"))).count();
-            println!(
-                "{:>10} {:>6} (atom {}: {} cache-hinted, {} vector; red {}: {} cache-hinted, {} vector)",
-                "mem",
-                forms.len(),
-                per("atom"),
-                hinted("atom"),
-                vector("atom"),
-                per("red"),
-                hinted("red"),
-                vector("red")
-            );
-            assert_eq!((per("atom"), hinted("atom"), vector("atom")), (5304, 2040, 2176));
-            assert_eq!((per("red"), hinted("red"), vector("red")), (2502, 1026, 1152));
         } else if *name == "multimem" {
             // Every combination of the PTX ISA 9.0 page that ptxas 13.0 takes (the FP8 ones on
             // sm_100a and its family); checked by ptxas only.

@@ -6,16 +6,19 @@ use std::path::{Path, PathBuf};
 /// (layer, the layers it may use)
 const ALLOWED: &[(&str, &[&str])] = &[
     ("core", &[]),
+    ("descriptors", &[]),
     ("types", &["core"]),
     ("ops", &["core", "types"]),
     ("regs", &["core", "types", "ops"]),
-    ("builder", &["core", "types", "ops", "regs"]),
-    ("intrinsics", &["core", "types", "ops", "regs", "builder", "prelude"]),
-    ("kernels", &["core", "types", "ops", "regs", "builder", "intrinsics", "prelude"]),
+    ("builder", &["core", "types", "ops", "regs", "descriptors"]),
+    ("intrinsics", &["core", "types", "ops", "regs", "builder", "descriptors", "prelude"]),
+    ("kernels", &["core", "types", "ops", "regs", "builder", "intrinsics", "descriptors", "prelude"]),
     ("ptxas", &["core", "types", "ops", "regs", "builder"]),
-    ("runtime", &["core", "types", "ops", "regs", "builder", "intrinsics", "kernels", "prelude"]),
+    ("runtime", &["core", "types", "ops", "regs", "builder", "intrinsics", "kernels", "descriptors", "prelude"]),
+    ("reference", &[]),
 ];
-const LAYERS: &[&str] = &["core", "types", "ops", "regs", "builder", "intrinsics", "kernels", "ptxas", "runtime", "prelude"];
+const LAYERS: &[&str] =
+    &["core", "descriptors", "types", "ops", "regs", "builder", "intrinsics", "kernels", "ptxas", "runtime", "reference", "prelude"];
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
@@ -64,6 +67,58 @@ fn layers_depend_one_way() {
     }
     println!("{checked} files checked");
     assert!(bad.is_empty(), "dependencies against the layering:\n{}", bad.join("\n"));
+}
+
+/// Inside a layer, the files depend one way too: no file reaches itself through the
+/// `super::x` uses of its siblings (the module root, which re-exports them, and test files
+/// left out).
+#[test]
+fn files_of_a_layer_depend_one_way() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut cycles = vec![];
+    for (layer, _) in ALLOWED {
+        let dir = src.join(layer);
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut fs = vec![];
+        files(&dir, &mut fs);
+        let stem = |p: &Path| p.file_stem().unwrap().to_string_lossy().into_owned();
+        let names: Vec<String> =
+            fs.iter().filter(|p| p.parent() == Some(&dir)).map(|p| stem(p)).filter(|n| n != "mod" && !n.ends_with("_tests")).collect();
+        let mut uses: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for n in &names {
+            let text = std::fs::read_to_string(dir.join(format!("{n}.rs"))).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            let mut to = vec![];
+            for line in code.lines().map(str::trim_start).filter(|l| !l.starts_with("//")) {
+                for other in &names {
+                    let hit = [format!("super::{other}::"), format!("super::{other}}}"), format!("crate::{layer}::{other}::")];
+                    if other != n && hit.iter().any(|h| line.contains(h.as_str())) && !to.contains(other) {
+                        to.push(other.clone());
+                    }
+                }
+            }
+            uses.insert(n.clone(), to);
+        }
+        // A file that reaches itself.
+        for start in &names {
+            let mut stack = vec![(start.clone(), vec![start.clone()])];
+            let mut seen = std::collections::HashSet::new();
+            while let Some((at, path)) = stack.pop() {
+                for next in &uses[&at] {
+                    if next == start {
+                        cycles.push(format!("{layer}: {} -> {start}", path.join(" -> ")));
+                    } else if seen.insert(next.clone()) {
+                        let mut p = path.clone();
+                        p.push(next.clone());
+                        stack.push((next.clone(), p));
+                    }
+                }
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "files that depend on each other:\n{}", cycles.join("\n"));
 }
 
 /// The test binaries on `tests/common/harness.rs` (`harness = false`) run only the tests

@@ -37,6 +37,17 @@ impl RegRef {
     pub fn idx(self) -> u32 {
         self.0 >> 5
     }
+    /// The register's name before its index: the space's prefix (none for a body register,
+    /// `%pa` for a function parameter, `%rv` for a return value) and the class's (`%r`,
+    /// `_rd`, ...): `%r7`, `%pa_r1`, `%rv_rd0`.
+    pub fn prefix(self) -> (&'static str, &'static str) {
+        let class = self.class().prefix();
+        match self.space() {
+            RegSpace::Body => ("", class),
+            RegSpace::FuncParam => ("%pa", &class[1..]),
+            RegSpace::FuncRet => ("%rv", &class[1..]),
+        }
+    }
 }
 
 /// Base of an address operand.

@@ -430,9 +430,8 @@ impl Kernel {
                 return;
             }
             Some((r, neg)) => {
-                let mut g = String::from(if neg { "@!" } else { "@" });
-                super::print::reg(&mut g, r);
-                format!("{g} {text}")
+                let (space, class) = r.prefix();
+                format!("{}{space}{class}{} {text}", if neg { "@!" } else { "@" }, r.idx())
             }
         };
         self.stmts.push(Stmt::Raw(self.texts.len() as u32));

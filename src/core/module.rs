@@ -110,15 +110,4 @@ impl Module {
             }
         }
     }
-
-    /// The whole module as PTX text, with `.version` inferred and every instruction
-    /// checked against the target. A module one of whose kernels or functions failed to
-    /// build (its `Module::kernel` or `Module::func` returned an error) has no text: the
-    /// error says which and why.
-    pub fn to_ptx(&self) -> Result<String, Error> {
-        if let Some(e) = &self.failed {
-            return Err(e.clone());
-        }
-        super::print::module(self)
-    }
 }

@@ -1,7 +1,7 @@
 //! The PTX printer and the module-level checks (version inference, target support).
 
 use super::dtype::RegClass;
-use super::ir::{CallStmt, Callee, Opnd, RegRef, RegSpace, Stmt};
+use super::ir::{CallStmt, Callee, Opnd, RegRef, Stmt};
 use super::isa;
 use super::kernel::{BodyKind, Directive, Kernel};
 use super::module::{Item, Module, DYN_SMEM};
@@ -45,13 +45,9 @@ fn put(out: &mut String, s: &str) {
 }
 
 /// Appends a register's name: its prefix (`%r`, `%pa_r`, `%rv_rd`, ...) and index.
-pub(crate) fn reg(out: &mut String, r: RegRef) {
-    let class = r.class().prefix().as_bytes();
-    let (space, class): (&[u8], &[u8]) = match r.space() {
-        RegSpace::Body => (b"", class),
-        RegSpace::FuncParam => (b"%pa", &class[1..]),
-        RegSpace::FuncRet => (b"%rv", &class[1..]),
-    };
+fn reg(out: &mut String, r: RegRef) {
+    let (space, class) = r.prefix();
+    let (space, class) = (space.as_bytes(), class.as_bytes());
     let v = r.idx() as u64;
     out.reserve(32);
     // SAFETY: `reserve` left 32 bytes past the length; the prefix takes at most 6 and the
@@ -476,7 +472,20 @@ fn infer_version(m: &Module) -> Result<Version, Error> {
     Ok(need)
 }
 
-pub(super) fn module(m: &Module) -> Result<String, Error> {
+impl Module {
+    /// The whole module as PTX text, with `.version` inferred and every instruction
+    /// checked against the target. A module one of whose kernels or functions failed to
+    /// build (its `Module::kernel` or `Module::func` returned an error) has no text: the
+    /// error says which and why.
+    pub fn to_ptx(&self) -> Result<String, Error> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        module(self)
+    }
+}
+
+fn module(m: &Module) -> Result<String, Error> {
     let version = infer_version(m)?;
     let mut out =
         String::with_capacity(m.items.iter().map(|i| if let Item::Body(k) = i { k.stmts.len() * 40 } else { 64 }).sum::<usize>() + 256);

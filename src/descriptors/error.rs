@@ -1,6 +1,6 @@
 //! The one error type of the descriptor module.
 
-use super::layout::{ElemBytes, Major};
+use super::operand::{ElemBytes, Major};
 use super::swizzle::Swizzle;
 use std::fmt;
 

@@ -63,6 +63,7 @@
 mod desc;
 mod error;
 mod layout;
+mod operand;
 mod swizzle;
 mod tcgen05;
 mod tcgen05_instr;
@@ -71,7 +72,8 @@ mod tensor_map;
 
 pub use desc::{SmemDesc, MAX_FIELD_BYTES};
 pub use error::DescError;
-pub use layout::{AtomOrder, ElemBytes, Major, TileLayout, K_SLICE_BYTES, SHARED_WINDOW};
+pub use layout::{AtomOrder, TileLayout};
+pub use operand::{ElemBytes, Major, K_SLICE_BYTES, SHARED_WINDOW};
 pub use swizzle::Swizzle;
 pub use tcgen05::{LboMode, Tcgen05SmemDesc, Tcgen05Swizzle};
 pub use tcgen05_instr::{

@@ -68,7 +68,7 @@
 //! transposed operand of any other kind must not use it; see [`MmaParams::operand_layout_ok`].
 
 use super::error::DescError;
-use super::layout::Major;
+use super::operand::Major;
 use std::fmt;
 
 pub use super::tcgen05_params::{
@@ -203,6 +203,13 @@ const fn accum_code(d: FloatAccum) -> u32 {
     match d {
         FloatAccum::F16 => 0,
         FloatAccum::F32 => 1,
+    }
+}
+
+impl MmaParams {
+    /// The descriptor, checked: see [`InstrDesc::new`].
+    pub const fn encode(&self) -> Result<InstrDesc, DescError> {
+        InstrDesc::new(self)
     }
 }
 

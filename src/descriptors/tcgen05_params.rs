@@ -1,10 +1,8 @@
 //! The typed parameters of a tcgen05.mma instruction descriptor: the issue form, the kind
 //! with its operand types, sparsity, and [`MmaParams`] that gathers them.
 
-use super::error::DescError;
-use super::layout::Major;
+use super::operand::Major;
 use super::tcgen05::Tcgen05Swizzle;
-use super::tcgen05_instr::InstrDesc;
 use std::fmt;
 
 /// How a `tcgen05.mma` is issued: one CTA, a CTA pair, or the weight-stationary `.ws`
@@ -159,7 +157,7 @@ pub enum MmaKind {
     },
 }
 
-/// The kind alone, without its fields: what [`InstrDesc::decode`] needs besides the bits.
+/// The kind alone, without its fields: what [`InstrDesc::decode`](super::InstrDesc::decode) needs besides the bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KindTag {
     /// `kind::f16`.
@@ -362,11 +360,6 @@ impl MmaParams {
             Major::K => !atom32,
             Major::MN => matches!(self.kind, MmaKind::Tf32) == atom32,
         }
-    }
-
-    /// The descriptor, checked: see [`InstrDesc::new`].
-    pub const fn encode(&self) -> Result<InstrDesc, DescError> {
-        InstrDesc::new(self)
     }
 }
 
