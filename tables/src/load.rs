@@ -6,8 +6,29 @@
 use crate::notation::{self, Dst, Src};
 use crate::orders::Orders;
 use crate::vocab::{self, rust_ident};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
+
+/// FNV-1a: the maps here are keyed by short chains, hashed tens of thousands of times when
+/// the tables load inside an unoptimised proc macro, where SipHash is the larger cost.
+#[derive(Default)]
+pub struct Fnv(u64);
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for &b in bytes {
+            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// A map hashed with [`Fnv`].
+pub type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Fnv>>;
 
 /// One typed form.
 pub struct Form {
@@ -68,7 +89,7 @@ impl Tables {
     /// The forms whose chains have the same parts as `parts`, in any order.
     pub fn same_parts(&self, parts: &[&str]) -> &[usize] {
         let index = self.by_parts.get_or_init(|| {
-            let mut m: HashMap<String, Vec<usize>> = HashMap::new();
+            let mut m: HashMap<String, Vec<usize>> = HashMap::default();
             for (i, f) in self.forms.iter().enumerate() {
                 m.entry(parts_key(&f.parts)).or_default().push(i);
             }
@@ -202,7 +223,7 @@ fn load() -> Result<Tables, String> {
     let mut t = Tables {
         families: vec![],
         forms: vec![],
-        index: HashMap::new(),
+        index: HashMap::default(),
         by_opcode: BTreeMap::new(),
         modifiers: BTreeSet::new(),
         variants: BTreeMap::new(),
@@ -222,12 +243,13 @@ fn load() -> Result<Tables, String> {
         }
         parsed.push((*name, *source, p));
     }
-    let mut idents: HashMap<String, String> = HashMap::new();
+    let mut idents: HashMap<String, String> = HashMap::default();
     for (fi, (name, source, p)) in parsed.into_iter().enumerate() {
         let at = |line: usize, m: String| format!("tables/forms/{name}.forms:{line}: {m}");
         let mut fam = Family { name, source, doc: p.doc, count: p.count, forms: vec![] };
         for row in p.rows {
             let e = |m: String| at(row.line, format!("row `{}`: {m}", row.pat));
+            let chains = notation::expand_pattern(row.pat).map_err(e)?;
             for (text, names) in notation::expand_options(row.sig).map_err(e)? {
                 let variant = match (row.variant, names.is_empty()) {
                     (v, true) => v.unwrap_or("plain").to_string(),
@@ -245,8 +267,8 @@ fn load() -> Result<Tables, String> {
                     }
                 }
                 let (dst_s, src_s) = text.split_once('=').ok_or_else(|| e("the signature needs `=`".into()))?;
-                for x in notation::expand_pattern(row.pat).map_err(e)? {
-                    let sig = notation::Sig { x: &x };
+                for x in &chains {
+                    let sig = notation::Sig { x };
                     let dst = sig.dst(dst_s.trim()).map_err(e)?;
                     let srcs = sig.srcs(src_s).map_err(e)?;
                     if srcs.len() > 12 {
@@ -254,12 +276,12 @@ fn load() -> Result<Tables, String> {
                     }
                     let chain = x.parts.join(".");
                     for p in &x.parts[1..] {
-                        if !vocab::is_dtype(p) {
+                        // A token met for the first time: a modifier, whose Rust name no other
+                        // token may share.
+                        if !vocab::is_dtype(p) && !t.modifiers.contains(p) {
                             t.modifiers.insert(p.clone());
-                        }
-                        let id = rust_ident(p);
-                        if let Some(other) = idents.insert(id.clone(), p.clone()) {
-                            if other != *p {
+                            let id = rust_ident(p);
+                            if let Some(other) = idents.insert(id.clone(), p.clone()) {
                                 return Err(e(format!("tokens `{other}` and `{p}` both map to the Rust name `{id}`")));
                             }
                         }
@@ -275,7 +297,7 @@ fn load() -> Result<Tables, String> {
                     }
                     t.by_opcode.entry(x.parts[0].clone()).or_default().push(i);
                     fam.forms.push(i);
-                    t.forms.push(Form { chain, parts: x.parts, variant: variant.clone(), dst, srcs, select: row.select, family: fi });
+                    t.forms.push(Form { chain, parts: x.parts.clone(), variant: variant.clone(), dst, srcs, select: row.select, family: fi });
                 }
             }
         }
