@@ -65,6 +65,22 @@ measure() {
             echo "| main.rs touched, $profile, features = $features | ${incr% |*} | ${incr#*| } | |"
         done
     done
+    # A build script that writes PTX with ptxkit (as examples/buildrs): how many times ptxkit
+    # is compiled, with the build-dependency's features the same as the dependency's or not.
+    mkdir -p "$work/br/src"
+    cp "$root/examples/buildrs/build.rs" "$work/br/build.rs"
+    echo 'fn main() { print!("{}", include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx")).len()); }' > "$work/br/src/main.rs"
+    for setup in same different; do
+        build_features='features = ["cuda"]'; [ "$setup" = different ] && build_features='features = []'
+        printf '[package]\nname = "br"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\nptxkit = { path = "%s", features = ["cuda"] }\n\n[build-dependencies]\nptxkit = { path = "%s", %s }\n' "$root" "$root" "$build_features" > "$work/br/Cargo.toml"
+        for profile in release debug; do
+            flag=""; [ "$profile" = release ] && flag="--release"
+            rm -rf "$work/br/target"
+            t=$(cd "$work/br" && measure cargo build -v $flag)
+            n=$(grep -c -- '--crate-name ptxkit ' "$work/cmd.log" "$work/time.log" | awk -F: '{ s += $2 } END { print s }')
+            echo "| build.rs using ptxkit, $profile, build-dependency features $setup: ptxkit compiled $n× | ${t% |*} | ${t#*| } | |"
+        done
+    done
     rm -rf "$work/doc"
     doc=$(cd "$root" && CARGO_TARGET_DIR="$work/doc" measure cargo doc -p ptxkit --no-deps --features cuda)
     size=$(du -s --apparent-size -B1M "$work/doc/doc" | cut -f1)
