@@ -14,6 +14,7 @@
 //! the rows expand to (a test fails until it is updated, so a change of the count is a
 //! deliberate one).
 
+mod display;
 mod load;
 pub mod notation;
 pub mod orders;

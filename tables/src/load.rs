@@ -297,7 +297,15 @@ fn load() -> Result<Tables, String> {
                     }
                     t.by_opcode.entry(x.parts[0].clone()).or_default().push(i);
                     fam.forms.push(i);
-                    t.forms.push(Form { chain, parts: x.parts.clone(), variant: variant.clone(), dst, srcs, select: row.select, family: fi });
+                    t.forms.push(Form {
+                        chain,
+                        parts: x.parts.clone(),
+                        variant: variant.clone(),
+                        dst,
+                        srcs,
+                        select: row.select,
+                        family: fi,
+                    });
                 }
             }
         }
