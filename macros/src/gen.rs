@@ -228,13 +228,12 @@ pub fn define_tokens(t: &Tables, which: &str) -> Result<TS, String> {
             ("v", "Form variants: the same chain with another operand layout (`ptx!(k, \"...\" as pair)`).".to_string(), items)
         }
         "legal" => {
-            let pairs: Vec<(String, String)> = t.legal.iter().map(|(name, (text, _))| (text.clone(), name.clone())).collect();
             let items = t
                 .legal
                 .iter()
                 .map(|(name, (text, vals))| {
                     let id = format_ident!("{}", name);
-                    let z = zst(&id, &format!("Legal immediates `{text}`."), true);
+                    let z = zst(&id, &format!("Legal immediates `{text}`."), false);
                     quote! {
                         #z
                         impl crate::ops::Legal for #id { const VALUES: &'static [i64] = &[#(#vals),*]; }
@@ -242,14 +241,7 @@ pub fn define_tokens(t: &Tables, which: &str) -> Result<TS, String> {
                     }
                 })
                 .collect();
-            (
-                "legal",
-                listing(
-                    "Sets of legal immediates (`imm(s32: -1|1)` in a table is `ImmIn<S32, legal::Lm1or1>`). Each set and its type:",
-                    &pairs,
-                ),
-                items,
-            )
+            ("legal", "Sets of legal immediates (`imm(s32: -1|1)` in a table is `ImmIn<S32, legal::Lm1or1>`).".to_string(), items)
         }
         _ => return Err("define_tokens!(opcodes | modifiers | variants | legal)".into()),
     };
