@@ -167,11 +167,25 @@ fn zst(id: &proc_macro2::Ident, doc: &str, hidden: bool) -> TS {
     }
 }
 
-/// A module's documentation that lists its tokens (their own pages are hidden: a page per
-/// token would be most of the crate's documentation).
-fn listing(intro: &str, items: &[(String, String)]) -> String {
-    let list: Vec<String> = items.iter().map(|(ptx, ty)| format!("`{ptx}` `{ty}`")).collect();
-    format!("{intro}\n\n{}", list.join(" · "))
+/// Hidden token types (a page per token would be most of the crate's documentation), each
+/// naming its trait's `NAME`, and the module documentation that lists them instead:
+/// `shown` is how a token is written (`.rn`), `what` its kind (`modifier`).
+fn hidden_tokens<'a>(
+    tokens: impl Iterator<Item = &'a String>,
+    shown: impl Fn(&str) -> String,
+    what: &str,
+    tr: TS,
+    intro: &str,
+) -> (String, Vec<TS>) {
+    let (mut list, mut items) = (vec![], vec![]);
+    for tok in tokens {
+        let (ty, written) = (rust_ident(tok), shown(tok));
+        let id = format_ident!("{}", ty);
+        let z = zst(&id, &format!("The {what} `{written}`."), true);
+        items.push(quote!(#z impl #tr for #id { const NAME: &'static str = #tok; }));
+        list.push(format!("`{written}` `{ty}`"));
+    }
+    (format!("{intro}\n\n{}", list.join(" · ")), items)
 }
 
 /// The token modules: `op` (opcodes), `m` (modifiers), `v` (variants) and `legal` (sets of
@@ -179,41 +193,15 @@ fn listing(intro: &str, items: &[(String, String)]) -> String {
 pub fn define_tokens(t: &Tables, which: &str) -> Result<TS, String> {
     let (name, doc, items): (&str, String, Vec<TS>) = match which {
         "opcodes" => {
-            let pairs: Vec<(String, String)> = t.by_opcode.keys().map(|o| (o.clone(), rust_ident(o))).collect();
-            let items = t
-                .by_opcode
-                .keys()
-                .map(|o| {
-                    let id = format_ident!("{}", rust_ident(o));
-                    let z = zst(&id, &format!("The opcode `{o}`."), true);
-                    quote!(#z impl crate::ops::Opcode for #id { const NAME: &'static str = #o; })
-                })
-                .collect();
-            (
-                "op",
-                listing("Opcodes: one type per first part of a chain, what `Op<op::Fma, ..>` names. Each opcode and its type:", &pairs),
-                items,
-            )
+            let intro = "Opcodes: one type per first part of a chain, what `Op<op::Fma, ..>` names. Each opcode and its type:";
+            let (doc, items) = hidden_tokens(t.by_opcode.keys(), str::to_string, "opcode", quote!(crate::ops::Opcode), intro);
+            ("op", doc, items)
         }
         "modifiers" => {
-            let pairs: Vec<(String, String)> = t.modifiers.iter().map(|m| (format!(".{m}"), rust_ident(m))).collect();
-            let items = t
-                .modifiers
-                .iter()
-                .map(|m| {
-                    let id = format_ident!("{}", rust_ident(m));
-                    let z = zst(&id, &format!("The modifier `.{m}`."), true);
-                    quote!(#z impl crate::ops::Part for #id { const NAME: &'static str = #m; })
-                })
-                .collect();
-            (
-                "m",
-                listing(
-                    "Modifier types (`m::Rn`, `m::SharedCta`): every modifier the tables use, as a type; data types are in [`crate::types`]. Each modifier and its type:",
-                    &pairs,
-                ),
-                items,
-            )
+            let intro = "Modifier types (`m::Rn`, `m::SharedCta`): every modifier the tables use, as a type; data types are in \
+                         [`crate::types`]. Each modifier and its type:";
+            let (doc, items) = hidden_tokens(t.modifiers.iter(), |m| format!(".{m}"), "modifier", quote!(crate::ops::Part), intro);
+            ("m", doc, items)
         }
         "variants" => {
             let items = t
