@@ -5,9 +5,10 @@
 //! opcode, the modifiers, the variant), its destination kind and its operand kinds. `ptx!`
 //! and [`op!`](crate::op) write it for the chain they are given, once they have found the
 //! form in its family's table (`tables/forms/<family>.forms`, one row per line); the chain
-//! itself is checked there, when the macro expands. [`Call`] then accepts any tuple of
-//! operands whose types fit the kinds ([`Operand`]), so a `Reg<U32>` where `.f32` is
-//! expected, or the wrong operand count, is a compile error. The instruction's run-time
+//! itself is checked there, when the macro expands, and so is the number of operands. Each
+//! operand is then lowered as its kind ([`Operand`]), so a `Reg<U32>` where `.f32` is
+//! expected is a compile error at that operand; [`Call`] does the same for a tuple of
+//! operands (what code holding an `op!` type calls). The instruction's run-time
 //! descriptor ([`Instr::DESC`]) is built from the same type parameters when the program is
 //! compiled, so the crate carries no item per form: a program pays for the forms it uses.
 //!
