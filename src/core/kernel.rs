@@ -537,12 +537,7 @@ impl Kernel {
     /// Every instruction and directive of the body against `target`, in order of first use:
     /// one the target lacks is an error naming the oldest targets that have it.
     pub(crate) fn check_target(&mut self, target: Target) {
-        let keys = self
-            .forms
-            .iter()
-            .map(|f| (f.isa_key(), f.req()))
-            .chain(self.directives.iter().map(|d| (d.keyword().into(), isa::form_req(d.keyword()))));
-        let bad = keys.into_iter().find_map(|(key, req)| match req {
+        let bad = self.isa_reqs().find_map(|(key, req)| match req {
             None => Some(Error::NoIsaData { instruction: key.into_owned() }),
             Some(r) if !r.allows(target) => Some(Error::Unsupported {
                 kernel: self.name.to_string(),
@@ -555,6 +550,14 @@ impl Kernel {
         if let Some(e) = bad {
             self.errors.push(e);
         }
+    }
+
+    /// Every distinct instruction and directive of the body, with what the ISA data records
+    /// for it (`None`: nothing, the table needs a sweep): what the target check and the
+    /// `.version` inference read.
+    pub(crate) fn isa_reqs(&self) -> impl Iterator<Item = (std::borrow::Cow<'static, str>, Option<isa::Req>)> + '_ {
+        let forms = self.forms.iter().map(|f| (f.isa_key(), f.req()));
+        forms.chain(self.directives.iter().map(|d| (d.keyword().into(), isa::form_req(d.keyword()))))
     }
 
     /// Ends the body: every label branched to is placed, and no error was met.

@@ -429,7 +429,8 @@ fn body(out: &mut String, k: &Kernel) {
     out.push_str("}\n");
 }
 
-/// Checks every form and directive against the target and finds the `.version` needed.
+/// The `.version` a module needs: the newest its target and instructions need, or the one
+/// it asks for if that is new enough.
 fn infer_version(m: &Module) -> Result<Version, Error> {
     let target = m.target;
     if m.unchecked {
@@ -437,29 +438,16 @@ fn infer_version(m: &Module) -> Result<Version, Error> {
     }
     let mut need = isa::target_version(target).ok_or(Error::NoIsaData { instruction: format!("target {target}") })?;
     let mut why: Option<(String, String)> = None;
+    // Every body was checked against the target when it was added (`Kernel::check_target`):
+    // what is left is the newest version its instructions need.
     for item in &m.items {
         let Item::Body(k) = item else { continue };
-        let check = |key: &str, r: Option<isa::Req>, need: &mut Version, why: &mut Option<(String, String)>| -> Result<(), Error> {
-            let r = r.ok_or_else(|| Error::NoIsaData { instruction: key.to_string() })?;
-            if !r.allows(target) {
-                return Err(Error::Unsupported {
-                    kernel: k.name.to_string(),
-                    instruction: key.to_string(),
-                    needs: format!("{} (PTX ISA {})", r.targets_spec(), r.version),
-                    target: target.to_string(),
-                });
+        for (key, req) in k.isa_reqs() {
+            let r = req.ok_or_else(|| Error::NoIsaData { instruction: key.to_string() })?;
+            if r.version > need {
+                need = r.version;
+                why = Some((k.name.to_string(), key.into_owned()));
             }
-            if r.version > *need {
-                *need = r.version;
-                *why = Some((k.name.to_string(), key.to_string()));
-            }
-            Ok(())
-        };
-        for form in &k.forms {
-            check(&form.isa_key(), form.req(), &mut need, &mut why)?;
-        }
-        for d in &k.directives {
-            check(d.keyword(), isa::form_req(d.keyword()), &mut need, &mut why)?;
         }
     }
     if let Some(v) = m.version {

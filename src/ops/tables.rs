@@ -40,9 +40,16 @@ fn len(n: u32) -> u16 {
     n as u16
 }
 
+/// A selector set by its name in the tables (`vocab::SELECTORS`).
 fn sel_set(name: &str) -> SelSet {
-    let v = ptxkit_tables::vocab::SELECTORS.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
-    *SelSet::ALL.iter().find(|s| Some(format!("{s:?}").as_str()) == v).unwrap_or_else(|| panic!("selector set `{name}`"))
+    match name {
+        "sel" => SelSet::Scalar,
+        "hsel" => SelSet::Half2,
+        "bsel" => SelSet::Byte4,
+        "hmask" => SelSet::Mask2,
+        "bmask" => SelSet::Mask4,
+        _ => panic!("selector set `{name}` is not in vocab::SELECTORS"),
+    }
 }
 
 fn dst(d: &Dst) -> DstKind {
