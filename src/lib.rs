@@ -23,13 +23,19 @@ pub use regs::{BranchTargets, Label, NotPred, Ptr, Reg, SReg};
 /// Everything a kernel author needs in scope.
 pub mod prelude {
     pub use crate::builder::{
-        Abi, Error, FuncRef, Kernel, KernelRef, LoopLabels, Module, ParamBytes, Target, TensorMap, Var, Version, MAX_BRANCH_TARGETS,
+        Abi, Error, FuncRef, Kernel, KernelRef, LoopLabels, Module, ParamBytes, Target, TensorMap, TileRank, Var, Version,
+        MAX_BRANCH_TARGETS,
     };
+    pub use crate::descriptors::{ElemBytes, Major, Swizzle, TileLayout};
+    pub use crate::intrinsics::mbarrier::{Deadline, Mbarrier, Publish, Ring};
+    pub use crate::intrinsics::warp::LaneMask;
+    pub use crate::intrinsics::{order, tmem, wgmma};
+    pub use crate::ops::num::{Dim, Lanes, Mnk};
     pub use crate::ops::{Acc, Generic};
-    pub use crate::ptx;
+    pub use crate::{op, ptx};
     pub use crate::regs::{
         sreg, BranchTargets, Const, ConstPtr, GenericPtr, GlobalPtr, Label, LocalPtr, NotPred, ParamPtr, Ptr, Reg, SReg, Sampler,
-        SharedPtr, Surface, Texture,
+        SharedPtr, Surface, Texture, TmemAddr,
     };
     pub use crate::types::*;
 }

@@ -192,8 +192,38 @@ fn scans_and_reductions_are_real_loops() {
     assert!(back_edges >= 2, "each loop needs a back edge:\n{text}");
 }
 
+/// A commutative reduction over the full warp is the hand-written butterfly: per trip, the
+/// distance, one `shfl.sync.bfly` per word, the operator and the loop-carried copy, and no
+/// lane-order bookkeeping (`and`, `setp`, `selp`); the ordered one keeps its bookkeeping.
+fn commutative_warp_reduction_is_the_plain_butterfly() {
+    let body = |commutative: bool| {
+        let mut m = Module::new(Target::SM_80);
+        m.kernel("warp_sum", |k, (x,): (GlobalPtr<F32>,)| {
+            let i = k.global_thread_index_x();
+            let v = k.ld(x.at(i));
+            let add = |k: &mut Kernel, a: Reg<F32>, b: Reg<F32>| ptx!(k, "add.f32", a, b);
+            let r = if commutative { k.warp_reduce_commutative(v, LaneMask::FULL, add) } else { k.warp_reduce(v, LaneMask::FULL, add) };
+            k.st(x.at(i), r);
+        })
+        .unwrap();
+        let text = assemble("warp_sum", &m);
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        let start = lines.iter().position(|l| l.starts_with("$L__") && l.ends_with(':')).expect("a loop label");
+        let end = start + lines[start..].iter().position(|l| l.starts_with("bra $L__")).expect("a back edge");
+        let ops: Vec<String> = lines[start + 1..end]
+            .iter()
+            .map(|l| l.split_whitespace().find(|w| !w.starts_with('@')).unwrap_or_default().to_string())
+            .collect();
+        ops
+    };
+    assert_eq!(body(true), ["setp.ge.u32", "bra", "shl.b32", "shfl.sync.bfly.b32", "add.f32", "mov.b32", "add.u32"]);
+    let ordered = body(false);
+    assert!(ordered.iter().filter(|o| o.starts_with("selp")).count() >= 2 && ordered.contains(&"and.b32".to_string()), "{ordered:?}");
+}
+
 fn main() {
     common::harness::main(&[&[
+        host!(commutative_warp_reduction_is_the_plain_butterfly),
         host!(access_patterns),
         host!(vload_widths_follow_the_alignment_mode),
         host!(ordering_table_covers_every_combination_once),

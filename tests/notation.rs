@@ -9,7 +9,8 @@
 mod common;
 
 use common::assemble;
-use ptxkit::builder::TensorElem;
+use ptxkit::builder::{TensorElem, TileRank};
+use ptxkit::ops::num::Dim;
 use ptxkit::ops::Acc;
 use ptxkit::prelude::*;
 use ptxkit::regs::{TensorAt, TmemAddr};
@@ -179,7 +180,10 @@ fn bulk_copies_reductions_prefetches_and_tensor_map_instructions() {
 
 /// A kernel taking a rank-`R` tensor map of `T`: prefetch, load into shared memory on an
 /// mbarrier, wait, store back, through the rank-generic helpers.
-fn tensor_map_kernel<T: TensorElem, const R: usize>(m: &mut Module, name: &str) {
+fn tensor_map_kernel<T: TensorElem, const R: usize>(m: &mut Module, name: &str)
+where
+    Dim<R>: TileRank<R>,
+{
     m.kernel(name, |k, (map, out): (TensorMap<T, R>, TensorMap<T, R>)| {
         let tile = k.dynamic_shared_aligned::<U32>(1024);
         let bar = k.shared_array::<B64>("bar", 1, 8);

@@ -15,5 +15,6 @@ pub fn gpu(example: &str) -> Option<Gpu> {
     Some(g)
 }
 
-/// A length that is not a multiple of anything, so tails run.
+/// A length that is not a multiple of anything, so tails run (not every example uses it).
+#[allow(dead_code)]
 pub const LEN: usize = (1 << 24) + 3;

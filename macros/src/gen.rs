@@ -203,6 +203,16 @@ pub fn define_tokens(t: &Tables, which: &str) -> Result<TS, String> {
             let (doc, items) = hidden_tokens(t.modifiers.iter(), |m| format!(".{m}"), "modifier", quote!(crate::ops::Part), intro);
             ("m", doc, items)
         }
+        "numbered" => {
+            // Not a module: the impls of `ops::num::Spell` for the modifiers spelled by numbers.
+            let impls = t.modifiers.iter().filter_map(|tok| {
+                let (ty, nums) = vocab::numbered(tok)?;
+                let (ty, id) = (format_ident!("{}", ty), format_ident!("{}", rust_ident(tok)));
+                let nums = nums.iter().map(|&n| Literal::u32_unsuffixed(n));
+                Some(quote!(#[diagnostic::do_not_recommend] impl crate::ops::num::Spell for crate::ops::num::#ty<#(#nums),*> { type Part = crate::ops::m::#id; }))
+            });
+            return Ok(quote!(#(#impls)*));
+        }
         "variants" => {
             let items = t
                 .variants
@@ -231,7 +241,7 @@ pub fn define_tokens(t: &Tables, which: &str) -> Result<TS, String> {
                 .collect();
             ("legal", "Sets of legal immediates (`imm(s32: -1|1)` in a table is `ImmIn<S32, legal::Lm1or1>`).".to_string(), items)
         }
-        _ => return Err("define_tokens!(opcodes | modifiers | variants | legal)".into()),
+        _ => return Err("define_tokens!(opcodes | modifiers | numbered | variants | legal)".into()),
     };
     let name = format_ident!("{}", name);
     Ok(quote! {

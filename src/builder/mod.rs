@@ -22,5 +22,5 @@ pub use module::{InitValue, KernelRef, Var};
 pub use param_bytes::ParamBytes;
 pub use params::{FuncValues, KernelParam, KernelParams, ScalarParam};
 pub use stack::AllocaLen;
-pub use tensor_map::{TensorElem, TensorMap};
+pub use tensor_map::{TensorElem, TensorMap, TileRank};
 pub use textures::{AddrMode, FilterMode, SamplerState};

@@ -5,7 +5,8 @@
 use super::{KernelParam, ParamBytes};
 use crate::core::Kernel;
 use crate::descriptors::TensorDataType;
-use crate::ops::{m, Addr, AnyElem, Operand};
+use crate::ops::num::{Dim, Spell};
+use crate::ops::{emit, h, m, op, Addr, AnyElem, CoordKinds, CoordList, HandleAddr, Instr, Operand, Opnd, Select};
 use crate::ptx;
 use crate::regs::{GenericPtr, TensorAt};
 use crate::types::{self, DataType, Reg, B8, S32, U64};
@@ -44,8 +45,9 @@ tensor_elems! {
 ///
 /// [`at`](Self::at) makes the tensor operand: exactly `R` coordinates, or the kernel does
 /// not compile. [`load`](Self::load), [`store`](Self::store) and
-/// [`prefetch_tile`](Self::prefetch_tile) emit the tile-mode copy of the map's rank, so code
-/// generic over `R` can use them; other forms take `map.at(..)` in `ptx!`.
+/// [`prefetch_tile`](Self::prefetch_tile) emit the tile-mode copy of the map's rank (the
+/// form [`TileRank`] picks for `Dim<R>`), so code generic over `R` can use them; other forms
+/// take `map.at(..)` in `ptx!`.
 ///
 /// ```
 /// use ptxkit::builder::TensorMap;
@@ -106,13 +108,6 @@ impl<T, const R: usize> core::fmt::Debug for TensorMap<T, R> {
     }
 }
 
-/// The map's address with the coordinates as `N` of them: the rank-generic helpers match on
-/// `R` when the kernel is built, and only the arm with `N = R` runs.
-fn at_rank<const N: usize, const R: usize>(map: Reg<U64>, c: [Reg<S32>; R]) -> TensorAt<N> {
-    debug_assert_eq!(N, R);
-    TensorAt::new(map, core::array::from_fn(|i| c[i]))
-}
-
 impl<T: TensorElem, const R: usize> TensorMap<T, R> {
     /// The rank.
     pub const RANK: usize = R;
@@ -143,32 +138,19 @@ impl<T: TensorElem, const R: usize> TensorMap<T, R> {
         ptx!(k, "prefetch.tensormap", GenericPtr::<B8>::from_reg(self.addr));
     }
 
+}
+
+/// The tile-mode copies, of the map's rank: the forms are chosen by [`TileRank`] (`Dim<R>`),
+/// so code generic over `R` calls them with the bound `Dim<R>: TileRank<R>`.
+impl<T: TensorElem, const R: usize> TensorMap<T, R>
+where
+    Dim<R>: TileRank<R>,
+{
     /// `cp.async.bulk.prefetch.tensor.{R}d.L2.global.tile [map, coords]`: bring the box at
     /// `coords` into L2.
     pub fn prefetch_tile(&self, k: &mut Kernel, coords: [Reg<S32>; R]) {
-        let a = self.addr;
-        match R {
-            1 => {
-                let t: TensorAt<1> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.prefetch.tensor.1d.L2.global.tile", t)
-            }
-            2 => {
-                let t: TensorAt<2> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.prefetch.tensor.2d.L2.global.tile", t)
-            }
-            3 => {
-                let t: TensorAt<3> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.prefetch.tensor.3d.L2.global.tile", t)
-            }
-            4 => {
-                let t: TensorAt<4> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.prefetch.tensor.4d.L2.global.tile", t)
-            }
-            _ => {
-                let t: TensorAt<5> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.prefetch.tensor.5d.L2.global.tile", t)
-            }
-        }
+        let map = self.addr;
+        emit::<<Dim<R> as TileRank<R>>::Prefetch>(k, None, (), |k, out| out.push(Dim::<R>::tensor(k, map, coords)));
     }
 
     /// `cp.async.bulk.tensor.{R}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
@@ -181,29 +163,12 @@ impl<T: TensorElem, const R: usize> TensorMap<T, R> {
         D: Operand<Addr<m::SharedCluster, AnyElem>>,
         B: Operand<Addr<m::SharedCluster, types::B64>>,
     {
-        let a = self.addr;
-        match R {
-            1 => {
-                let t: TensorAt<1> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", dst, t, bar)
-            }
-            2 => {
-                let t: TensorAt<2> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", dst, t, bar)
-            }
-            3 => {
-                let t: TensorAt<3> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", dst, t, bar)
-            }
-            4 => {
-                let t: TensorAt<4> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", dst, t, bar)
-            }
-            _ => {
-                let t: TensorAt<5> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", dst, t, bar)
-            }
-        }
+        let map = self.addr;
+        emit::<<Dim<R> as TileRank<R>>::Load>(k, None, (), |k, out| {
+            out.push(dst.lower(k));
+            out.push(Dim::<R>::tensor(k, map, coords));
+            out.push(bar.lower(k));
+        });
     }
 
     /// `cp.async.bulk.tensor.{R}d.global.shared::cta.tile.bulk_group [map, coords], [src]`:
@@ -221,29 +186,63 @@ impl<T: TensorElem, const R: usize> TensorMap<T, R> {
     where
         S: Operand<Addr<m::SharedCta, AnyElem>>,
     {
-        let a = self.addr;
-        match R {
-            1 => {
-                let t: TensorAt<1> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group", t, src)
-            }
-            2 => {
-                let t: TensorAt<2> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group", t, src)
-            }
-            3 => {
-                let t: TensorAt<3> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group", t, src)
-            }
-            4 => {
-                let t: TensorAt<4> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group", t, src)
-            }
-            _ => {
-                let t: TensorAt<5> = at_rank(a, coords);
-                ptx!(k, "cp.async.bulk.tensor.5d.global.shared::cta.tile.bulk_group", t, src)
-            }
-        }
+        let map = self.addr;
+        emit::<<Dim<R> as TileRank<R>>::Store>(k, None, (), |k, out| {
+            out.push(Dim::<R>::tensor(k, map, coords));
+            out.push(src.lower(k));
+        });
+    }
+}
+
+/// The chain of a tile-mode TMA load of rank `R` (the part `.{R}d` spelled by `Dim<R>`).
+type LoadChain<const R: usize> =
+    (m::Async, m::Bulk, m::Tensor, <Dim<R> as Spell>::Part, m::SharedCluster, m::Global, m::Tile, m::MbarrierCompleteTxBytes);
+/// The chain of a tile-mode TMA store of rank `R`.
+type StoreChain<const R: usize> = (m::Async, m::Bulk, m::Tensor, <Dim<R> as Spell>::Part, m::Global, m::SharedCta, m::Tile, m::BulkGroup);
+/// The chain of a tile-mode L2 prefetch of rank `R`.
+type PrefetchChain<const R: usize> = (m::Async, m::Bulk, m::Prefetch, m::Tensor, <Dim<R> as Spell>::Part, m::L2, m::Global, m::Tile);
+/// The tensor operand `[map, {c0, ..}]` with the coordinate kinds `C`.
+type TensorKind<C> = HandleAddr<(h::Tmap,), C, 0>;
+
+/// The tile-mode TMA forms of rank `R`, chosen from the bulk table's `select` rows by the
+/// part `.{R}d` (`Dim<R>`): implemented for the ranks those rows have, 1 to 5, and for no
+/// other, so a copy of another rank does not compile. [`TensorMap`]'s copies emit them.
+#[diagnostic::on_unimplemented(
+    message = "no tile-mode TMA copy has rank {R}",
+    label = "tensor maps have rank 1 to 5",
+    note = "code generic over the rank carries the bound `Dim<R>: TileRank<R>`"
+)]
+pub trait TileRank<const R: usize> {
+    /// The coordinates' kinds, `R` × `S32`.
+    type Coords: CoordKinds;
+    /// `cp.async.bulk.tensor.{R}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes`
+    type Load: Instr<Out = (), Src = (Addr<m::SharedCluster, AnyElem>, TensorKind<Self::Coords>, Addr<m::SharedCluster, types::B64>)>;
+    /// `cp.async.bulk.tensor.{R}d.global.shared::cta.tile.bulk_group`
+    type Store: Instr<Out = (), Src = (TensorKind<Self::Coords>, Addr<m::SharedCta, AnyElem>)>;
+    /// `cp.async.bulk.prefetch.tensor.{R}d.L2.global.tile`
+    type Prefetch: Instr<Out = (), Src = (TensorKind<Self::Coords>,)>;
+    /// The operand `[map, {coords}]`, lowered.
+    #[doc(hidden)]
+    fn tensor(k: &mut Kernel, map: Reg<U64>, coords: [Reg<S32>; R]) -> Opnd;
+}
+
+impl<const R: usize, C> TileRank<R> for Dim<R>
+where
+    Dim<R>: Spell,
+    C: CoordKinds,
+    [Reg<S32>; R]: CoordList<C>,
+    op::Cp: Select<LoadChain<R>> + Select<StoreChain<R>> + Select<PrefetchChain<R>>,
+    <op::Cp as Select<LoadChain<R>>>::Form:
+        Instr<Out = (), Src = (Addr<m::SharedCluster, AnyElem>, TensorKind<C>, Addr<m::SharedCluster, types::B64>)>,
+    <op::Cp as Select<StoreChain<R>>>::Form: Instr<Out = (), Src = (TensorKind<C>, Addr<m::SharedCta, AnyElem>)>,
+    <op::Cp as Select<PrefetchChain<R>>>::Form: Instr<Out = (), Src = (TensorKind<C>,)>,
+{
+    type Coords = C;
+    type Load = <op::Cp as Select<LoadChain<R>>>::Form;
+    type Store = <op::Cp as Select<StoreChain<R>>>::Form;
+    type Prefetch = <op::Cp as Select<PrefetchChain<R>>>::Form;
+    fn tensor(k: &mut Kernel, map: Reg<U64>, coords: [Reg<S32>; R]) -> Opnd {
+        <TensorAt<R> as Operand<TensorKind<C>>>::lower(TensorAt::new(map, coords), k)
     }
 }
 

@@ -67,12 +67,25 @@ impl Kernel {
 
     /// Reduction over the `BLOCK` threads of the block, in thread order; every thread gets
     /// the result.
-    pub fn block_reduce<const BLOCK: usize, V: Value>(&mut self, v: V, mut op: impl FnMut(&mut Kernel, V, V) -> V) -> V
+    pub fn block_reduce<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
     where
         Count<BLOCK>: WarpMultiple,
     {
-        let sh = self.block_shape(BLOCK as u32);
-        let part = self.warp_reduce(v, LaneMask::FULL, &mut op);
+        self.reduce_block(BLOCK as u32, v, op, false)
+    }
+
+    /// [`block_reduce`](Kernel::block_reduce) for an operator that commutes: each warp
+    /// reduces with [`warp_reduce_commutative`](Kernel::warp_reduce_commutative).
+    pub fn block_reduce_commutative<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
+    where
+        Count<BLOCK>: WarpMultiple,
+    {
+        self.reduce_block(BLOCK as u32, v, op, true)
+    }
+
+    fn reduce_block<V: Value>(&mut self, block: u32, v: V, mut op: impl FnMut(&mut Kernel, V, V) -> V, commutative: bool) -> V {
+        let sh = self.block_shape(block);
+        let part = self.reduce_lanes(v, LaneMask::FULL, &mut op, commutative);
         if sh.nwarps == 1 {
             return part;
         }

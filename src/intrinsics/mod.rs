@@ -7,8 +7,11 @@ pub mod block;
 pub mod gmma;
 pub mod mbarrier;
 pub mod order;
+pub mod roles;
+pub mod tmem;
 pub mod vector;
 pub mod warp;
+pub mod wgmma;
 
 use crate::builder::Kernel;
 use crate::ptx;

@@ -3,7 +3,10 @@
 //! need not commute: lanes combine in lane order), and votes, all with lane masks.
 //!
 //! The scans and reductions are real PTX loops over the shuffle distance; the operator is
-//! emitted once per loop body. With the full mask they use `shfl.sync.up`/`.bfly`; with a
+//! emitted once per loop body. A reduction whose operator commutes
+//! ([`Kernel::warp_reduce_commutative`]) skips
+//! the lane-order bookkeeping: over the full warp its loop is a `shfl.sync.bfly` and the
+//! operator per step. With the full mask they use `shfl.sync.up`/`.bfly`; with a
 //! partial mask each lane finds its partner among the participating lanes with `fns`
 //! (the d-th participant below it), so any set of lanes works, in lane order. The result of
 //! a reduction is in every participating lane.
@@ -16,10 +19,12 @@
 //! m.kernel("warp_sum", |k, (x, out): (GlobalPtr<F32>, GlobalPtr<F32>)| {
 //!     let i = k.global_thread_index_x();
 //!     let v = k.ld(x.at(i));
-//!     let total = k.warp_reduce(v, LaneMask::FULL, |k, a, b| ptx!(k, "add.f32", a, b));
+//!     let total = k.warp_reduce_commutative(v, LaneMask::FULL, |k, a, b| ptx!(k, "add.f32", a, b));
 //!     k.st(out.at(i), total);
 //! }).unwrap();
-//! assert!(m.to_ptx().unwrap().contains("shfl.sync.bfly.b32"));
+//! let text = m.to_ptx().unwrap();
+//! assert!(text.contains("shfl.sync.bfly.b32"));
+//! assert!(!text.contains("selp"), "a commutative reduction keeps no lane order: {text}");
 //! ```
 
 use super::{copy, from_words, select, words, Value};
@@ -169,18 +174,38 @@ impl Kernel {
         }
     }
 
-    /// Reduction over the lanes of `mask`, in lane order, with the result in every
-    /// participating lane.
-    pub fn warp_reduce<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, mut op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
-        let mask = mask.into();
+    /// Reduction over the lanes of `mask`, in lane order (the operator need not commute),
+    /// with the result in every participating lane.
+    pub fn warp_reduce<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
+        self.reduce_lanes(v, mask.into(), op, false)
+    }
+
+    /// [`warp_reduce`](Kernel::warp_reduce) for an operator that commutes (a sum, a max):
+    /// over the full warp each step is one `shfl.sync.bfly` per word and the operator,
+    /// without the lane-order bookkeeping. For IEEE addition, `max` and `min` the result
+    /// equals the lane-order one bit for bit (each step combines the same two values, in the
+    /// other order in half of the lanes).
+    pub fn warp_reduce_commutative<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
+        self.reduce_lanes(v, mask.into(), op, true)
+    }
+
+    pub(crate) fn reduce_lanes<V: Value>(&mut self, v: V, mask: LaneMask, mut op: impl FnMut(&mut Kernel, V, V) -> V, commutative: bool) -> V {
         if !mask.is_full() {
             let inc = self.warp_scan(v, mask, op);
             let mreg = mask.reg_in(self);
             let last = ptx!(self, "bfind.u32", mreg.bitcast::<U32>());
             return self.shfl(Shfl::Idx, inc, last, LaneMask::reg(mreg));
         }
-        // Butterfly: at distance d the lane whose bit d is clear holds the earlier block.
         let acc = copy(self, v);
+        if commutative {
+            doubling(self, |k, d| {
+                let t = k.shfl(Shfl::Xor, acc, d, LaneMask::FULL);
+                let next = op(k, acc, t);
+                acc.assign(k, next);
+            });
+            return acc;
+        }
+        // Butterfly: at distance d the lane whose bit d is clear holds the earlier block.
         let lane = self.lane_id();
         doubling(self, |k, d| {
             let t = k.shfl(Shfl::Xor, acc, d, LaneMask::FULL);

@@ -27,7 +27,7 @@ fn block_sum_to<const B: usize>(k: &mut Kernel, s: Reg<F32>, out: GlobalPtr<F32>
 where
     crate::intrinsics::Count<B>: crate::intrinsics::WarpMultiple,
 {
-    let total = k.block_reduce::<B, _>(s, add_f32);
+    let total = k.block_reduce_commutative::<B, _>(s, add_f32);
     let t = ptx!(k, "mov.u32", sreg::TID_X);
     let first = ptx!(k, "setp.eq.u32", t, 0u32);
     let cta = ptx!(k, "mov.u32", sreg::CTAID_X);

@@ -77,7 +77,7 @@ pub fn sum_final(m: &mut Module) -> Result<KernelRef<SumParams>, Error> {
             let v = k.ld(partials.at(j));
             ptx!(k, "add.rn.f32" => acc, acc, v);
         });
-        let total = k.block_reduce::<1024, _>(acc, add_f32);
+        let total = k.block_reduce_commutative::<1024, _>(acc, add_f32);
         let first = ptx!(k, "setp.eq.u32", t, 0u32);
         k.if_(first, |k| k.st(out.offset(0), total));
     })

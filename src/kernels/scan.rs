@@ -108,7 +108,7 @@ pub fn scan_tile_prefix(m: &mut Module) -> Result<KernelRef<PrefixParams>, Error
             let v = ptx!(k, "mov.f32", 0.0f32);
             ptx!(k, @inb, "ld.global.f32" => v, sums.at(j));
             let exc = k.block_scan_exclusive::<1024, _>(v, zero, add_f32);
-            let total = k.block_reduce::<1024, _>(v, add_f32);
+            let total = k.block_reduce_commutative::<1024, _>(v, add_f32);
             let out = add_f32(k, carry, exc);
             ptx!(k, @inb, "st.global.f32", prefix.at(j), out);
             ptx!(k, "add.rn.f32" => carry, carry, total);
@@ -337,7 +337,7 @@ fn publish_and_look_back(k: &mut Kernel, status: GlobalPtr<U64>, tile: Reg<U32>,
                 k.bra_if(blocked, l.cont);
                 let mine = ptx!(k, "setp.le.u32", lane, limit);
                 let v = ptx!(k, "selp.f32", lo.bitcast::<F32>(), 0.0f32, mine);
-                let s = k.warp_reduce(v, LaneMask::FULL, add_f32);
+                let s = k.warp_reduce_commutative(v, LaneMask::FULL, add_f32);
                 ptx!(k, "add.rn.f32" => prefix, prefix, s);
                 k.bra_if(any_incl, l.brk);
                 ptx!(k, "sub.u32" => base, base, 32u32);

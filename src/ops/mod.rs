@@ -93,6 +93,7 @@ mod call;
 mod coords;
 mod form;
 mod kinds;
+pub mod num;
 pub mod sel;
 mod tables;
 

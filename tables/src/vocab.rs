@@ -142,3 +142,33 @@ pub fn is_dtype(t: &str) -> bool {
 pub fn set(name: &str) -> Option<&'static [&'static str]> {
     SETS.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
 }
+
+/// Modifiers spelled by numbers, which code generic over the numbers names through
+/// `ptxkit::ops::num`: the type there and its parameters. `m64n128k16` is `Mnk<64, 128, 16>`
+/// (an MMA shape), `3d` is `Dim<3>` (a tensor's or a texture's dimensions), `x32` is `X<32>`
+/// (a repetition count), `32x32b` is `Lanes<32, 32>` (a tensor-memory access shape: lanes ×
+/// bits), `cta_group::2` is `CtaGroup<2>`.
+pub fn numbered(tok: &str) -> Option<(&'static str, Vec<u32>)> {
+    fn num(s: &str) -> Option<u32> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && !s.starts_with('0')).then(|| s.parse().ok()).flatten()
+    }
+    if let Some(rest) = tok.strip_prefix('m') {
+        let (m, rest) = rest.split_once('n')?;
+        let (n, k) = rest.split_once('k')?;
+        return Some(("Mnk", vec![num(m)?, num(n)?, num(k)?]));
+    }
+    if let Some(n) = tok.strip_prefix("cta_group::") {
+        return Some(("CtaGroup", vec![num(n)?]));
+    }
+    if let Some(n) = tok.strip_prefix('x') {
+        return Some(("X", vec![num(n)?]));
+    }
+    if let Some(r) = tok.strip_suffix('d') {
+        return Some(("Dim", vec![num(r)?]));
+    }
+    if let Some(shape) = tok.strip_suffix('b') {
+        let (lanes, bits) = shape.split_once('x')?;
+        return Some(("Lanes", vec![num(lanes)?, num(bits)?]));
+    }
+    None
+}

@@ -258,7 +258,8 @@ fn warp_scans_reductions_and_votes_with_masks(gpu: Gpu) {
                     let exc = k.warp_scan_exclusive(v, (one, zero), lm, compose);
                     let red = k.warp_reduce(v, lm, compose);
                     let u = k.ld(z.at(i));
-                    let r64 = k.warp_reduce(u, lm, |k, p, q| ptx!(k, "add.u64", p, q));
+                    // A commutative operator: the plain butterfly over the full warp.
+                    let r64 = k.warp_reduce_commutative(u, lm, |k, p, q| ptx!(k, "add.u64", p, q));
                     let p = ptx!(k, "setp.lt.u32", v.1, 0x8000_0000u32);
                     let ball = k.ballot(p, lm);
                     let all = k.vote_all(p, lm);
@@ -330,8 +331,9 @@ where
             let red = k.block_reduce::<B, _>(v, compose);
             let inc = k.block_scan::<B, _>(v, compose);
             let exc = k.block_scan_exclusive::<B, _>(v, (one, zero), compose);
-            let base = ptx!(k, "mul.lo.u32", i, 6u32);
-            for (j, v) in [red.0, red.1, inc.0, inc.1, exc.0, exc.1].into_iter().enumerate() {
+            let sum = k.block_reduce_commutative::<B, _>(v.0, |k, p, q| ptx!(k, "add.u32", p, q));
+            let base = ptx!(k, "mul.lo.u32", i, 7u32);
+            for (j, v) in [red.0, red.1, inc.0, inc.1, exc.0, exc.1, sum].into_iter().enumerate() {
                 let at = ptx!(k, "add.u32", base, j as u32);
                 k.st(out.at(at), v);
             }
@@ -339,20 +341,21 @@ where
         .unwrap();
     let module = load(gpu, &m);
     let (dx, dy) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
-    let mut out = poisoned::<u32>(gpu, n * 6).unwrap();
+    let mut out = poisoned::<u32>(gpu, n * 7).unwrap();
     module.kernel(&kr).unwrap().launch(&Launch::new(blocks as u32, B as u32), (&dx, &dy, &mut out)).unwrap();
-    let mut want = Vec::with_capacity(n * 6);
+    let mut want = Vec::with_capacity(n * 7);
     for blk in 0..blocks {
         let vals: Vec<(u32, u32)> = (0..B).map(|t| (a[blk * B + t], b[blk * B + t])).collect();
         let total = vals.iter().copied().reduce(compose_cpu).unwrap();
+        let sum = vals.iter().fold(0u32, |s, v| s.wrapping_add(v.0));
         let mut acc = (1u32, 0u32);
         for v in vals {
             let inc = compose_cpu(acc, v);
-            want.extend([total.0, total.1, inc.0, inc.1, acc.0, acc.1]);
+            want.extend([total.0, total.1, inc.0, inc.1, acc.0, acc.1, sum]);
             acc = inc;
         }
     }
-    check(&format!("block reduce/scan/exclusive, {B} threads"), |j| (j / 6 / B, (j / 6) % B, j % 6), &gpu.download(&out).unwrap(), &want);
+    check(&format!("block reduce/scan/exclusive/commutative sum, {B} threads"), |j| (j / 7 / B, (j / 7) % B, j % 7), &gpu.download(&out).unwrap(), &want);
 }
 
 fn block_collectives_for_several_block_sizes(gpu: Gpu) {

@@ -7,7 +7,8 @@
 
 use super::*;
 use ptxkit::intrinsics::mbarrier::{Deadline, Mbarrier};
-use ptxkit::regs::TmemAddr;
+use ptxkit::intrinsics::tmem::{self, TmemAlloc};
+pub(super) use ptxkit::intrinsics::tmem::{thread_sync, tmem_at};
 use rand::Rng;
 
 /// Tensor-memory columns the kernels allocate: all of them.
@@ -26,45 +27,30 @@ pub(super) fn tcgen05_target(gpu: &Gpu) -> Target {
 }
 
 /// Warp 0 allocates `cols` columns (the address written to shared memory) and gives up the
-/// permit; after the fenced barrier every thread reads the address. Returns (address, warp,
-/// whether this is warp 0).
-pub(super) fn allocate(k: &mut Kernel, cols: u32) -> (Reg<U32>, Reg<U32>, Reg<Pred>) {
+/// permit; after the fenced barrier every thread reads the address. Returns (the allocation,
+/// its address, warp, whether this is warp 0).
+pub(super) fn allocate(k: &mut Kernel, cols: u32) -> (TmemAlloc, Reg<U32>, Reg<U32>, Reg<Pred>) {
     let tid = ptx!(k, "mov.u32", sreg::TID_X);
     let warp = ptx!(k, "shr.u32", tid, 5u32);
-    let slot = k.shared_array::<B32>("tmem_slot", 1, 4);
+    let held = TmemAlloc::new(k, "tmem_slot", cols);
     let warp0 = ptx!(k, "setp.eq.u32", warp, 0u32);
     k.if_(warp0, |k| {
-        ptx!(k, "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32", slot, cols);
-        ptx!(k, "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned");
+        held.alloc(k);
+        tmem::relinquish(k);
     });
     thread_sync(k);
-    let base = ptx!(k, "ld.shared.b32", slot).bitcast::<U32>();
-    (base, warp, warp0)
+    let base = held.base(k);
+    (held, base, warp, warp0)
 }
 
-/// `tcgen05.fence::before_thread_sync`, `bar.sync 0`, `tcgen05.fence::after_thread_sync`:
-/// tensor-memory work of one thread ordered before that of another.
-pub(super) fn thread_sync(k: &mut Kernel) {
-    ptx!(k, "tcgen05.fence::before_thread_sync");
-    ptx!(k, "bar.sync", 0u32);
-    ptx!(k, "tcgen05.fence::after_thread_sync");
-}
-
-/// Every thread's tensor-memory work done, warp 0 frees the `cols` columns at `base`.
-pub(super) fn free(k: &mut Kernel, base: Reg<U32>, warp0: Reg<Pred>, cols: u32) {
-    ptx!(k, "tcgen05.fence::before_thread_sync");
+/// Every thread's tensor-memory work done, warp 0 frees the allocation at `base`.
+pub(super) fn free(k: &mut Kernel, held: &TmemAlloc, base: Reg<U32>, warp0: Reg<Pred>) {
+    tmem::fence_before(k);
     ptx!(k, "bar.sync", 0u32);
     k.if_(warp0, |k| {
-        ptx!(k, "tcgen05.fence::after_thread_sync");
-        ptx!(k, "tcgen05.dealloc.cta_group::1.sync.aligned.b32", base.bitcast::<B32>(), cols);
+        tmem::fence_after(k);
+        held.free(k, base);
     });
-}
-
-/// `base + (lane << 16) + col` as a tensor-memory address.
-pub(super) fn tmem_at(k: &mut Kernel, base: Reg<U32>, lane: Reg<U32>, col: u32) -> TmemAddr {
-    let l = ptx!(k, "shl.b32", lane, 16u32).bitcast::<U32>();
-    let a = ptx!(k, "add.u32", base, l);
-    TmemAddr::from_reg(ptx!(k, "add.u32", a, col).bitcast::<B32>())
 }
 
 /// The warp's first lane: `32 * warp`.
@@ -114,7 +100,7 @@ pub(super) fn issue_and_wait(k: &mut Kernel, bar: SharedPtr<B64>, issue: impl Fn
     let deadline = Deadline::new(k, 1 << 22);
     let done = Mbarrier::at(bar).wait(k, 0u32, &deadline);
     k.if_(!done, |k| ptx!(k, "trap"));
-    ptx!(k, "tcgen05.fence::after_thread_sync");
+    tmem::fence_after(k);
 }
 
 /// An mbarrier for one commit, initialised by thread 0 (and fenced for the asynchronous
@@ -142,17 +128,16 @@ fn build_alloc(m: &mut Module) -> KernelRef<AllocParams> {
         k.reqntid(THREADS, 1, 1);
         let tid = ptx!(k, "mov.u32", sreg::TID_X);
         let warp = ptx!(k, "shr.u32", tid, 5u32);
-        let slots = k.shared_array::<B32>("tmem_slots", 2, 4);
+        let halves = [TmemAlloc::new(k, "tmem_slot0", 256), TmemAlloc::new(k, "tmem_slot1", 256)];
         let warp0 = ptx!(k, "setp.eq.u32", warp, 0u32);
         k.if_(warp0, |k| {
-            ptx!(k, "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32", slots, 256u32);
-            ptx!(k, "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32", slots.offset(1), 256u32);
-            ptx!(k, "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned");
+            halves.iter().for_each(|h| h.alloc(k));
+            tmem::relinquish(k);
         });
         thread_sync(k);
         let lane0 = warp_lane(k, warp);
         let row = ptx!(k, "mul.lo.u32", tid, 18u32);
-        let bases: [Reg<U32>; 2] = std::array::from_fn(|i| ptx!(k, "ld.shared.b32", slots.offset(i as i64)).bitcast::<U32>());
+        let bases: [Reg<U32>; 2] = std::array::from_fn(|i| halves[i].base(k));
         for (i, &b) in bases.iter().enumerate() {
             let v: [Reg<B32>; 8] = std::array::from_fn(|j| ptx!(k, "ld.global.b32", src.cast::<B32>().at(row).offset((8 * i + j) as i64)));
             let at = tmem_at(k, b, lane0, 0);
@@ -168,12 +153,12 @@ fn build_alloc(m: &mut Module) -> KernelRef<AllocParams> {
             }
             ptx!(k, "st.global.b32", out.cast::<B32>().at(row).offset(16 + i as i64), b.bitcast::<B32>());
         }
-        ptx!(k, "tcgen05.fence::before_thread_sync");
+        tmem::fence_before(k);
         ptx!(k, "bar.sync", 0u32);
         k.if_(warp0, |k| {
-            ptx!(k, "tcgen05.fence::after_thread_sync");
-            for b in bases {
-                ptx!(k, "tcgen05.dealloc.cta_group::1.sync.aligned.b32", b.bitcast::<B32>(), 256u32);
+            tmem::fence_after(k);
+            for (h, b) in halves.iter().zip(bases) {
+                h.free(k, b);
             }
         });
     })

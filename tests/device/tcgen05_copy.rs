@@ -118,7 +118,7 @@ fn build_cp(m: &mut Module, name: &str, cp: Cp) -> KernelRef<CpParams> {
         // The copy reads shared memory through the asynchronous proxy.
         ptx!(k, "fence.proxy.async.shared::cta");
         let bar = commit_barrier(k);
-        let (base, warp, warp0) = allocate(k, 512);
+        let (held, base, warp, warp0) = allocate(k, 512);
         fill_rows(k, base, warp, bg, COLS);
         thread_sync(k);
         issue_and_wait(k, bar, |k| {
@@ -140,7 +140,7 @@ fn build_cp(m: &mut Module, name: &str, cp: Cp) -> KernelRef<CpParams> {
             }
         });
         read_rows(k, base, warp, out, COLS);
-        free(k, base, warp0, 512);
+        free(k, &held, base, warp0);
     })
     .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
@@ -218,7 +218,7 @@ fn build_shift(m: &mut Module, name: &str, quarter: u32, col: u32) -> KernelRef<
     m.kernel(name, move |k, (bg, out): ShiftParams| {
         k.reqntid(THREADS, 1, 1);
         let bar = commit_barrier(k);
-        let (base, warp, warp0) = allocate(k, 512);
+        let (held, base, warp, warp0) = allocate(k, 512);
         fill_rows(k, base, warp, bg, COLS);
         thread_sync(k);
         issue_and_wait(k, bar, |k| {
@@ -226,7 +226,7 @@ fn build_shift(m: &mut Module, name: &str, quarter: u32, col: u32) -> KernelRef<
             ptx!(k, "tcgen05.shift.cta_group::1.down", at);
         });
         read_rows(k, base, warp, out, COLS);
-        free(k, base, warp0, 512);
+        free(k, &held, base, warp0);
     })
     .unwrap_or_else(|e| panic!("{name}: {e}"))
 }

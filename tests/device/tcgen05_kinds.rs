@@ -427,7 +427,7 @@ fn build(m: &mut Module, name: &str, c: &Case) -> KernelRef<KindParams> {
         // The multiplies read shared memory through the asynchronous proxy.
         ptx!(k, "fence.proxy.async.shared::cta");
         let bar = commit_barrier(k);
-        let (base, warp, warp0) = allocate(k, 512);
+        let (held, base, warp, warp0) = allocate(k, 512);
         // Junk where D goes; with block scaling, each warp's lanes of the scales.
         fill_rows(k, base, warp, junk, 256);
         if scaled {
@@ -463,7 +463,7 @@ fn build(m: &mut Module, name: &str, c: &Case) -> KernelRef<KindParams> {
             }
         });
         read_rows(k, base, warp, out, d_cols);
-        free(k, base, warp0, 512);
+        free(k, &held, base, warp0);
     })
     .unwrap_or_else(|e| panic!("{name}: {e}"))
 }

@@ -92,7 +92,7 @@ fn build_red(m: &mut Module, name: &str, c: &RedCase) -> KernelRef<RedParams> {
     m.kernel(name, move |k, (bg, out, red): RedParams| {
         k.reqntid(THREADS, 1, 1);
         let tid = ptx!(k, "mov.u32", sreg::TID_X);
-        let (base, warp, warp0) = allocate(k, COLS);
+        let (held, base, warp, warp0) = allocate(k, COLS);
         fill_rows(k, base, warp, bg, COLS);
         let lane0 = warp_lane(k, warp);
         let lane = if shape.lanes() == 16 {
@@ -109,7 +109,7 @@ fn build_red(m: &mut Module, name: &str, c: &RedCase) -> KernelRef<RedParams> {
             ptx!(k, "st.global.b32", out.cast::<B32>().at(row).offset(j as i64), x);
         }
         ptx!(k, "st.global.b32", red.cast::<B32>().at(tid), r);
-        free(k, base, warp0, COLS);
+        free(k, &held, base, warp0);
     })
     .unwrap_or_else(|e| panic!("{name}: {e}"))
 }

@@ -242,7 +242,7 @@ fn build(m: &mut Module, name: &str, c: &Case) -> KernelRef<MoveParams> {
     m.kernel(name, move |k, (bg, input, image, back, bgpack): MoveParams| {
         k.reqntid(THREADS, 1, 1);
         let tid = ptx!(k, "mov.u32", sreg::TID_X);
-        let (base, warp, warp0) = allocate(k, COLS);
+        let (held, base, warp, warp0) = allocate(k, COLS);
         fill_rows(k, base, warp, bg, COLS);
         // The shape's first lane: the warp's quarter, its upper half for odd warps.
         let lane0 = warp_lane(k, warp);
@@ -271,7 +271,7 @@ fn build(m: &mut Module, name: &str, c: &Case) -> KernelRef<MoveParams> {
                 ptx!(k, "st.global.b32", bgpack.cast::<B32>().at(row).offset(r as i64), v);
             }
         }
-        free(k, base, warp0, COLS);
+        free(k, &held, base, warp0);
     })
     .unwrap_or_else(|e| panic!("{name}: {e}"))
 }

@@ -21,7 +21,8 @@
 //! Failures are collected over the whole table of configurations and reported together.
 
 use super::*;
-use ptxkit::builder::{TensorElem, TensorMap};
+use ptxkit::builder::{TensorElem, TensorMap, TileRank};
+use ptxkit::ops::num::Dim;
 use ptxkit::descriptors::{Field, Swizzle, TiledMap};
 use ptxkit::runtime::testing::POISON;
 use ptxkit::runtime::{HostTensorMap, RuntimeError};
@@ -205,7 +206,10 @@ type LoadP<T, const R: usize> = (TensorMap<T, R>, GlobalPtr<U32>, GlobalPtr<U32>
 type StoreP<T, const R: usize> = (TensorMap<T, R>, GlobalPtr<U32>, GlobalPtr<U32>, Reg<S32>, Reg<S32>, Reg<S32>, Reg<U32>);
 
 /// The load and store kernels for maps of `T` and rank `R`.
-fn tile_module<T: TensorElem, const R: usize>(target: Target) -> (Module, KernelRef<LoadP<T, R>>, KernelRef<StoreP<T, R>>) {
+fn tile_module<T: TensorElem, const R: usize>(target: Target) -> (Module, KernelRef<LoadP<T, R>>, KernelRef<StoreP<T, R>>)
+where
+    Dim<R>: TileRank<R>,
+{
     let mut m = Module::new(target);
     // One thread arms the barrier and issues the load; all wait, then copy the shared
     // memory image out word by word.
@@ -273,6 +277,7 @@ fn first_diff(got: &[u8], want: &[u8]) -> Option<(usize, usize)> {
 fn tile_cases<T: TensorElem, const R: usize>(gpu: &Gpu, g: &mut StdRng, swizzle: Swizzle, failures: &mut Vec<String>) -> usize
 where
     T::Host: Bytes,
+    Dim<R>: TileRank<R>,
 {
     let (m, load_ref, store_ref) = tile_module::<T, R>(target(gpu));
     let module = load(gpu, &m);

@@ -79,8 +79,7 @@ impl Store {
         let (mi, nj2) = (self.mi, self.nj * 2);
         // In: lane (g, q) = (lane / 4, lane % 4) writes row g, columns 2q and 2q + 1 of each
         // 8-column product.
-        let group = ptx!(k, "shr.u32", self.lane, 2u32);
-        let quad = ptx!(k, "and.b32", self.lane, 3u32).bitcast::<U32>();
+        let (group, quad) = wgmma::lane_group_quad(k, self.lane);
         let qoff = ptx!(k, "mul.lo.u32", quad, 2 * esize);
         let lane_in = ptx!(k, "mad.lo.u32", group, pitch, qoff);
         let lane_in = ptx!(k, "add.u32", lane_in, stage);
@@ -158,8 +157,7 @@ impl Store {
         inside: Reg<Pred>,
     ) {
         let esize = if O::BF16 { 2u32 } else { 4 };
-        let group = ptx!(k, "shr.u32", self.lane, 2u32);
-        let quad = ptx!(k, "and.b32", self.lane, 3u32).bitcast::<U32>();
+        let (group, quad) = wgmma::lane_group_quad(k, self.lane);
         let r = ptx!(k, "mad.lo.u32", self.warp_m, self.wm, row0);
         let r0 = ptx!(k, "add.u32", r, group);
         let cc = ptx!(k, "mad.lo.u32", self.warp_n, self.wn, col0);

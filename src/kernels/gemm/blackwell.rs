@@ -60,6 +60,8 @@ use crate::builder::{Error, Kernel, KernelRef, Module, TensorMap};
 use crate::core::target::Suffix;
 use crate::descriptors::{F16Type, FloatAccum, MmaIssue, MmaKind, MmaParams, TileLayout, K_SLICE_BYTES};
 use crate::intrinsics::mbarrier::{Deadline, Publish, Ring};
+use crate::intrinsics::tmem::{self, TmemAlloc};
+use crate::ops::num::Lanes;
 use crate::prelude::*;
 use crate::regs::TmemAddr;
 
@@ -215,7 +217,7 @@ fn body<O: GemmOut>(
     let smem = k.dynamic_shared_aligned::<B8>(1024);
     let ring = Ring::new(k, "stage", cfg.stages);
     let acc = Ring::new(k, "acc", ACC_STAGES);
-    let tmem_slot = k.shared_array::<B32>("tmem_base", 1, 4);
+    let columns = TmemAlloc::new(k, "tmem_base", cols);
 
     let tid = ptx!(k, "mov.u32", sreg::TID_X);
     let warp = ptx!(k, "shr.u32", tid, 5u32);
@@ -224,9 +226,9 @@ fn body<O: GemmOut>(
     // Warp 5 allocates the accumulators; the address reaches every thread through shared
     // memory across the barrier that publishes the mbarriers.
     k.if_(is_mma, |k| {
-        ptx!(k, "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32", tmem_slot, cols);
-        ptx!(k, "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned");
-        ptx!(k, "tcgen05.fence::before_thread_sync");
+        columns.alloc(k);
+        tmem::relinquish(k);
+        tmem::fence_before(k);
     });
     // Full barriers: the producer's arrival (and the stage's bytes) or the issuer's commit;
     // empty barriers: the issuer's commit, or every epilogue thread. The commits and TMA
@@ -239,8 +241,8 @@ fn body<O: GemmOut>(
         acc.empty().init(k, 32 * EPILOGUE_WARPS);
         ptx!(k, "fence.mbarrier_init.release.cluster");
     });
-    ptx!(k, "tcgen05.fence::after_thread_sync");
-    let tmem = ptx!(k, "ld.shared.b32", tmem_slot).bitcast::<U32>();
+    tmem::fence_after(k);
+    let tmem = columns.base(k);
 
     let rank = ptx!(k, "mov.u32", 0u32);
     let grid = Grid::new(k, &t, m, n, kk, rank);
@@ -266,11 +268,11 @@ fn body<O: GemmOut>(
     );
 
     // Every load of the accumulators is done before warp 5 frees them.
-    ptx!(k, "tcgen05.fence::before_thread_sync");
+    tmem::fence_before(k);
     ptx!(k, "bar.sync", 0u32);
     k.if_(is_mma, |k| {
-        ptx!(k, "tcgen05.fence::after_thread_sync");
-        ptx!(k, "tcgen05.dealloc.cta_group::1.sync.aligned.b32", tmem.bitcast::<B32>(), cols);
+        tmem::fence_after(k);
+        columns.free(k, tmem);
     });
 }
 
@@ -365,8 +367,8 @@ fn epilogue<O: GemmOut>(
             let taddr = ptx!(k, "mad.lo.u32", j, LD_COLUMNS, columns).bitcast::<B32>();
             // The load is warp-wide: the lanes meet after their own barrier waits.
             ptx!(k, "bar.warp.sync", 0xFFFF_FFFFu32);
-            let v = ptx!(k, "tcgen05.ld.sync.aligned.32x32b.x32.b32", TmemAddr::from_reg(taddr));
-            ptx!(k, "tcgen05.wait::ld.sync.aligned");
+            let v = tmem::Access::<Lanes<32, 32>, LD_COLUMNS>::load(k, TmemAddr::from_reg(taddr));
+            tmem::wait_ld(k);
             let col0 = ptx!(k, "mad.lo.u32", j, LD_COLUMNS, n0);
             let end = ptx!(k, "add.u32", col0, LD_COLUMNS);
             let cols_in = ptx!(k, "setp.le.u32", end, g.n);

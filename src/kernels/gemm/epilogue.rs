@@ -8,6 +8,7 @@
 use super::{GemmConfig, GemmOut, ROWS_PER_CONSUMER};
 use crate::builder::{Kernel, TensorMap};
 use crate::ops::Acc;
+use crate::intrinsics::roles::NamedBarrier;
 use crate::prelude::*;
 
 /// Where C goes.
@@ -52,10 +53,8 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
         out: &'o Out<O>,
         alpha: Reg<F32>,
     ) -> Self {
-        let lane = ptx!(k, "and.b32", thread, 31u32).bitcast::<U32>();
-        let quad = ptx!(k, "and.b32", lane, 3u32).bitcast::<U32>();
-        let row = fragment_row(k, thread);
-        let col = ptx!(k, "shl.b32", quad, 1u32).bitcast::<U32>();
+        let row = wgmma::acc_row(k, thread);
+        let col = wgmma::acc_col(k, thread);
         let lead = ptx!(k, "setp.eq.u32", thread, 0u32);
         let chunks = ptx!(k, "mov.u32", 0u32);
         Epilogue { cfg, out, alpha, consumer, lead, row, col, thread, smem, chunks }
@@ -218,7 +217,8 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
         map: TensorMap<Bf16, 2>,
         mut pairs: impl FnMut(&mut Kernel, usize) -> [Reg<B32>; 4],
     ) {
-        let named = ptx!(k, "add.u32", self.consumer, 1u32);
+        let id = ptx!(k, "add.u32", self.consumer, 1u32);
+        let named = NamedBarrier::new(k, id, 128);
         let (staging, offsets) = self.staging(k);
         let y = m0.bitcast::<S32>();
         for chunk in 0..(self.cfg.bn / CHUNK) as usize {
@@ -226,7 +226,7 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
             let buf = ptx!(k, "mad.lo.u32", parity, CHUNK_BYTES, staging);
             // At most one store (of the other buffer) may still be reading.
             k.if_(self.lead, |k| ptx!(k, "cp.async.bulk.wait_group.read", 1));
-            ptx!(k, "bar.sync" as counted, named, 128u32);
+            named.sync(k);
             for (j, off) in offsets.iter().enumerate() {
                 // Products 2j and 2j + 1 of the chunk: registers 4i..4i+8 of the accumulator.
                 let regs = pairs(k, (chunk * 8 + 2 * j) * 2);
@@ -234,7 +234,7 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
                 ptx!(k, "stmatrix.sync.aligned.m8n8.x4.shared.b16", SharedPtr::<B16>::from_reg32(at), regs);
             }
             ptx!(k, "fence.proxy.async.shared::cta");
-            ptx!(k, "bar.sync" as counted, named, 128u32);
+            named.sync(k);
             k.if_(self.lead, |k| {
                 let x = ptx!(k, "add.u32", n0, chunk as u32 * CHUNK).bitcast::<S32>();
                 map.store(k, [x, y], SharedPtr::<B8>::from_reg32(buf));
@@ -243,15 +243,6 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
             ptx!(k, "add.u32" => self.chunks, self.chunks, 1u32);
         }
     }
-}
-
-/// Thread `thread` of a consumer's upper row in the consumer's 64: `16w + t/4` for thread `t`
-/// of warp `w` (the layout in the module docs).
-pub(super) fn fragment_row(k: &mut Kernel, thread: Reg<U32>) -> Reg<U32> {
-    let warp = ptx!(k, "shr.u32", thread, 5u32);
-    let lane = ptx!(k, "and.b32", thread, 31u32).bitcast::<U32>();
-    let group = ptx!(k, "shr.u32", lane, 2u32);
-    ptx!(k, "mad.lo.u32", warp, 16u32, group)
 }
 
 /// Two adjacent elements of C, as one 4-byte (bf16) or 8-byte (f32) store.

@@ -5,12 +5,13 @@ use super::epilogue::{Epilogue, Out};
 use super::partials::Partials;
 use super::sched::{for_each_piece, k_major_layout, produce, stage_base, tile_of, trap_unless, Grid, Piece, Split, Tiling};
 use super::{invalid, GemmConfig, GemmIn, GemmOut, Layout, BK_BYTES, ROWS_PER_CONSUMER};
-use crate::builder::{Error, Kernel, KernelRef, Module, TensorMap};
+use crate::builder::{Error, Kernel, KernelParams, KernelRef, Module, TensorMap};
 use crate::descriptors::{AtomOrder, ElemBytes, Major, Swizzle, TileLayout};
 use crate::intrinsics::mbarrier::{Deadline, Publish, Ring};
+use crate::intrinsics::roles::Roles;
+use crate::intrinsics::wgmma::MmaF32;
 use crate::ops::Acc;
 use crate::prelude::*;
-use crate::regs::Const;
 use crate::types::Gdesc;
 
 /// The parameters of [`gemm`]: the tensor maps of A (dims `[K, M]`) and B (`[K, N]`),
@@ -29,38 +30,42 @@ pub type Workspace = (GlobalPtr<U32>, GlobalPtr<F32>);
 type Map<I> = TensorMap<<I as GemmIn>::Elem, 2>;
 
 /// One `m64n{bn}` wgmma (K of 32 bytes) into an f32 accumulator of `R = bn/2` registers,
-/// both operands from shared memory, K-major: `acc = A·B + (scale_d ? acc : 0)`.
-type Mma<const R: usize> = fn(&mut Kernel, Acc<F32, R>, Reg<Gdesc>, Reg<Gdesc>, Reg<Pred>);
+/// both operands from shared memory: `acc = A·B + (scale_d ? acc : 0)`.
+type Issue<'a, const R: usize> = &'a dyn Fn(&mut Kernel, Acc<F32, R>, Reg<Gdesc>, Reg<Gdesc>, Reg<Pred>);
 
-/// Builds the kernel body for `cfg.bn`, the input type and B's layout, with the wgmma form
-/// of that N and type (bf16 forms take the two transpose immediates: A K-major, B K-major
-/// for TN and N-major for NN; FP8 forms have none and read K-major operands only).
+/// Builds the kernel body (`$body`, generic over the accumulator's length through `$mma`)
+/// for `cfg.bn`: a width known only when the kernel is built picks the const generic the
+/// wgmma form is selected by ([`crate::intrinsics::wgmma::Mma`]).
 macro_rules! for_tile_n {
     ($m:ident, $name:ident, $cfg:ident, $in:ty, $params:ty, |$k:ident, $p:ident, $mma:ident| $body:expr) => {
-        for_tile_n!(@ $m, $name, $cfg, $in, $params, |$k, $p, $mma| $body;
-            2, 64, TN => 32 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16" (1, 1, 0, 0),
-            2, 128, TN => 64 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" (1, 1, 0, 0),
-            2, 192, TN => 96 "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16" (1, 1, 0, 0),
-            2, 256, TN => 128 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" (1, 1, 0, 0),
-            2, 64, NN => 32 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16" (1, 1, 0, 1),
-            2, 128, NN => 64 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" (1, 1, 0, 1),
-            2, 192, NN => 96 "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16" (1, 1, 0, 1),
-            2, 256, NN => 128 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" (1, 1, 0, 1),
-            1, 64, TN => 32 "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" (1, 1),
-            1, 128, TN => 64 "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" (1, 1),
-            1, 192, TN => 96 "wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3" (1, 1),
-            1, 256, TN => 128 "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3" (1, 1))
-    };
-    (@ $m:ident, $name:ident, $cfg:ident, $in:ty, $params:ty, |$k:ident, $p:ident, $mma:ident| $body:expr;
-        $($bytes:literal, $bn:literal, $layout:ident => $r:literal $chain:literal ($($imm:literal),*)),*) => {
-        match (<$in as GemmIn>::BYTES, $cfg.bn, $cfg.layout) {
-            $(($bytes, $bn, Layout::$layout) => $m.kernel($name, |$k, $p: $params| {
-                let $mma: Mma<$r> = |k, acc, a, b, d| { ptx!(k, $chain => acc, a, b, d, $($imm),*); };
-                $body
-            }),)*
-            (_, bn, layout) => Err(invalid($name, format!("no wgmma form for {} at bn = {bn}, {layout:?}", <$in as GemmIn>::NAME))),
+        match $cfg.bn {
+            64 => tile_n::<$in, $params, 64, 32>($m, $name, $cfg, |$k, $p: $params, $mma| $body),
+            128 => tile_n::<$in, $params, 128, 64>($m, $name, $cfg, |$k, $p: $params, $mma| $body),
+            192 => tile_n::<$in, $params, 192, 96>($m, $name, $cfg, |$k, $p: $params, $mma| $body),
+            256 => tile_n::<$in, $params, 256, 128>($m, $name, $cfg, |$k, $p: $params, $mma| $body),
+            bn => Err(invalid($name, format!("no wgmma tile of bn = {bn}: it is one of {:?}", super::TILE_NS))),
         }
     };
+}
+
+/// The kernel `name` built by `body` with the wgmma form of width `N` for inputs `I`: A
+/// K-major, B K-major for TN and N-major for NN (bf16 forms take the transposes; FP8 forms
+/// read K-major operands only, which `check_for` has made sure of).
+fn tile_n<I: GemmIn, P: KernelParams, const N: u32, const R: usize>(
+    m: &mut Module,
+    name: &str,
+    cfg: &GemmConfig,
+    body: impl FnOnce(&mut Kernel, P, Issue<R>),
+) -> Result<KernelRef<P>, Error>
+where
+    I::Mma: MmaF32<N, R>,
+{
+    let major = (Major::K, if cfg.layout == Layout::NN { Major::MN } else { Major::K });
+    m.kernel(name, |k, p: P| {
+        body(k, p, &|k, acc, a, b, d| {
+            <I::Mma as MmaF32<N, R>>::ss(k, acc, a, b, d, major);
+        })
+    })
 }
 
 /// Adds the kernel `name` computing `C = α·A·Bᵀ` (A M×K, B N×K, C M×N, all row-major; A
@@ -128,11 +133,9 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(
     out: Out<O>,
     alpha: Reg<F32>,
     workspace: Workspace,
-    mma: Mma<R>,
+    mma: Issue<R>,
 ) {
     let Inputs { a: a_map, b: b_map, m, n, k: kk } = p;
-    let (at_entry, producer_regs, consumer_regs) = cfg.registers();
-    k.maxnreg(at_entry);
     let b_layout = match cfg.layout {
         Layout::TN => k_major_layout::<I>(k, cfg.bn),
         Layout::NN => nn_layout(k, cfg.bn),
@@ -156,26 +159,19 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(
         (grid, split)
     };
 
-    let tid = ptx!(k, "mov.u32", sreg::TID_X);
-    let wg = ptx!(k, "shr.u32", tid, 7u32);
-    let is_producer = ptx!(k, "setp.eq.u32", wg, 0u32);
     let deadline = Deadline::new(k, cfg.wait_tries);
-    k.if_else(
-        is_producer,
-        |k| {
-            ptx!(k, "setmaxnreg.dec.sync.aligned.u32", Const::<24>);
-            debug_assert_eq!(producer_regs, 24);
+    let roles = Roles::balanced(cfg.consumers);
+    roles.run(
+        k,
+        |k, tid| {
             let first = ptx!(k, "setp.eq.u32", tid, 0u32);
             k.if_(first, |k| {
                 let (grid, split) = schedule(k);
                 produce(k, &plan.tiling, &grid, split.as_ref(), &ring, &deadline, smem, a_map, b_map);
             });
         },
-        |k| {
-            ptx!(k, "setmaxnreg.inc.sync.aligned.u32", Const::<240>);
-            debug_assert_eq!(consumer_regs, 240);
-            let consumer = ptx!(k, "sub.u32", wg, 1u32);
-            let thread = ptx!(k, "and.b32", tid, 127u32).bitcast::<U32>();
+        |k, c| {
+            let (consumer, thread) = (c.index, c.thread);
             let (grid, split) = schedule(k);
             let partials = split.map(|s| (s, Partials::new(k, workspace, (cfg.consumers, cfg.bn), consumer, thread, cfg.wait_tries)));
             consume(k, &plan, &grid, &ring, &deadline, smem, (consumer, thread), &out, alpha, partials.as_ref(), mma);
@@ -208,7 +204,7 @@ fn consume<O: GemmOut, const R: usize>(
     out: &Out<O>,
     alpha: Reg<F32>,
     split: Option<&(Split, Partials)>,
-    mma: Mma<R>,
+    mma: Issue<R>,
 ) {
     let acc: Acc<F32, R> = k.zeroed_acc();
     let mut epilogue = Epilogue::new(k, plan.cfg, smem, consumer, thread, out, alpha);

@@ -70,6 +70,8 @@ pub use hopper::{gemm, gemm_staged, GemmParams, GemmStagedParams, Workspace};
 
 use crate::builder::{Error, TensorElem};
 use crate::descriptors::ElemBytes;
+use crate::intrinsics::roles::Roles;
+use crate::intrinsics::wgmma::{MmaF32, MmaIn};
 use crate::types::{Bf16, DataType, F32, U8};
 
 /// Bytes of K per stage: one 128-byte swizzle row (64 bf16, 128 e4m3).
@@ -172,10 +174,8 @@ impl GemmConfig {
     /// and for each consumer. The CTA keeps the registers it was launched with
     /// (`.maxnreg` × threads): what the producer gives back is what the consumers may take.
     pub fn registers(&self) -> (u32, u32, u32) {
-        let producer = 24;
-        let at_entry = (65536 / self.threads() / 8 * 8).min(248);
-        let consumer = ((at_entry * self.threads() - 128 * producer) / (128 * self.consumers) / 8 * 8).min(240);
-        (at_entry, producer, consumer)
+        let roles = Roles::balanced(self.consumers);
+        (roles.at_entry(), roles.producer_regs, roles.consumer_regs)
     }
 
     /// Bytes of f32 partial sums the [`Workspace`] of a stream-K launch of `grid` CTAs needs
@@ -302,6 +302,8 @@ pub const NN_BOX: u32 = 64;
 pub trait GemmIn: 'static {
     /// The tensor maps' element type (FP8 travels as bytes).
     type Elem: TensorElem;
+    /// The wgmma input type, with a form for each of [`TILE_NS`].
+    type Mma: MmaIn + MmaF32<64, 32> + MmaF32<128, 64> + MmaF32<192, 96> + MmaF32<256, 128>;
     /// The name in wgmma's chain.
     const NAME: &'static str;
     /// Bytes per element.
@@ -313,6 +315,7 @@ pub trait GemmIn: 'static {
 }
 impl GemmIn for Bf16 {
     type Elem = Bf16;
+    type Mma = Bf16;
     const NAME: &'static str = "bf16";
     const BYTES: u32 = 2;
     const ELEM_BYTES: ElemBytes = ElemBytes::B2;
@@ -324,6 +327,7 @@ impl GemmIn for Bf16 {
 pub enum E4m3 {}
 impl GemmIn for E4m3 {
     type Elem = U8;
+    type Mma = crate::types::E4m3;
     const NAME: &'static str = "e4m3";
     const BYTES: u32 = 1;
     const ELEM_BYTES: ElemBytes = ElemBytes::B1;

@@ -11,10 +11,10 @@
 //! register `4j + i` at element `((q · R/4 + j) · 128 + t) · 4 + i` of the slot (`R = bn/2`
 //! registers): each of its 16-byte stores and loads is one 512-byte line per warp.
 
-use super::epilogue::fragment_row;
 use super::ROWS_PER_CONSUMER;
 use crate::builder::Kernel;
 use crate::ops::Acc;
+use crate::intrinsics::roles::NamedBarrier;
 use crate::prelude::*;
 
 /// The workspace of a stream-K launch, as one consumer thread addresses it.
@@ -31,7 +31,7 @@ pub(super) struct Partials {
     regs: u32,
     lead: Reg<Pred>,
     /// The named barrier of this consumer's 128 threads.
-    named: Reg<U32>,
+    named: NamedBarrier,
     /// This thread's upper row in its consumer's 64: `16·warp + lane/4`.
     row: Reg<U32>,
     tries: u32,
@@ -59,8 +59,9 @@ impl Partials {
         tries: u32,
     ) -> Partials {
         let lead = ptx!(k, "setp.eq.u32", thread, 0u32);
-        let named = ptx!(k, "add.u32", consumer, 1u32);
-        let row = fragment_row(k, thread);
+        let id = ptx!(k, "add.u32", consumer, 1u32);
+        let named = NamedBarrier::new(k, id, 128);
+        let row = wgmma::acc_row(k, thread);
         Partials {
             flags,
             sums,
@@ -113,7 +114,7 @@ impl Partials {
                 ptx!(k, "st.global.v4.f32", at.byte_offset((j as u32 * STEP) as i64).offset(0), v);
             }
         });
-        ptx!(k, "bar.sync" as counted, self.named, 128u32);
+        self.named.sync(k);
         let flag = self.flag(k, c);
         k.if_(self.lead, |k| ptx!(k, "st.release.gpu.global.u32", flag.offset(0), 1u32));
     }
@@ -136,13 +137,13 @@ impl Partials {
             });
         });
         // The lead thread's acquire, then the barrier: every thread reads after the writes.
-        ptx!(k, "bar.sync" as counted, self.named, 128u32);
+        self.named.sync(k);
         let at = self.at(k, c);
         for j in 0..R / 4 {
             // A barrier every BATCH loads: ptxas would otherwise issue all of them at once,
             // holding as many registers again as the accumulator.
             if j > 0 && j % BATCH == 0 {
-                ptx!(k, "bar.sync" as counted, self.named, 128u32);
+                self.named.sync(k);
             }
             k.if_(inside, |k| {
                 let v = ptx!(k, "ld.global.cg.v4.f32", at.byte_offset((j as u32 * STEP) as i64).offset(0));
