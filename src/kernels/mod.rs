@@ -5,6 +5,7 @@
 //! The copies, vector add and saxpy, the two-pass sum and the scans are each in a file of
 //! their own; all of them are re-exported here.
 
+pub mod attention;
 mod copy;
 pub mod gemm;
 mod reduce;

@@ -54,6 +54,7 @@
 //! with memory. A kernel that indexes out of bounds corrupts device memory or faults the
 //! context, which later calls report as [`RuntimeError::Driver`].
 mod args;
+mod attention;
 #[cfg(feature = "cublas")]
 mod blas;
 #[cfg(feature = "cublas")]
@@ -75,6 +76,7 @@ mod tests;
 mod texture;
 
 pub use args::{ArgList, HostArg, HostBytes, LaunchArgs};
+pub use attention::{Attention, AttentionShape, QkvLayout};
 #[cfg(feature = "cublas")]
 pub use blas::Cublas;
 #[cfg(feature = "cublas")]

@@ -13,6 +13,7 @@
 mod common;
 
 mod arith;
+mod attention;
 mod async_copy;
 mod atomics;
 mod barrier_red;
@@ -248,6 +249,7 @@ pub fn sized<T>(normal: T, small: T) -> T {
 fn main() {
     common::harness::main(&[
         arith::TESTS,
+        attention::TESTS,
         async_copy::TESTS,
         atomics::TESTS,
         barrier_red::TESTS,

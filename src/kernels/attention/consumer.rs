@@ -1,0 +1,118 @@
+//! A consumer warpgroup: 64 query rows against every key block it sees, then O and the
+//! log-sum-exp of its rows.
+
+use super::softmax::{Rows, Softmax};
+use super::{Plan, CHUNK};
+use ptxkit::descriptors::AtomOrder;
+use ptxkit::intrinsics::roles::Consumer;
+use ptxkit::intrinsics::wgmma::{self, Mma, WgmmaForm};
+use ptxkit::prelude::*;
+
+/// Where the results go.
+pub(crate) struct Out {
+    pub(crate) o: GlobalPtr<Bf16>,
+    pub(crate) lse: GlobalPtr<F32>,
+    /// O's strides in elements along S, H and B.
+    pub(crate) strides: (Reg<U32>, Reg<U32>, Reg<U32>),
+    pub(crate) scale_log2: Reg<F32>,
+}
+
+/// The tile layouts: a 64 × 64 chunk of Q (A, K-major), a `bn` × 64 chunk of K (B of
+/// `Q·Kᵀ`, K-major) and the V block (B of `P·V`, N-major: `d / 64` boxes of 64 columns ×
+/// `bn` keys side by side, so its swizzle atoms run K-first).
+fn layouts(d: u32, bn: u32) -> (TileLayout, TileLayout, TileLayout) {
+    let q = TileLayout::new(ElemBytes::B2, 64, CHUNK, Major::K, Swizzle::B128);
+    let kk = TileLayout::new(ElemBytes::B2, bn, CHUNK, Major::K, Swizzle::B128);
+    let v = TileLayout::new(ElemBytes::B2, d, bn, Major::MN, Swizzle::B128).map(|l| l.with_order(AtomOrder::KFirst));
+    match (q, kk, v) {
+        (Ok(q), Ok(kk), Ok(v)) => (q, kk, v),
+        e => unreachable!("the attention tiles are canonical layouts: {e:?}"),
+    }
+}
+
+pub(crate) fn consume<const D: u32, const RD: usize, const BN: u32, const RB: usize>(k: &mut Kernel, plan: &Plan, c: Consumer, out: &Out)
+where
+    Mma<D, F32, Bf16>: WgmmaForm<Acc = Acc<F32, RD>>,
+    Mma<BN, F32, Bf16>: WgmmaForm<Acc = Acc<F32, RB>>,
+{
+    let (q_layout, k_layout, v_layout) = layouts(D, BN);
+    let chunks = D / CHUNK;
+    let thread = c.thread;
+    let lead = ptx!(k, "setp.eq.u32", thread, 0u32);
+    // This consumer's rows: q0 + 64c ..; the thread's two rows and first column of a tile.
+    let first_row = ptx!(k, "mad.lo.u32", c.index, 64u32, plan.q0);
+    let rows = Rows::new(k, first_row, thread);
+    // Q's chunks: after the wait, their descriptors.
+    let qd: Vec<Reg<Gdesc>> = {
+        let base = plan.smem.addr(k);
+        let mine = ptx!(k, "mad.lo.u32", c.index, chunks * 64 * CHUNK * 2, base);
+        (0..chunks)
+            .map(|ch| {
+                let at = ptx!(k, "add.u32", mine, ch * 64 * CHUNK * 2);
+                k.gmma_desc(&q_layout, SharedPtr::<B8>::from_reg32(at))
+            })
+            .collect()
+    };
+    let zero = ptx!(k, "mov.u32", 0u32);
+    let q_ready = plan.q_full.wait(k, zero, &plan.deadline);
+    k.if_(!q_ready, |k| ptx!(k, "trap"));
+
+    let s = Mma::<BN, F32, Bf16>::zeroed(k);
+    let o = Mma::<D, F32, Bf16>::zeroed(k);
+    let mut soft = Softmax::new(k, out.scale_log2);
+    let rows_end = ptx!(k, "add.u32", first_row, 64u32);
+    let mine = plan.blocks_until(k, rows_end);
+    let all = {
+        let end = ptx!(k, "add.u32", plan.q0, super::BM);
+        plan.blocks_until(k, end)
+    };
+    k.for_range(0u32, mine, 1, |k, j| {
+        let slot = plan.ring.slot(k, j);
+        let full = slot.wait(k, &plan.deadline);
+        k.if_(!full, |k| ptx!(k, "trap"));
+        let kb = plan.stage_at(k, slot.stage);
+        // S = Q·Kᵀ over the head dimension, 16 at a time.
+        wgmma::fence(k);
+        for ch in 0..chunks {
+            let at = ptx!(k, "add.u32", kb, ch * BN * CHUNK * 2);
+            let kd = k.gmma_desc(&k_layout, SharedPtr::<B8>::from_reg32(at));
+            for step in 0..CHUNK / 16 {
+                let (a, b) = (k.gmma_desc_k(qd[ch as usize], &q_layout, step), k.gmma_desc_k(kd, &k_layout, step));
+                Mma::<BN, F32, Bf16>::ss(k, s, a, b, ch + step > 0, (Major::K, Major::K));
+            }
+        }
+        let s = wgmma::commit(k, s).wait(k, 0);
+        // Keys past S_k, or (causal) past the thread's rows, only in the blocks that have them.
+        let key0 = ptx!(k, "mul.lo.u32", j, BN);
+        let key_end = ptx!(k, "add.u32", key0, BN);
+        let past_end = ptx!(k, "setp.gt.u32", key_end, plan.seq_k);
+        let needs = if plan.cfg.causal {
+            let last = ptx!(k, "sub.u32", key_end, 1u32);
+            let diagonal = ptx!(k, "setp.gt.u32", last, first_row);
+            ptx!(k, "or.pred", past_end, diagonal)
+        } else {
+            past_end
+        };
+        k.if_(needs, |k| rows.mask(k, &s.0, key0, plan.seq_k, plan.cfg.causal));
+        let p = soft.update(k, &s.0, &o.0);
+        // O += P·V: P (bf16) is the A operand, 16 keys per wgmma.
+        let vb = ptx!(k, "add.u32", kb, chunks * BN * CHUNK * 2);
+        let vd = k.gmma_desc(&v_layout, SharedPtr::<B8>::from_reg32(vb));
+        wgmma::fence(k);
+        for t in 0..(BN / 16) as usize {
+            let a = [p[4 * t], p[4 * t + 1], p[4 * t + 2], p[4 * t + 3]];
+            let b = k.gmma_desc_k(vd, &v_layout, t as u32);
+            Mma::<D, F32, Bf16>::rs(k, o, a, b, true, Major::MN);
+        }
+        wgmma::commit(k, o).wait(k, 0);
+        k.if_(lead, |k| slot.release(k));
+    });
+    // Blocks the other consumer needs and this one does not (causal): released unread.
+    k.for_range(mine, all, 1, |k, j| {
+        let slot = plan.ring.slot(k, j);
+        let full = slot.wait(k, &plan.deadline);
+        k.if_(!full, |k| ptx!(k, "trap"));
+        k.if_(lead, |k| slot.release(k));
+    });
+    soft.finish(k, &o.0, &rows, plan, out);
+}

@@ -1,0 +1,258 @@
+//! Attention forward on sm_90a (`O = softmax(scale · Q·Kᵀ) · V`, and the log-sum-exp of each
+//! row), built only from public parts of the crate: `tests/attention_public.rs` compiles
+//! these files as a module of another crate, so a private item here would not compile.
+//!
+//! A CTA computes 128 rows of queries of one head: a producer warpgroup, whose first thread
+//! loads the CTA's Q once and then K and V blocks of `bn` keys through a ring of
+//! shared-memory stages (TMA, 4-D tensor maps `[D, S, H, B]`, so both `[B, H, S, D]` and
+//! `[B, S, H, D]` are strides of one map and rows past a sequence read as zeros), and two
+//! consumer warpgroups of 64 query rows each ([`crate::intrinsics::roles::Roles`]). For each
+//! key block a consumer computes `S = Q·Kᵀ` with wgmma (A and B from shared memory), masks
+//! keys past the sequence and, when causal, past the diagonal (only in the blocks that need
+//! it), updates the running row maxima and sums with `ex2` (the scale folded into one `fma`),
+//! rescales its output accumulator, converts P to bf16 in registers, where it is the A
+//! operand of `O += P·V` (wgmma with A from registers; the accumulator's layout is the A
+//! fragment's, [`crate::intrinsics::wgmma::a_coord`]), and releases the stage. Causal
+//! blocks past a consumer's last row are not computed, only released. Grouped-query
+//! attention maps head `h` to key/value head `h / group`.
+//!
+//! ```
+//! use ptxkit::kernels::attention::{attention, AttentionConfig};
+//! use ptxkit::prelude::*;
+//!
+//! let mut m = Module::new(Target::SM_90A);
+//! for d in [64, 128, 256] {
+//!     attention(&mut m, &format!("attn_d{d}"), &AttentionConfig::new(d, true))?;
+//! }
+//! let ptx = m.to_ptx()?;
+//! assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
+//! assert!(ptx.contains("ex2.approx.ftz.f32"));
+//! assert!(AttentionConfig::new(96, false).check().is_err());
+//! # Ok::<(), ptxkit::Error>(())
+//! ```
+
+mod consumer;
+mod softmax;
+
+use ptxkit::builder::{Error, Kernel, KernelRef, Module, TensorMap};
+use ptxkit::intrinsics::mbarrier::{Deadline, Publish, Ring};
+use ptxkit::intrinsics::roles::Roles;
+use ptxkit::intrinsics::wgmma::{Mma, WgmmaForm};
+use ptxkit::prelude::*;
+
+/// Query rows per CTA: two consumer warpgroups of 64.
+pub const BM: u32 = 128;
+/// Columns of a TMA box and of a 128-byte swizzle row of bf16.
+pub const CHUNK: u32 = 64;
+/// The largest dynamic shared memory of a CTA on sm_90 (227 KB, less 1 KB of alignment).
+pub const MAX_SHARED: u32 = 227 * 1024 - 1024;
+
+/// The parameters: the tensor maps of Q, K and V (dims `[D, S, H, B]`), O (bf16, element
+/// `b·o_strides.2 + h·o_strides.1 + s·o_strides.0 + d`), the log-sum-exp (`[B, H, S_q]`
+/// f32), S_q, S_k, the group size `H / H_kv`, the scale times log2(e), and O's strides in
+/// elements along S, H and B.
+pub type AttentionParams = (
+    TensorMap<Bf16, 4>,
+    TensorMap<Bf16, 4>,
+    TensorMap<Bf16, 4>,
+    GlobalPtr<Bf16>,
+    GlobalPtr<F32>,
+    Reg<U32>,
+    Reg<U32>,
+    Reg<U32>,
+    Reg<F32>,
+    Reg<U32>,
+    Reg<U32>,
+    Reg<U32>,
+);
+
+/// The shape of the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttentionConfig {
+    /// The head dimension: 64, 128 or 256.
+    pub head_dim: u32,
+    /// Mask keys after each query (top-left aligned, as torch's `is_causal`: key `j` is
+    /// seen by query `i` when `j <= i`).
+    pub causal: bool,
+    /// Stages of K and V in the ring.
+    pub stages: u32,
+    /// Tries of each bounded wait before the kernel traps.
+    pub wait_tries: u32,
+}
+
+impl AttentionConfig {
+    /// The configuration for `head_dim`, with as many stages as fit (at most 4).
+    pub fn new(head_dim: u32, causal: bool) -> AttentionConfig {
+        let mut c = AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24 };
+        while c.stages < 4 && c.with_stages(c.stages + 1).shared_bytes() <= MAX_SHARED {
+            c.stages += 1;
+        }
+        c
+    }
+    fn with_stages(mut self, stages: u32) -> Self {
+        self.stages = stages;
+        self
+    }
+    /// Keys per block: 128, or 64 for `head_dim` 256 (the registers of S and O).
+    pub fn bn(&self) -> u32 {
+        if self.head_dim == 256 {
+            64
+        } else {
+            128
+        }
+    }
+    /// Threads per CTA: a producer warpgroup and two consumers.
+    pub fn threads(&self) -> u32 {
+        Roles::balanced(2).threads()
+    }
+    /// Bytes of Q in shared memory.
+    pub fn q_bytes(&self) -> u32 {
+        BM * self.head_dim * 2
+    }
+    /// Bytes of one stage: a K block and a V block.
+    pub fn stage_bytes(&self) -> u32 {
+        2 * self.bn() * self.head_dim * 2
+    }
+    /// Dynamic shared memory of a launch.
+    pub fn shared_bytes(&self) -> u32 {
+        self.q_bytes() + self.stages * self.stage_bytes()
+    }
+    /// Whether the kernel exists for this configuration, and why not.
+    pub fn check(&self) -> Result<(), String> {
+        if ![64, 128, 256].contains(&self.head_dim) {
+            return Err(format!("the head dimension is 64, 128 or 256, not {}", self.head_dim));
+        }
+        if self.stages < 2 {
+            return Err(format!("{} stages: the ring needs at least 2", self.stages));
+        }
+        if self.shared_bytes() > MAX_SHARED {
+            return Err(format!("{} stages take {} bytes of shared memory, more than {MAX_SHARED}", self.stages, self.shared_bytes()));
+        }
+        Ok(())
+    }
+}
+
+/// Adds the attention kernel `name` for `cfg` to `m` (an sm_90a target). Launch it with a
+/// grid of `(ceil(S_q / 128), H, B)`, [`AttentionConfig::threads`] threads and
+/// [`AttentionConfig::shared_bytes`] of dynamic shared memory.
+pub fn attention(m: &mut Module, name: &str, cfg: &AttentionConfig) -> Result<KernelRef<AttentionParams>, Error> {
+    if let Err(e) = cfg.check() {
+        return Err(Error::InvalidArgument { kernel: name.into(), what: format!("attention configuration: {e}") });
+    }
+    let cfg = *cfg;
+    m.kernel(name, move |k, p: AttentionParams| match cfg.head_dim {
+        64 => body::<64, 32, 128, 64>(k, &cfg, p),
+        128 => body::<128, 64, 128, 64>(k, &cfg, p),
+        _ => body::<256, 128, 64, 32>(k, &cfg, p),
+    })
+}
+
+/// What both roles share: the shapes, the shared memory and its barriers, and where the CTA
+/// works.
+pub(crate) struct Plan {
+    pub(crate) cfg: AttentionConfig,
+    pub(crate) smem: SharedPtr<B8>,
+    pub(crate) ring: Ring,
+    pub(crate) q_full: Mbarrier,
+    pub(crate) deadline: Deadline,
+    /// The first query row of the CTA, its head, key/value head and batch.
+    pub(crate) q0: Reg<U32>,
+    pub(crate) head: Reg<U32>,
+    pub(crate) kv_head: Reg<U32>,
+    pub(crate) batch: Reg<U32>,
+    pub(crate) seq_q: Reg<U32>,
+    pub(crate) seq_k: Reg<U32>,
+}
+
+impl Plan {
+    /// The shared address of stage `stage`'s K block (its V block follows).
+    pub(crate) fn stage_at(&self, k: &mut Kernel, stage: Reg<U32>) -> Reg<U32> {
+        let base = self.smem.addr(k);
+        let first = ptx!(k, "add.u32", base, self.cfg.q_bytes());
+        ptx!(k, "mad.lo.u32", stage, self.cfg.stage_bytes(), first)
+    }
+    /// Key blocks that hold keys the rows below `rows_end` see: `ceil(min(S_k, rows_end) /
+    /// bn)` when causal, `ceil(S_k / bn)` otherwise.
+    pub(crate) fn blocks_until(&self, k: &mut Kernel, rows_end: Reg<U32>) -> Reg<U32> {
+        let keys = if self.cfg.causal { ptx!(k, "min.u32", self.seq_k, rows_end) } else { self.seq_k };
+        let up = ptx!(k, "add.u32", keys, self.cfg.bn() - 1);
+        ptx!(k, "div.u32", up, self.cfg.bn())
+    }
+}
+
+fn body<const D: u32, const RD: usize, const BN: u32, const RB: usize>(k: &mut Kernel, cfg: &AttentionConfig, p: AttentionParams)
+where
+    Mma<D, F32, Bf16>: WgmmaForm<Acc = Acc<F32, RD>>,
+    Mma<BN, F32, Bf16>: WgmmaForm<Acc = Acc<F32, RB>>,
+{
+    let (q_map, k_map, v_map, o, lse, seq_q, seq_k, group, scale_log2, s_stride, h_stride, b_stride) = p;
+    let roles = Roles::balanced(2);
+    k.reqntid(roles.threads(), 1, 1);
+    let smem = k.dynamic_shared_aligned::<B8>(1024);
+    let ring = Ring::new(k, "kv", cfg.stages);
+    let q_bars = k.mbarriers("q_full", 1);
+    k.init_barriers(Publish::Cta, |k| {
+        ring.full().init(k, 1);
+        ring.empty().init(k, 2);
+        q_bars.init(k, 1);
+    });
+    let zero = ptx!(k, "mov.u32", 0u32);
+    let q_full = q_bars.at(k, zero);
+    let block = ptx!(k, "mov.u32", sreg::CTAID_X);
+    let q0 = ptx!(k, "mul.lo.u32", block, BM);
+    let head = ptx!(k, "mov.u32", sreg::CTAID_Y);
+    let kv_head = ptx!(k, "div.u32", head, group);
+    let batch = ptx!(k, "mov.u32", sreg::CTAID_Z);
+    let deadline = Deadline::new(k, cfg.wait_tries);
+    let plan = Plan { cfg: *cfg, smem, ring, q_full, deadline, q0, head, kv_head, batch, seq_q, seq_k };
+    roles.run(
+        k,
+        |k, tid| {
+            let first = ptx!(k, "setp.eq.u32", tid, 0u32);
+            k.if_(first, |k| produce(k, &plan, q_map, k_map, v_map));
+        },
+        |k, c| {
+            let out = consumer::Out { o, lse, strides: (s_stride, h_stride, b_stride), scale_log2 };
+            consumer::consume::<D, RD, BN, RB>(k, &plan, c, &out);
+        },
+    );
+}
+
+/// The producer (one thread): Q once, then each key block's K and V into the next stage.
+fn produce(k: &mut Kernel, plan: &Plan, q_map: TensorMap<Bf16, 4>, k_map: TensorMap<Bf16, 4>, v_map: TensorMap<Bf16, 4>) {
+    let cfg = &plan.cfg;
+    let (d, bn) = (cfg.head_dim, cfg.bn());
+    for map in [q_map, k_map, v_map] {
+        map.prefetch(k);
+    }
+    let (h, hk, b) = (plan.head.bitcast::<S32>(), plan.kv_head.bitcast::<S32>(), plan.batch.bitcast::<S32>());
+    // Q: per consumer 64 rows, as d/64 boxes of 64 × 64 (one swizzle atom column each).
+    plan.q_full.arrive_expect_tx(k, cfg.q_bytes());
+    let base = plan.smem.addr(k);
+    for c in 0..2 {
+        let row = ptx!(k, "add.u32", plan.q0, 64 * c).bitcast::<S32>();
+        for ch in 0..d / CHUNK {
+            let col = ptx!(k, "mov.s32", (ch * CHUNK) as i32);
+            let at = ptx!(k, "add.u32", base, (c * (d / CHUNK) + ch) * 64 * CHUNK * 2);
+            q_map.load(k, SharedPtr::<B8>::from_reg32(at), [col, row, h, b], plan.q_full.ptr());
+        }
+    }
+    let rows_end = ptx!(k, "add.u32", plan.q0, BM);
+    let blocks = plan.blocks_until(k, rows_end);
+    k.for_range(0u32, blocks, 1, |k, j| {
+        let slot = plan.ring.slot(k, j);
+        let free = slot.acquire(k, &plan.deadline);
+        k.if_(!free, |k| ptx!(k, "trap"));
+        slot.full.arrive_expect_tx(k, cfg.stage_bytes());
+        let kb = plan.stage_at(k, slot.stage);
+        let key = ptx!(k, "mul.lo.u32", j, bn).bitcast::<S32>();
+        // K then V, each d/64 boxes of 64 columns × bn keys.
+        for (i, map) in [k_map, v_map].into_iter().enumerate() {
+            for ch in 0..d / CHUNK {
+                let col = ptx!(k, "mov.s32", (ch * CHUNK) as i32);
+                let at = ptx!(k, "add.u32", kb, (i as u32 * d / CHUNK + ch) * bn * CHUNK * 2);
+                map.load(k, SharedPtr::<B8>::from_reg32(at), [col, key, hk, b], slot.full.ptr());
+            }
+        }
+    });
+}

@@ -1,0 +1,167 @@
+//! The online softmax on wgmma accumulator fragments. A thread holds two rows of the
+//! consumer's 64 (`r` and `r + 8`): register `i` of an accumulator is in the upper row when
+//! `(i / 2) % 2 == 0`, at column `col0 + 8·(i / 4) + i % 2`
+//! ([`crate::intrinsics::wgmma::acc_coord`]); the four threads of a quad share a row.
+
+use super::consumer::Out;
+use super::Plan;
+use ptxkit::intrinsics::wgmma;
+use ptxkit::prelude::*;
+
+/// Whether register `i` is in the lower row, and its column in the tile.
+const fn place(i: usize) -> (usize, u32) {
+    ((i / 2) % 2, 8 * (i as u32 / 4) + i as u32 % 2)
+}
+
+/// The thread's rows and first column.
+pub(crate) struct Rows {
+    /// The global indices of the thread's upper and lower rows.
+    pub(crate) row: [Reg<U32>; 2],
+    /// The thread's first column in a tile.
+    pub(crate) col0: Reg<U32>,
+}
+
+impl Rows {
+    pub(crate) fn new(k: &mut Kernel, first_row: Reg<U32>, thread: Reg<U32>) -> Rows {
+        let r = wgmma::acc_row(k, thread);
+        let col0 = wgmma::acc_col(k, thread);
+        let upper = ptx!(k, "add.u32", first_row, r);
+        let lower = ptx!(k, "add.u32", upper, 8u32);
+        Rows { row: [upper, lower], col0 }
+    }
+
+    /// Sets to -inf the scores of keys `key0 + column` at or past `seq_k`, and (causal) past
+    /// each row.
+    pub(crate) fn mask(&self, k: &mut Kernel, s: &[Reg<F32>], key0: Reg<U32>, seq_k: Reg<U32>, causal: bool) {
+        // Column offsets below `limit[r]` are seen: S_k - (key0 + col0), and at most
+        // row - (key0 + col0) + 1 when causal.
+        let first = ptx!(k, "add.u32", key0, self.col0);
+        let keys = ptx!(k, "sub.s32", seq_k.bitcast::<S32>(), first.bitcast::<S32>());
+        let limit: [Reg<S32>; 2] = core::array::from_fn(|r| {
+            if causal {
+                let diag = ptx!(k, "sub.s32", self.row[r].bitcast::<S32>(), first.bitcast::<S32>());
+                let diag = ptx!(k, "add.s32", diag, 1i32);
+                ptx!(k, "min.s32", keys, diag)
+            } else {
+                keys
+            }
+        });
+        let ninf = ptx!(k, "mov.f32", f32::NEG_INFINITY);
+        for (i, &x) in s.iter().enumerate() {
+            let (half, col) = place(i);
+            let seen = ptx!(k, "setp.lt.s32", col as i32, limit[half]);
+            ptx!(k, "selp.f32" => x, x, ninf, seen);
+        }
+    }
+}
+
+/// The running maximum (in log2 units, scaled) and the thread's part of the running sum of
+/// each of its two rows.
+pub(crate) struct Softmax {
+    m: [Reg<F32>; 2],
+    l: [Reg<F32>; 2],
+    scale_log2: Reg<F32>,
+}
+
+impl Softmax {
+    pub(crate) fn new(k: &mut Kernel, scale_log2: Reg<F32>) -> Softmax {
+        let m = core::array::from_fn(|_| ptx!(k, "mov.f32", f32::NEG_INFINITY));
+        let l = core::array::from_fn(|_| ptx!(k, "mov.f32", 0f32));
+        Softmax { m, l, scale_log2 }
+    }
+
+    /// One key block: the new row maxima, `o` rescaled, and P = `2^(s·scale - m)` packed to
+    /// bf16 pairs in the A-fragment order (register `j` holds columns `2j`, `2j + 1` of the
+    /// thread's part of the block).
+    pub(crate) fn update(&mut self, k: &mut Kernel, s: &[Reg<F32>], o: &[Reg<F32>]) -> Vec<Reg<B32>> {
+        let mut corr = [self.m[0]; 2];
+        let mut neg_m = [self.m[0]; 2];
+        for r in 0..2 {
+            let mine: Vec<Reg<F32>> = s.iter().enumerate().filter(|(i, _)| place(*i).0 == r).map(|(_, x)| *x).collect();
+            let mut mx = mine[0];
+            for x in &mine[1..] {
+                mx = ptx!(k, "max.f32", mx, *x);
+            }
+            // The quad's four threads hold the row.
+            for d in [1u32, 2] {
+                let other = ptx!(k, "shfl.sync.bfly.b32", mx.bitcast::<B32>(), d, 31u32, 0xFFFF_FFFFu32);
+                mx = ptx!(k, "max.f32", mx, other.bitcast::<F32>());
+            }
+            let scaled = ptx!(k, "mul.f32", mx, self.scale_log2);
+            let m_new = ptx!(k, "max.f32", self.m[r], scaled);
+            // A row with no key seen yet keeps m = -inf; subtract 0 instead of it.
+            let none = ptx!(k, "setp.eq.f32", m_new, f32::NEG_INFINITY);
+            let m_use = ptx!(k, "selp.f32", 0f32, m_new, none);
+            let diff = ptx!(k, "sub.f32", self.m[r], m_use);
+            corr[r] = ptx!(k, "ex2.approx.ftz.f32", diff);
+            ptx!(k, "mov.f32" => self.m[r], m_new);
+            ptx!(k, "mul.f32" => self.l[r], self.l[r], corr[r]);
+            neg_m[r] = ptx!(k, "neg.f32", m_use);
+        }
+        let p: Vec<Reg<F32>> = s
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let r = place(i).0;
+                let t = ptx!(k, "fma.rn.f32", *x, self.scale_log2, neg_m[r]);
+                let e = ptx!(k, "ex2.approx.ftz.f32", t);
+                ptx!(k, "add.f32" => self.l[r], self.l[r], e);
+                e
+            })
+            .collect();
+        for (i, x) in o.iter().enumerate() {
+            ptx!(k, "mul.f32" => *x, *x, corr[place(i).0]);
+        }
+        p.chunks(2).map(|pair| ptx!(k, "cvt.rn.bf16x2.f32", pair[1], pair[0]).bitcast::<B32>()).collect()
+    }
+
+    /// The rows' sums across the quad, O divided by them and stored as bf16 (rows before
+    /// S_q), and the log-sum-exp `ln 2 · (m + log2 l)` by the first thread of each quad.
+    pub(crate) fn finish(&mut self, k: &mut Kernel, o: &[Reg<F32>], rows: &Rows, plan: &Plan, out: &Out) {
+        let (ss, sh, sb) = out.strides;
+        let bh = {
+            let b = ptx!(k, "mul.wide.u32", plan.batch, sb);
+            let h = ptx!(k, "mul.wide.u32", plan.head, sh);
+            ptx!(k, "add.u64", b, h)
+        };
+        let heads = ptx!(k, "mov.u32", sreg::NCTAID_Y);
+        let lse_row0 = {
+            let bh = ptx!(k, "mad.lo.u32", plan.batch, heads, plan.head);
+            ptx!(k, "mul.wide.u32", bh, plan.seq_q)
+        };
+        let quad_lead = ptx!(k, "setp.eq.u32", rows.col0, 0u32);
+        for r in 0..2 {
+            for d in [1u32, 2] {
+                let other = ptx!(k, "shfl.sync.bfly.b32", self.l[r].bitcast::<B32>(), d, 31u32, 0xFFFF_FFFFu32);
+                ptx!(k, "add.f32" => self.l[r], self.l[r], other.bitcast::<F32>());
+            }
+            let inv = ptx!(k, "rcp.rn.f32", self.l[r]);
+            let inside = ptx!(k, "setp.lt.u32", rows.row[r], plan.seq_q);
+            // &O[b, h, row, col0]
+            let row_off = ptx!(k, "mul.wide.u32", rows.row[r], ss);
+            let col = ptx!(k, "cvt.u64.u32", rows.col0);
+            let at = ptx!(k, "add.u64", bh, row_off);
+            let at = ptx!(k, "add.u64", at, col);
+            let at = ptx!(k, "mad.lo.u64", at, 2u64, out.o.addr(k));
+            let mine: Vec<Reg<F32>> = o.iter().enumerate().filter(|(i, _)| (i / 2) % 2 == r).map(|(_, x)| *x).collect();
+            k.if_(inside, |k| {
+                for (j, pair) in mine.chunks(2).enumerate() {
+                    let lo = ptx!(k, "mul.f32", pair[0], inv);
+                    let hi = ptx!(k, "mul.f32", pair[1], inv);
+                    let v = ptx!(k, "cvt.rn.bf16x2.f32", hi, lo);
+                    let to = GlobalPtr::<B32>::from_reg(at).byte_offset(16 * j as i64);
+                    ptx!(k, "st.global.b32", to.offset(0), v.bitcast::<B32>());
+                }
+                k.if_(quad_lead, |k| {
+                    let lg = ptx!(k, "lg2.approx.ftz.f32", self.l[r]);
+                    let sum = ptx!(k, "add.f32", self.m[r], lg);
+                    let v = ptx!(k, "mul.f32", sum, core::f32::consts::LN_2);
+                    let row = ptx!(k, "cvt.u64.u32", rows.row[r]);
+                    let idx = ptx!(k, "add.u64", lse_row0, row);
+                    let at = ptx!(k, "mad.lo.u64", idx, 4u64, out.lse.addr(k));
+                    ptx!(k, "st.global.f32", GlobalPtr::<F32>::from_reg(at).offset(0), v);
+                });
+            });
+        }
+    }
+}

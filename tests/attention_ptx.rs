@@ -1,0 +1,47 @@
+//! The attention kernel is built only from the crate's public API: its files are compiled
+//! here again, as a module of this test crate, where a private item of `ptxkit` does not
+//! resolve. Every variant (head dimension 64, 128, 256; causal or not) assembles for sm_90a
+//! with no warning (no wgmma serialised, no `setmaxnreg` ignored), no spill, no stack, and
+//! its registers under the `.maxnreg` the roles start from; both builds print the same PTX.
+
+#[macro_use]
+mod common;
+use ptxkit::intrinsics::roles::Roles;
+use ptxkit::prelude::*;
+
+/// `src/kernels/attention/`, compiled against the public API.
+#[allow(dead_code)]
+#[path = "../src/kernels/attention/mod.rs"]
+mod attention;
+
+fn every_attention_variant_assembles_clean() {
+    let px = common::ptxas("every_attention_variant_assembles_clean");
+    let mut failures = vec![];
+    for d in [64, 128, 256] {
+        for causal in [false, true] {
+            let cfg = ptxkit::kernels::attention::AttentionConfig::new(d, causal);
+            let mut m = Module::new(Target::SM_90A);
+            ptxkit::kernels::attention::attention(&mut m, "attn", &cfg).unwrap();
+            let text = m.to_ptx().unwrap();
+            // The same files, compiled here from public paths only, build the same kernel.
+            let mut again = Module::new(Target::SM_90A);
+            attention::attention(&mut again, "attn", &attention::AttentionConfig::new(d, causal)).unwrap();
+            assert_eq!(again.to_ptx().unwrap(), text, "d = {d}, causal = {causal}: the public build differs");
+            let lines = match ptxkit::ptxas::resources(&px, &text, Target::SM_90A) {
+                Ok(l) => l,
+                Err(e) => {
+                    failures.push(format!("d = {d}, causal = {causal}: ptxas refused it:\n{e}"));
+                    continue;
+                }
+            };
+            println!("d = {d}, causal = {causal}, {} stages: {}", cfg.stages, lines.join(" | "));
+            let cap = Roles::balanced(2).at_entry();
+            failures.extend(lines.iter().filter(|l| common::bad_resource_line(l, cap)).map(|l| format!("d = {d}, causal = {causal}: {l}")));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn main() {
+    common::harness::main(&[&[host!(every_attention_variant_assembles_clean)]]);
+}
