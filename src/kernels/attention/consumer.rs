@@ -59,6 +59,7 @@ where
 
     let s = Mma::<BN, F32, Bf16>::zeroed(k);
     let o = Mma::<D, F32, Bf16>::zeroed(k);
+    let p: Vec<Reg<B32>> = (0..RB / 2).map(|_| k.reg()).collect();
     let mut soft = Softmax::new(k, out.scale_log2);
     let rows_end = ptx!(k, "add.u32", first_row, 64u32);
     let mine = plan.blocks_until(k, rows_end);
@@ -66,12 +67,8 @@ where
         let end = ptx!(k, "add.u32", plan.q0, super::BM);
         plan.blocks_until(k, end)
     };
-    k.for_range(0u32, mine, 1, |k, j| {
-        let slot = plan.ring.slot(k, j);
-        let full = slot.wait(k, &plan.deadline);
-        k.if_(!full, |k| ptx!(k, "trap"));
-        let kb = plan.stage_at(k, slot.stage);
-        // S = Q·Kᵀ over the head dimension, 16 at a time.
+    // Issues S = Q·Kᵀ for the K block at `kb` (the head dimension 16 at a time), commits it.
+    let scores = |k: &mut Kernel, kb: Reg<U32>| {
         wgmma::fence(k);
         for ch in 0..chunks {
             let at = ptx!(k, "add.u32", kb, ch * BN * CHUNK * 2);
@@ -81,8 +78,20 @@ where
                 Mma::<BN, F32, Bf16>::ss(k, s, a, b, ch + step > 0, (Major::K, Major::K));
             }
         }
-        let s = wgmma::commit(k, s).wait(k, 0);
-        // Keys past S_k, or (causal) past the thread's rows, only in the blocks that have them.
+        wgmma::commit(k, s)
+    };
+    // Issues O += P·V for the V block at `vb` (P the A operand, 16 keys per wgmma), commits it.
+    let values = |k: &mut Kernel, vb: Reg<U32>| {
+        let vd = k.gmma_desc(&v_layout, SharedPtr::<B8>::from_reg32(vb));
+        for t in 0..(BN / 16) as usize {
+            let a = [p[4 * t], p[4 * t + 1], p[4 * t + 2], p[4 * t + 3]];
+            let b = k.gmma_desc_k(vd, &v_layout, t as u32);
+            Mma::<D, F32, Bf16>::rs(k, o, a, b, true, Major::MN);
+        }
+        wgmma::commit(k, o)
+    };
+    // Keys past S_k, or (causal) past the thread's rows, masked in the blocks that have them.
+    let mask = |k: &mut Kernel, j: Reg<U32>| {
         let key0 = ptx!(k, "mul.lo.u32", j, BN);
         let key_end = ptx!(k, "add.u32", key0, BN);
         let past_end = ptx!(k, "setp.gt.u32", key_end, plan.seq_k);
@@ -94,25 +103,52 @@ where
             past_end
         };
         k.if_(needs, |k| rows.mask(k, &s.0, key0, plan.seq_k, plan.cfg.causal));
-        let p = soft.update(k, &s.0, &o.0);
-        // O += P·V: P (bf16) is the A operand, 16 keys per wgmma.
-        let vb = ptx!(k, "add.u32", kb, chunks * BN * CHUNK * 2);
-        let vd = k.gmma_desc(&v_layout, SharedPtr::<B8>::from_reg32(vb));
-        wgmma::fence(k);
-        for t in 0..(BN / 16) as usize {
-            let a = [p[4 * t], p[4 * t + 1], p[4 * t + 2], p[4 * t + 3]];
-            let b = k.gmma_desc_k(vd, &v_layout, t as u32);
-            Mma::<D, F32, Bf16>::rs(k, o, a, b, true, Major::MN);
-        }
-        wgmma::commit(k, o).wait(k, 0);
-        k.if_(lead, |k| slot.release(k));
-    });
-    // Blocks the other consumer needs and this one does not (causal): released unread.
-    k.for_range(mine, all, 1, |k, j| {
-        let slot = plan.ring.slot(k, j);
+    };
+    // Block j of K's ring (`v` false) or V's: waits (bounded) until it is loaded; its
+    // slot and shared address.
+    let wait_full = |k: &mut Kernel, v: bool, j: Reg<U32>| {
+        let slot = if v { plan.v_ring.slot(k, j) } else { plan.k_ring.slot(k, j) };
         let full = slot.wait(k, &plan.deadline);
         k.if_(!full, |k| ptx!(k, "trap"));
-        k.if_(lead, |k| slot.release(k));
+        (slot, plan.stage_at(k, v, slot.stage))
+    };
+    // Block 0: its scores and P (O is still zero: no correction).
+    let (k_slot, kb) = wait_full(k, false, zero);
+    let _ = scores(k, kb).wait(k, 0);
+    k.if_(lead, |k| k_slot.release(k));
+    mask(k, zero);
+    let _ = soft.step(k, &s.0);
+    Softmax::pack(k, &s.0, &p);
+    // Block j: its scores issued, then block j-1's P·V; block j's softmax runs while both are
+    // on the tensor cores; then O is corrected and block j's P replaces block j-1's. K_j is
+    // released when its scores are done, V_(j-1) when its product is.
+    k.for_range(1u32, mine, 1, |k, j| {
+        let (k_slot, kb) = wait_full(k, false, j);
+        let prev = ptx!(k, "sub.u32", j, 1u32);
+        let (v_slot, vb) = wait_full(k, true, prev);
+        let pending_s = scores(k, kb);
+        let pending_o = values(k, vb);
+        let _ = pending_s.wait(k, 1);
+        k.if_(lead, |k| k_slot.release(k));
+        mask(k, j);
+        let corr = soft.step(k, &s.0);
+        let _ = pending_o.wait(k, 0);
+        k.if_(lead, |k| v_slot.release(k));
+        Softmax::rescale(k, &o.0, corr);
+        Softmax::pack(k, &s.0, &p);
+    });
+    // The last block's P·V.
+    let last = ptx!(k, "sub.u32", mine, 1u32);
+    let (v_slot, vb) = wait_full(k, true, last);
+    wgmma::fence(k);
+    let _ = values(k, vb).wait(k, 0);
+    k.if_(lead, |k| v_slot.release(k));
+    // Blocks the other consumer needs and this one does not (causal): released unread.
+    k.for_range(mine, all, 1, |k, j| {
+        for v in [false, true] {
+            let (slot, _) = wait_full(k, v, j);
+            k.if_(lead, |k| slot.release(k));
+        }
     });
     soft.finish(k, &o.0, &rows, plan, out);
 }

@@ -3,8 +3,8 @@
 //! these files as a module of another crate, so a private item here would not compile.
 //!
 //! A CTA computes 128 rows of queries of one head: a producer warpgroup, whose first thread
-//! loads the CTA's Q once and then K and V blocks of `bn` keys through a ring of
-//! shared-memory stages (TMA, 4-D tensor maps `[D, S, H, B]`, so both `[B, H, S, D]` and
+//! loads the CTA's Q once and then K and V blocks of `bn` keys through two rings of
+//! shared-memory stages (K's and V's, so that a K block is free once its scores are) (TMA, 4-D tensor maps `[D, S, H, B]`, so both `[B, H, S, D]` and
 //! `[B, S, H, D]` are strides of one map and rows past a sequence read as zeros), and two
 //! consumer warpgroups of 64 query rows each ([`crate::intrinsics::roles::Roles`]). For each
 //! key block a consumer computes `S = Q·Kᵀ` with wgmma (A and B from shared memory), masks
@@ -74,7 +74,7 @@ pub struct AttentionConfig {
     /// Mask keys after each query (top-left aligned, as torch's `is_causal`: key `j` is
     /// seen by query `i` when `j <= i`).
     pub causal: bool,
-    /// Stages of K and V in the ring.
+    /// Stages of each ring (one for K, one for V).
     pub stages: u32,
     /// Tries of each bounded wait before the kernel traps.
     pub wait_tries: u32,
@@ -109,13 +109,13 @@ impl AttentionConfig {
     pub fn q_bytes(&self) -> u32 {
         BM * self.head_dim * 2
     }
-    /// Bytes of one stage: a K block and a V block.
-    pub fn stage_bytes(&self) -> u32 {
-        2 * self.bn() * self.head_dim * 2
+    /// Bytes of one block of K (or of V).
+    pub fn block_bytes(&self) -> u32 {
+        self.bn() * self.head_dim * 2
     }
-    /// Dynamic shared memory of a launch.
+    /// Dynamic shared memory of a launch: Q, then the K stages, then the V stages.
     pub fn shared_bytes(&self) -> u32 {
-        self.q_bytes() + self.stages * self.stage_bytes()
+        self.q_bytes() + 2 * self.stages * self.block_bytes()
     }
     /// Whether the kernel exists for this configuration, and why not.
     pub fn check(&self) -> Result<(), String> {
@@ -152,7 +152,9 @@ pub fn attention(m: &mut Module, name: &str, cfg: &AttentionConfig) -> Result<Ke
 pub(crate) struct Plan {
     pub(crate) cfg: AttentionConfig,
     pub(crate) smem: SharedPtr<B8>,
-    pub(crate) ring: Ring,
+    /// K's ring and V's: K block j is released when `Q·K_jᵀ` is done, V's after `P·V_j`.
+    pub(crate) k_ring: Ring,
+    pub(crate) v_ring: Ring,
     pub(crate) q_full: Mbarrier,
     pub(crate) deadline: Deadline,
     /// The first query row of the CTA, its head, key/value head and batch.
@@ -165,11 +167,12 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// The shared address of stage `stage`'s K block (its V block follows).
-    pub(crate) fn stage_at(&self, k: &mut Kernel, stage: Reg<U32>) -> Reg<U32> {
+    /// The shared address of stage `stage` of K's ring (`v` false) or V's.
+    pub(crate) fn stage_at(&self, k: &mut Kernel, v: bool, stage: Reg<U32>) -> Reg<U32> {
         let base = self.smem.addr(k);
-        let first = ptx!(k, "add.u32", base, self.cfg.q_bytes());
-        ptx!(k, "mad.lo.u32", stage, self.cfg.stage_bytes(), first)
+        let ring = self.cfg.q_bytes() + if v { self.cfg.stages * self.cfg.block_bytes() } else { 0 };
+        let first = ptx!(k, "add.u32", base, ring);
+        ptx!(k, "mad.lo.u32", stage, self.cfg.block_bytes(), first)
     }
     /// Key blocks that hold keys the rows below `rows_end` see: `ceil(min(S_k, rows_end) /
     /// bn)` when causal, `ceil(S_k / bn)` otherwise.
@@ -189,11 +192,14 @@ where
     let roles = Roles::balanced(2);
     k.reqntid(roles.threads(), 1, 1);
     let smem = k.dynamic_shared_aligned::<B8>(1024);
-    let ring = Ring::new(k, "kv", cfg.stages);
+    let k_ring = Ring::new(k, "k", cfg.stages);
+    let v_ring = Ring::new(k, "v", cfg.stages);
     let q_bars = k.mbarriers("q_full", 1);
     k.init_barriers(Publish::Cta, |k| {
-        ring.full().init(k, 1);
-        ring.empty().init(k, 2);
+        for ring in [&k_ring, &v_ring] {
+            ring.full().init(k, 1);
+            ring.empty().init(k, 2);
+        }
         q_bars.init(k, 1);
     });
     let zero = ptx!(k, "mov.u32", 0u32);
@@ -204,7 +210,7 @@ where
     let kv_head = ptx!(k, "div.u32", head, group);
     let batch = ptx!(k, "mov.u32", sreg::CTAID_Z);
     let deadline = Deadline::new(k, cfg.wait_tries);
-    let plan = Plan { cfg: *cfg, smem, ring, q_full, deadline, q0, head, kv_head, batch, seq_q, seq_k };
+    let plan = Plan { cfg: *cfg, smem, k_ring, v_ring, q_full, deadline, q0, head, kv_head, batch, seq_q, seq_k };
     roles.run(
         k,
         |k, tid| {
@@ -240,17 +246,17 @@ fn produce(k: &mut Kernel, plan: &Plan, q_map: TensorMap<Bf16, 4>, k_map: Tensor
     let rows_end = ptx!(k, "add.u32", plan.q0, BM);
     let blocks = plan.blocks_until(k, rows_end);
     k.for_range(0u32, blocks, 1, |k, j| {
-        let slot = plan.ring.slot(k, j);
-        let free = slot.acquire(k, &plan.deadline);
-        k.if_(!free, |k| ptx!(k, "trap"));
-        slot.full.arrive_expect_tx(k, cfg.stage_bytes());
-        let kb = plan.stage_at(k, slot.stage);
         let key = ptx!(k, "mul.lo.u32", j, bn).bitcast::<S32>();
-        // K then V, each d/64 boxes of 64 columns × bn keys.
-        for (i, map) in [k_map, v_map].into_iter().enumerate() {
+        // K_j, then V_j, each d/64 boxes of 64 columns × bn keys, in its own ring.
+        for (v, ring, map) in [(false, &plan.k_ring, k_map), (true, &plan.v_ring, v_map)] {
+            let slot = ring.slot(k, j);
+            let free = slot.acquire(k, &plan.deadline);
+            k.if_(!free, |k| ptx!(k, "trap"));
+            slot.full.arrive_expect_tx(k, cfg.block_bytes());
+            let base = plan.stage_at(k, v, slot.stage);
             for ch in 0..d / CHUNK {
                 let col = ptx!(k, "mov.s32", (ch * CHUNK) as i32);
-                let at = ptx!(k, "add.u32", kb, (i as u32 * d / CHUNK + ch) * bn * CHUNK * 2);
+                let at = ptx!(k, "add.u32", base, ch * bn * CHUNK * 2);
                 map.load(k, SharedPtr::<B8>::from_reg32(at), [col, key, hk, b], slot.full.ptr());
             }
         }

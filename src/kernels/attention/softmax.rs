@@ -70,10 +70,10 @@ impl Softmax {
         Softmax { m, l, scale_log2 }
     }
 
-    /// One key block: the new row maxima, `o` rescaled, and P = `2^(s·scale - m)` packed to
-    /// bf16 pairs in the A-fragment order (register `j` holds columns `2j`, `2j + 1` of the
-    /// thread's part of the block).
-    pub(crate) fn update(&mut self, k: &mut Kernel, s: &[Reg<F32>], o: &[Reg<F32>]) -> Vec<Reg<B32>> {
+    /// One key block's statistics: the new row maxima and running sums, and `s` overwritten
+    /// with P = `2^(s·scale - m)` (f32). Returns each row's correction `2^(m_old - m_new)`,
+    /// by which O must be multiplied before P·V is added to it.
+    pub(crate) fn step(&mut self, k: &mut Kernel, s: &[Reg<F32>]) -> [Reg<F32>; 2] {
         let mut corr = [self.m[0]; 2];
         let mut neg_m = [self.m[0]; 2];
         for r in 0..2 {
@@ -98,21 +98,28 @@ impl Softmax {
             ptx!(k, "mul.f32" => self.l[r], self.l[r], corr[r]);
             neg_m[r] = ptx!(k, "neg.f32", m_use);
         }
-        let p: Vec<Reg<F32>> = s
-            .iter()
-            .enumerate()
-            .map(|(i, x)| {
-                let r = place(i).0;
-                let t = ptx!(k, "fma.rn.f32", *x, self.scale_log2, neg_m[r]);
-                let e = ptx!(k, "ex2.approx.ftz.f32", t);
-                ptx!(k, "add.f32" => self.l[r], self.l[r], e);
-                e
-            })
-            .collect();
+        for (i, x) in s.iter().enumerate() {
+            let r = place(i).0;
+            let t = ptx!(k, "fma.rn.f32", *x, self.scale_log2, neg_m[r]);
+            ptx!(k, "ex2.approx.ftz.f32" => *x, t);
+            ptx!(k, "add.f32" => self.l[r], self.l[r], *x);
+        }
+        corr
+    }
+
+    /// `o` times each row's correction.
+    pub(crate) fn rescale(k: &mut Kernel, o: &[Reg<F32>], corr: [Reg<F32>; 2]) {
         for (i, x) in o.iter().enumerate() {
             ptx!(k, "mul.f32" => *x, *x, corr[place(i).0]);
         }
-        p.chunks(2).map(|pair| ptx!(k, "cvt.rn.bf16x2.f32", pair[1], pair[0]).bitcast::<B32>()).collect()
+    }
+
+    /// P (in `s`) packed to bf16 pairs into `p`, in the A-fragment order: register `j`
+    /// holds columns `2j`, `2j + 1` of the thread's part of the block.
+    pub(crate) fn pack(k: &mut Kernel, s: &[Reg<F32>], p: &[Reg<B32>]) {
+        for (pair, d) in s.chunks(2).zip(p) {
+            ptx!(k, "cvt.rn.bf16x2.f32" => d.bitcast::<Bf16x2>(), pair[1], pair[0]);
+        }
     }
 
     /// The rows' sums across the quad, O divided by them and stored as bf16 (rows before
