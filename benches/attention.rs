@@ -5,26 +5,49 @@
 //!
 //!     cargo bench --features cuda --bench attention; python3 bench/attention_sdpa.py
 //!
-//! With `PTXKIT_RESULTS=path` the table is also written there.
+//! With `PTXKIT_RESULTS=path` the table is also written there; `PTXKIT_ATTN_SOFT_EXP=n`
+//! builds every kernel with `soft_exp = n` (of each 16 exponentials, n on the FMA units).
+//!
+//! `PTXKIT_ATTN_SWEEP=dir` instead times D = 128, 16 heads, 64 Ki tokens per batch, at
+//! sequence lengths 512 to 16384, reads `dir/sdpa_sweep.tsv` (written first by
+//! `python3 bench/attention_sdpa.py sweep dir`) and draws `dir/attention_sweep.png`:
+//! TFLOP/s against sequence length for ours, cuDNN and FlashAttention-2.
 
 use half::bf16;
+use ptxkit::kernels::attention::AttentionConfig;
 use ptxkit::runtime::{median, Attention, AttentionShape};
 use rand::{Rng, SeedableRng};
 use std::fmt::Write;
+
+#[path = "gemm/plot.rs"]
+#[allow(dead_code)]
+mod plot;
+
+/// Sequence lengths of the sweep.
+const SWEEP: [u32; 6] = [512, 1024, 2048, 4096, 8192, 16384];
 
 /// (batch, heads, sequence, head dimension).
 const CASES: [(u32, u32, u32, u32); 4] = [(16, 16, 4096, 128), (4, 16, 16384, 128), (16, 32, 4096, 64), (8, 8, 8192, 256)];
 
 fn main() {
     let Some(gpu) = ptxkit::runtime::testing::gpu_or_skip("attention bench") else { return };
-    let attn = Attention::new(&gpu).expect("the kernels load");
+    let soft: Option<u32> = std::env::var("PTXKIT_ATTN_SOFT_EXP").ok().and_then(|v| v.parse().ok());
+    let attn = Attention::with_configs(&gpu, |d, causal| {
+        let cfg = AttentionConfig::new(d, causal);
+        AttentionConfig { soft_exp: soft.unwrap_or(cfg.soft_exp), ..cfg }
+    })
+    .expect("the kernels load");
     let mut g = rand::rngs::StdRng::from_entropy();
+    if let Ok(dir) = std::env::var("PTXKIT_ATTN_SWEEP") {
+        return sweep(&gpu, &attn, &mut g, &dir);
+    }
     let mut report = String::new();
-    writeln!(report, "GPU: {}, driver {:?}", gpu.name(), gpu.driver_version()).unwrap();
+    writeln!(report, "GPU: {}, driver {:?}, soft_exp {soft:?} (default 0)", gpu.name(), gpu.driver_version()).unwrap();
     writeln!(report, "{:<28} {:>8} {:>10} {:>9}", "shape", "causal", "ms", "TFLOP/s").unwrap();
     for (b, h, s, d) in CASES {
         let base = AttentionShape::new(b, h, h, s, s, d);
-        let rand_vec = |g: &mut rand::rngs::StdRng, n: usize| -> Vec<bf16> { (0..n).map(|_| bf16::from_f32(g.gen_range(-1.0..1.0))).collect() };
+        let rand_vec =
+            |g: &mut rand::rngs::StdRng, n: usize| -> Vec<bf16> { (0..n).map(|_| bf16::from_f32(g.gen_range(-1.0..1.0))).collect() };
         let (q, k, v) = (rand_vec(&mut g, base.q_len()), rand_vec(&mut g, base.kv_len()), rand_vec(&mut g, base.kv_len()));
         let (dq, dk, dv) = (gpu.upload(&q).unwrap(), gpu.upload(&k).unwrap(), gpu.upload(&v).unwrap());
         let mut o = gpu.zeros::<bf16>(base.q_len()).unwrap();
@@ -39,12 +62,68 @@ fn main() {
             let out = gpu.download(&o).unwrap();
             let finite = out.iter().all(|x| x.is_finite());
             let tflops = shape.flops() / (ms as f64 * 1e-3) / 1e12;
-            writeln!(report, "{:<28} {:>8} {:>10.3} {:>9.1}{}", format!("B{b} H{h} S{s} D{d}"), causal, ms, tflops, if finite { "" } else { "  NON-FINITE OUTPUT" })
-                .unwrap();
+            writeln!(
+                report,
+                "{:<28} {:>8} {:>10.3} {:>9.1}{}",
+                format!("B{b} H{h} S{s} D{d}"),
+                causal,
+                ms,
+                tflops,
+                if finite { "" } else { "  NON-FINITE OUTPUT" }
+            )
+            .unwrap();
         }
     }
     print!("{report}");
     if let Ok(path) = std::env::var("PTXKIT_RESULTS") {
         std::fs::write(path, &report).unwrap();
+    }
+}
+
+/// Median TFLOP/s of `shape` on fresh random inputs.
+fn time(gpu: &ptxkit::runtime::Gpu, attn: &Attention, g: &mut rand::rngs::StdRng, shape: &AttentionShape) -> f64 {
+    let rand_vec = |g: &mut rand::rngs::StdRng, n: usize| -> Vec<bf16> { (0..n).map(|_| bf16::from_f32(g.gen_range(-1.0..1.0))).collect() };
+    let (q, k, v) = (rand_vec(g, shape.q_len()), rand_vec(g, shape.kv_len()), rand_vec(g, shape.kv_len()));
+    let (dq, dk, dv) = (gpu.upload(&q).unwrap(), gpu.upload(&k).unwrap(), gpu.upload(&v).unwrap());
+    let mut o = gpu.zeros::<bf16>(shape.q_len()).unwrap();
+    let mut lse = gpu.zeros::<f32>(shape.lse_len()).unwrap();
+    for _ in 0..3 {
+        attn.run(shape, &dq, &dk, &dv, &mut o, &mut lse).unwrap();
+    }
+    let mut times: Vec<f32> = (0..20).map(|_| gpu.time(|| attn.run(shape, &dq, &dk, &dv, &mut o, &mut lse)).unwrap()).collect();
+    let ms = median(&mut times).expect("20 timings");
+    assert!(gpu.download(&o).unwrap().iter().all(|x| x.is_finite()), "{shape:?}: non-finite output");
+    shape.flops() / (ms as f64 * 1e-3) / 1e12
+}
+
+/// The sequence-length sweep at D = 128, beside torch's numbers from `dir/sdpa_sweep.tsv`
+/// (lines `seq causal backend tflops`), and its chart.
+fn sweep(gpu: &ptxkit::runtime::Gpu, attn: &Attention, g: &mut rand::rngs::StdRng, dir: &str) {
+    let baseline = std::fs::read_to_string(format!("{dir}/sdpa_sweep.tsv")).expect("run bench/attention_sdpa.py sweep DIR first");
+    let torch = |backend: &str, causal: bool| -> Vec<(u32, f64)> {
+        baseline
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.len() == 4 && f[1] == causal.to_string() && f[2] == backend).then(|| (f[0].parse().unwrap(), f[3].parse().unwrap()))
+            })
+            .collect()
+    };
+    for causal in [false, true] {
+        let mut ours = vec![];
+        for s in SWEEP {
+            let shape = AttentionShape::new(65536 / s, 16, 16, s, s, 128).causal(causal);
+            let t = time(gpu, attn, g, &shape);
+            println!("sweep D128 S{s} causal {causal}: {t:.1} TFLOP/s");
+            ours.push((s, t));
+        }
+        let series = [
+            plot::Series { label: "ptxkit".into(), rgb: [200, 30, 30], points: ours },
+            plot::Series { label: "cuDNN (torch SDPA)".into(), rgb: [30, 90, 200], points: torch("cudnn", causal) },
+            plot::Series { label: "FlashAttention-2 (torch SDPA)".into(), rgb: [40, 150, 60], points: torch("flash2", causal) },
+        ];
+        let title = format!("attention{}, bf16, D 128, H 16, 64Ki tokens: TFLOP/s", if causal { " (causal)" } else { "" });
+        let png = plot::chart(&title, "sequence length (queries = keys)", &SWEEP, &series);
+        std::fs::write(format!("{dir}/attention_sweep{}.png", if causal { "_causal" } else { "" }), png).unwrap();
     }
 }

@@ -32,10 +32,10 @@ pub mod prelude {
     pub use crate::intrinsics::{order, tmem, wgmma};
     pub use crate::ops::num::{Dim, Lanes, Mnk};
     pub use crate::ops::{Acc, Generic};
-    pub use crate::{op, ptx};
     pub use crate::regs::{
         sreg, BranchTargets, Const, ConstPtr, GenericPtr, GlobalPtr, Label, LocalPtr, NotPred, ParamPtr, Ptr, Reg, SReg, Sampler,
         SharedPtr, Surface, Texture, TmemAddr,
     };
     pub use crate::types::*;
+    pub use crate::{op, ptx};
 }

@@ -28,7 +28,7 @@ fn the_gemm_chart_is_a_valid_png() {
         plot::Series { label: "ptxkit bf16".into(), rgb: [31, 100, 200], points: vec![(512, 26.0), (4096, 781.0), (16384, 731.0)] },
         plot::Series { label: "cuBLAS bf16".into(), rgb: [230, 120, 20], points: vec![(512, 18.0), (4096, 782.0), (16384, 722.0)] },
     ];
-    let png = plot::chart("TFLOP/s, test", &[512, 4096, 16384], &series);
+    let png = plot::chart("TFLOP/s, test", "M = N = K", &[512, 4096, 16384], &series);
     if let Ok(path) = std::env::var("PTXKIT_PLOT_SAMPLE") {
         std::fs::write(path, &png).unwrap();
     }

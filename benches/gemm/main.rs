@@ -222,7 +222,8 @@ fn main() -> Result<(), RuntimeError> {
         ];
         let title = format!("TFLOP/s, {}", gpu.name());
         let path = std::env::var("PTXKIT_PLOT").unwrap_or_else(|_| "bench/results/gemm.png".into());
-        std::fs::write(&path, plot::chart(&title, &sizes, &series)).map_err(|e| RuntimeError::Invalid(format!("{path}: {e}")))?;
+        std::fs::write(&path, plot::chart(&title, "M = N = K", &sizes, &series))
+            .map_err(|e| RuntimeError::Invalid(format!("{path}: {e}")))?;
         println!("plot: {path}");
     }
     if let Ok(path) = std::env::var("PTXKIT_RESULTS") {

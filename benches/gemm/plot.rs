@@ -80,7 +80,7 @@ fn text_width(s: &str, scale: i64) -> i64 {
 }
 
 /// The chart of `series` over sizes `sizes` (a log₂ x axis) as PNG bytes.
-pub fn chart(title: &str, sizes: &[u32], series: &[Series]) -> Vec<u8> {
+pub fn chart(title: &str, x_label: &str, sizes: &[u32], series: &[Series]) -> Vec<u8> {
     let mut c = Canvas::new();
     let ymax = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(100.0f64, f64::max);
     let ymax = (ymax / 100.0).ceil() * 100.0;
@@ -108,7 +108,7 @@ pub fn chart(title: &str, sizes: &[u32], series: &[Series]) -> Vec<u8> {
     c.line((LEFT as i64, (H - BOTTOM) as i64), ((W - RIGHT) as i64, (H - BOTTOM) as i64), 2, axis);
     c.line((LEFT as i64, TOP as i64), (LEFT as i64, (H - BOTTOM) as i64), 2, axis);
     c.text(LEFT as i64, 14, title, 2, ink);
-    c.text((W / 2) as i64 - text_width("M = N = K", 2) / 2, (H - 24) as i64, "M = N = K", 2, ink);
+    c.text((W / 2) as i64 - text_width(x_label, 2) / 2, (H - 24) as i64, x_label, 2, ink);
     // Series: lines and dots; the legend bottom right (under the curves' large sizes).
     for (i, s) in series.iter().enumerate() {
         let pts: Vec<(i64, i64)> = s.points.iter().map(|&(size, v)| (px(size) as i64, py(v))).collect();
@@ -222,7 +222,9 @@ fn glyph(c: char) -> [u8; 7] {
         's' => [0x00, 0x00, 0x0E, 0x10, 0x0E, 0x01, 0x1E],
         't' => [0x08, 0x08, 0x1C, 0x08, 0x08, 0x09, 0x06],
         'u' => [0x00, 0x00, 0x11, 0x11, 0x11, 0x13, 0x0D],
+        'q' => [0x00, 0x00, 0x0F, 0x11, 0x0F, 0x01, 0x01],
         'v' => [0x00, 0x00, 0x11, 0x11, 0x11, 0x0A, 0x04],
+        'w' => [0x00, 0x00, 0x11, 0x11, 0x15, 0x15, 0x0A],
         'x' => [0x00, 0x00, 0x11, 0x0A, 0x04, 0x0A, 0x11],
         'y' => [0x00, 0x00, 0x11, 0x11, 0x0F, 0x01, 0x0E],
         '.' => [0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C],

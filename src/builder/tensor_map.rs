@@ -137,7 +137,6 @@ impl<T: TensorElem, const R: usize> TensorMap<T, R> {
     pub fn prefetch(&self, k: &mut Kernel) {
         ptx!(k, "prefetch.tensormap", GenericPtr::<B8>::from_reg(self.addr));
     }
-
 }
 
 /// The tile-mode copies, of the map's rank: the forms are chosen by [`TileRank`] (`Dim<R>`),

@@ -189,7 +189,13 @@ impl Kernel {
         self.reduce_lanes(v, mask.into(), op, true)
     }
 
-    pub(crate) fn reduce_lanes<V: Value>(&mut self, v: V, mask: LaneMask, mut op: impl FnMut(&mut Kernel, V, V) -> V, commutative: bool) -> V {
+    pub(crate) fn reduce_lanes<V: Value>(
+        &mut self,
+        v: V,
+        mask: LaneMask,
+        mut op: impl FnMut(&mut Kernel, V, V) -> V,
+        commutative: bool,
+    ) -> V {
         if !mask.is_full() {
             let inc = self.warp_scan(v, mask, op);
             let mreg = mask.reg_in(self);

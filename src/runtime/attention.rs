@@ -149,6 +149,12 @@ pub struct Attention {
 impl Attention {
     /// Builds and loads the kernels (needs an sm_90 GPU).
     pub fn new(gpu: &Gpu) -> Result<Attention, RuntimeError> {
+        Self::with_configs(gpu, AttentionConfig::new)
+    }
+
+    /// Builds and loads the kernels with the configuration `config(head_dim, causal)` gives
+    /// for each (to tune one).
+    pub fn with_configs(gpu: &Gpu, config: impl Fn(u32, bool) -> AttentionConfig) -> Result<Attention, RuntimeError> {
         if gpu.compute_capability() != (9, 0) {
             return Err(RuntimeError::Invalid(format!(
                 "the attention kernel needs an sm_90 GPU (H100/H200); this one is sm_{}{}",
@@ -161,7 +167,12 @@ impl Attention {
         let mut refs = vec![];
         for d in [64, 128, 256] {
             for causal in [false, true] {
-                let cfg = AttentionConfig::new(d, causal);
+                let cfg = config(d, causal);
+                if (cfg.head_dim, cfg.causal) != (d, causal) {
+                    return Err(RuntimeError::Invalid(format!(
+                        "the configuration for D = {d}, causal = {causal} is for another kernel: {cfg:?}"
+                    )));
+                }
                 let name = format!("attention_d{d}{}", if causal { "_causal" } else { "" });
                 refs.push(((d, causal), cfg, attention(&mut m, &name, &cfg).map_err(build)?));
             }
@@ -197,7 +208,11 @@ impl Attention {
             }
         }
         if lse.len() != shape.lse_len() {
-            return Err(RuntimeError::Invalid(format!("lse holds {} elements; the shape needs {} ([B, H, S_q])", lse.len(), shape.lse_len())));
+            return Err(RuntimeError::Invalid(format!(
+                "lse holds {} elements; the shape needs {} ([B, H, S_q])",
+                lse.len(),
+                shape.lse_len()
+            )));
         }
         let (_, cfg, kernel) = self
             .kernels

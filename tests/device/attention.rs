@@ -45,7 +45,11 @@ fn reference(shape: &AttentionShape, q: &[bf16], k: &[bf16], v: &[bf16]) -> (Vec
                 let sum: f64 = weights.iter().sum();
                 lse[((b * shape.heads + h) * shape.seq_q + i) as usize] = mx + sum.ln();
                 for x in 0..d {
-                    let acc: f64 = weights.iter().enumerate().map(|(j, w)| w * v[at(shape, shape.kv_heads, shape.seq_k, (b, hk, j as u32, x))].to_f64()).sum();
+                    let acc: f64 = weights
+                        .iter()
+                        .enumerate()
+                        .map(|(j, w)| w * v[at(shape, shape.kv_heads, shape.seq_k, (b, hk, j as u32, x))].to_f64())
+                        .sum();
                     o[at(shape, shape.heads, shape.seq_q, (b, h, i, x))] = acc / sum;
                 }
             }
@@ -92,7 +96,13 @@ fn attention_matches_a_cpu_reference(gpu: Gpu) {
                     worst = worst.max(e.abs());
                 }
                 let rel = (num / den.max(1e-30)).sqrt();
-                let lse_worst = lse.iter().zip(&want_lse).map(|(a, b)| (*a as f64 - b).abs()).fold(0f64, |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) });
+                let lse_worst = lse.iter().zip(&want_lse).map(|(a, b)| (*a as f64 - b).abs()).fold(0f64, |m, e| {
+                    if e.is_nan() {
+                        f64::INFINITY
+                    } else {
+                        m.max(e)
+                    }
+                });
                 println!("{shape:?}: O relative error {rel:.2e} (largest {worst:.2e}), lse largest error {lse_worst:.2e}");
                 // bf16 P and O: relative error near 4e-3; the log-sum-exp in f32 with ex2/lg2.approx.
                 if bad > 0 || !(rel < 1e-2) || !(worst < 5e-2) || !(lse_worst < 2e-3) {

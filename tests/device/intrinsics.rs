@@ -355,7 +355,12 @@ where
             acc = inc;
         }
     }
-    check(&format!("block reduce/scan/exclusive/commutative sum, {B} threads"), |j| (j / 7 / B, (j / 7) % B, j % 7), &gpu.download(&out).unwrap(), &want);
+    check(
+        &format!("block reduce/scan/exclusive/commutative sum, {B} threads"),
+        |j| (j / 7 / B, (j / 7) % B, j % 7),
+        &gpu.download(&out).unwrap(),
+        &want,
+    );
 }
 
 fn block_collectives_for_several_block_sizes(gpu: Gpu) {

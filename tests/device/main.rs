@@ -13,9 +13,9 @@
 mod common;
 
 mod arith;
-mod attention;
 mod async_copy;
 mod atomics;
+mod attention;
 mod barrier_red;
 mod bits;
 mod cluster;

@@ -22,8 +22,8 @@
 
 use super::*;
 use ptxkit::builder::{TensorElem, TensorMap, TileRank};
-use ptxkit::ops::num::Dim;
 use ptxkit::descriptors::{Field, Swizzle, TiledMap};
+use ptxkit::ops::num::Dim;
 use ptxkit::runtime::testing::POISON;
 use ptxkit::runtime::{HostTensorMap, RuntimeError};
 use rand::Rng;

@@ -4,7 +4,7 @@
 use super::softmax::{Rows, Softmax};
 use super::{Plan, CHUNK};
 use ptxkit::descriptors::AtomOrder;
-use ptxkit::intrinsics::roles::Consumer;
+use ptxkit::intrinsics::roles::{Consumer, NamedBarrier};
 use ptxkit::intrinsics::wgmma::{self, Mma, WgmmaForm};
 use ptxkit::prelude::*;
 
@@ -60,7 +60,7 @@ where
     let s = Mma::<BN, F32, Bf16>::zeroed(k);
     let o = Mma::<D, F32, Bf16>::zeroed(k);
     let p: Vec<Reg<B32>> = (0..RB / 2).map(|_| k.reg()).collect();
-    let mut soft = Softmax::new(k, out.scale_log2);
+    let mut soft = Softmax::new(k, out.scale_log2, plan.cfg.soft_exp);
     let rows_end = ptx!(k, "add.u32", first_row, 64u32);
     let mine = plan.blocks_until(k, rows_end);
     let all = {
@@ -106,15 +106,38 @@ where
     };
     // Block j of K's ring (`v` false) or V's: waits (bounded) until it is loaded; its
     // slot and shared address.
+    let live = ptx!(k, "setp.ne.u32", plan.seq_k, 0u32);
     let wait_full = |k: &mut Kernel, v: bool, j: Reg<U32>| {
         let slot = if v { plan.v_ring.slot(k, j) } else { plan.k_ring.slot(k, j) };
         let full = slot.wait(k, &plan.deadline);
         k.if_(!full, |k| ptx!(k, "trap"));
         (slot, plan.stage_at(k, v, slot.stage))
     };
+    // The two consumers take turns issuing their products (named barriers 1 and 2, one per
+    // consumer's turn): one consumer's softmax runs under the other's wgmmas. Consumer 0
+    // goes first. Each consumer takes `all + 1` turns (its first block's scores, one per
+    // later block, the last block's product, and one per block it only releases), so the
+    // turns pair up; consumer 1 does not hand back its last turn.
+    let turns = [NamedBarrier::new(k, 1u32, 256), NamedBarrier::new(k, 2u32, 256)];
+    let second = ptx!(k, "setp.ne.u32", c.index, 0u32);
+    let turn_count = ptx!(k, "mov.u32", 0u32);
+    let total_turns = ptx!(k, "add.u32", all, 1u32);
+    let my_turn = |k: &mut Kernel| {
+        k.if_else(second, |k| turns[1].sync(k), |k| turns[0].sync(k));
+    };
+    let hand_over = |k: &mut Kernel| {
+        ptx!(k, "add.u32" => turn_count, turn_count, 1u32);
+        let last = ptx!(k, "setp.eq.u32", turn_count, total_turns);
+        let keep = ptx!(k, "and.pred", second, last);
+        k.if_(!keep, |k| k.if_else(second, |k| turns[0].arrive(k), |k| turns[1].arrive(k)));
+    };
+    k.if_(second, |k| turns[0].arrive(k));
     // Block 0: its scores and P (O is still zero: no correction).
     let (k_slot, kb) = wait_full(k, false, zero);
-    let _ = scores(k, kb).wait(k, 0);
+    my_turn(k);
+    let pending = scores(k, kb);
+    hand_over(k);
+    let _ = pending.wait(k, 0);
     k.if_(lead, |k| k_slot.release(k));
     mask(k, zero);
     let _ = soft.step(k, &s.0);
@@ -126,25 +149,37 @@ where
         let (k_slot, kb) = wait_full(k, false, j);
         let prev = ptx!(k, "sub.u32", j, 1u32);
         let (v_slot, vb) = wait_full(k, true, prev);
+        my_turn(k);
         let pending_s = scores(k, kb);
         let pending_o = values(k, vb);
+        hand_over(k);
         let _ = pending_s.wait(k, 1);
         k.if_(lead, |k| k_slot.release(k));
         mask(k, j);
-        let corr = soft.step(k, &s.0);
-        let _ = pending_o.wait(k, 0);
-        k.if_(lead, |k| v_slot.release(k));
-        Softmax::rescale(k, &o.0, corr);
-        Softmax::pack(k, &s.0, &p);
+        let (corr, moved) = soft.step(k, &s.0);
+        // The wait for P·V in a block of its own: in the same block ptxas schedules it
+        // above the softmax (to start the O rescale early), which then no longer overlaps
+        // the product. `live` always holds, but ptxas cannot know it.
+        k.if_(live, |k| {
+            let _ = pending_o.wait(k, 0);
+            k.if_(lead, |k| v_slot.release(k));
+            k.if_(moved, |k| Softmax::rescale(k, &o.0, corr));
+            Softmax::pack(k, &s.0, &p);
+        });
     });
     // The last block's P·V.
     let last = ptx!(k, "sub.u32", mine, 1u32);
     let (v_slot, vb) = wait_full(k, true, last);
+    my_turn(k);
     wgmma::fence(k);
-    let _ = values(k, vb).wait(k, 0);
+    let pending = values(k, vb);
+    hand_over(k);
+    let _ = pending.wait(k, 0);
     k.if_(lead, |k| v_slot.release(k));
     // Blocks the other consumer needs and this one does not (causal): released unread.
     k.for_range(mine, all, 1, |k, j| {
+        my_turn(k);
+        hand_over(k);
         for v in [false, true] {
             let (slot, _) = wait_full(k, v, j);
             k.if_(lead, |k| slot.release(k));

@@ -78,12 +78,17 @@ pub struct AttentionConfig {
     pub stages: u32,
     /// Tries of each bounded wait before the kernel traps.
     pub wait_tries: u32,
+    /// Of each 16 scores, how many take their exponential on the FMA units (a cubic)
+    /// instead of the MUFU unit, whose throughput bounds the softmax at small head
+    /// dimensions (0 to 16).
+    pub soft_exp: u32,
 }
 
 impl AttentionConfig {
     /// The configuration for `head_dim`, with as many stages as fit (at most 4).
     pub fn new(head_dim: u32, causal: bool) -> AttentionConfig {
-        let mut c = AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24 };
+        let soft_exp = 0;
+        let mut c = AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24, soft_exp };
         while c.stages < 4 && c.with_stages(c.stages + 1).shared_bytes() <= MAX_SHARED {
             c.stages += 1;
         }
@@ -121,6 +126,9 @@ impl AttentionConfig {
     pub fn check(&self) -> Result<(), String> {
         if ![64, 128, 256].contains(&self.head_dim) {
             return Err(format!("the head dimension is 64, 128 or 256, not {}", self.head_dim));
+        }
+        if self.soft_exp > 16 {
+            return Err(format!("soft_exp counts scores of each 16: {} is more", self.soft_exp));
         }
         if self.stages < 2 {
             return Err(format!("{} stages: the ring needs at least 2", self.stages));
@@ -204,7 +212,16 @@ where
     });
     let zero = ptx!(k, "mov.u32", 0u32);
     let q_full = q_bars.at(k, zero);
+    // Causal CTAs further down have more key blocks: they run first, so that the last wave
+    // holds the short ones.
     let block = ptx!(k, "mov.u32", sreg::CTAID_X);
+    let block = if cfg.causal {
+        let blocks = ptx!(k, "mov.u32", sreg::NCTAID_X);
+        let last = ptx!(k, "sub.u32", blocks, 1u32);
+        ptx!(k, "sub.u32", last, block)
+    } else {
+        block
+    };
     let q0 = ptx!(k, "mul.lo.u32", block, BM);
     let head = ptx!(k, "mov.u32", sreg::CTAID_Y);
     let kv_head = ptx!(k, "div.u32", head, group);

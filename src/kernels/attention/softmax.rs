@@ -8,6 +8,28 @@ use super::Plan;
 use ptxkit::intrinsics::wgmma;
 use ptxkit::prelude::*;
 
+/// `2^x` into `out` for `x <= 0` (or -inf) without the MUFU unit, whose 16 results per cycle
+/// per SM bound the softmax at small head dimensions: `x` clamped to -126, split into an
+/// integer `n` (the 1.5·2^23 rounding trick) and `f` in [-0.5, 0.5], `2^f` by a cubic
+/// (relative error 7.7e-5, far below bf16's 3.9e-3, which P is rounded to), and `n` added to
+/// the exponent bits. Nine FP32/integer instructions instead of one `ex2`.
+fn exp2_on_fma(k: &mut Kernel, x: Reg<F32>, out: Reg<F32>) {
+    const MAGIC: f32 = 12_582_912.0; // 1.5 · 2^23
+    const C: [f32; 4] = [0.999_928_9, 0.693_276_3, 0.242_604_35, 0.055_088_725];
+    let xc = ptx!(k, "max.f32", x, -126f32);
+    let t = ptx!(k, "add.rn.f32", xc, MAGIC);
+    let n = ptx!(k, "sub.rn.f32", t, MAGIC);
+    let f = ptx!(k, "sub.rn.f32", xc, n);
+    let p = ptx!(k, "fma.rn.f32", f, C[3], C[2]);
+    let p = ptx!(k, "fma.rn.f32", p, f, C[1]);
+    let p = ptx!(k, "fma.rn.f32", p, f, C[0]);
+    let e = ptx!(k, "shl.b32", t.bitcast::<B32>(), 23u32);
+    ptx!(k, "add.s32" => out.bitcast::<S32>(), p.bitcast::<S32>(), e.bitcast::<S32>());
+}
+
+/// How far (in log2 units) a row's maximum may grow before the running maximum moves.
+pub(crate) const GROWTH: f32 = 8.0;
+
 /// Whether register `i` is in the lower row, and its column in the tile.
 const fn place(i: usize) -> (usize, u32) {
     ((i / 2) % 2, 8 * (i as u32 / 4) + i as u32 % 2)
@@ -61,21 +83,26 @@ pub(crate) struct Softmax {
     m: [Reg<F32>; 2],
     l: [Reg<F32>; 2],
     scale_log2: Reg<F32>,
+    /// Of each 16 scores, how many take their `2^x` on the FMA units ([`exp2_on_fma`]).
+    soft_exp: u32,
 }
 
 impl Softmax {
-    pub(crate) fn new(k: &mut Kernel, scale_log2: Reg<F32>) -> Softmax {
+    pub(crate) fn new(k: &mut Kernel, scale_log2: Reg<F32>, soft_exp: u32) -> Softmax {
         let m = core::array::from_fn(|_| ptx!(k, "mov.f32", f32::NEG_INFINITY));
         let l = core::array::from_fn(|_| ptx!(k, "mov.f32", 0f32));
-        Softmax { m, l, scale_log2 }
+        Softmax { m, l, scale_log2, soft_exp }
     }
 
-    /// One key block's statistics: the new row maxima and running sums, and `s` overwritten
-    /// with P = `2^(s·scale - m)` (f32). Returns each row's correction `2^(m_old - m_new)`,
-    /// by which O must be multiplied before P·V is added to it.
-    pub(crate) fn step(&mut self, k: &mut Kernel, s: &[Reg<F32>]) -> [Reg<F32>; 2] {
-        let mut corr = [self.m[0]; 2];
-        let mut neg_m = [self.m[0]; 2];
+    /// One key block's statistics: the row maxima and running sums, and `s` overwritten with
+    /// P = `2^(s·scale - m)` (f32). The maxima move only when some row of the warp grew by
+    /// more than [`GROWTH`] (in log2 units; until then P stays below `2^GROWTH`, which f32
+    /// sums and bf16 P hold): most blocks then need no correction of O. Returns each row's
+    /// correction `2^(m_old - m_new)` and whether there is one (the same in the whole warp):
+    /// then O must be multiplied by it ([`Softmax::rescale`]) before P·V is added.
+    pub(crate) fn step(&mut self, k: &mut Kernel, s: &[Reg<F32>]) -> ([Reg<F32>; 2], Reg<Pred>) {
+        let mut candidate = [self.m[0]; 2];
+        let mut grows = vec![];
         for r in 0..2 {
             let mine: Vec<Reg<F32>> = s.iter().enumerate().filter(|(i, _)| place(*i).0 == r).map(|(_, x)| *x).collect();
             let mut mx = mine[0];
@@ -88,23 +115,40 @@ impl Softmax {
                 mx = ptx!(k, "max.f32", mx, other.bitcast::<F32>());
             }
             let scaled = ptx!(k, "mul.f32", mx, self.scale_log2);
-            let m_new = ptx!(k, "max.f32", self.m[r], scaled);
-            // A row with no key seen yet keeps m = -inf; subtract 0 instead of it.
-            let none = ptx!(k, "setp.eq.f32", m_new, f32::NEG_INFINITY);
-            let m_use = ptx!(k, "selp.f32", 0f32, m_new, none);
-            let diff = ptx!(k, "sub.f32", self.m[r], m_use);
-            corr[r] = ptx!(k, "ex2.approx.ftz.f32", diff);
-            ptx!(k, "mov.f32" => self.m[r], m_new);
-            ptx!(k, "mul.f32" => self.l[r], self.l[r], corr[r]);
-            neg_m[r] = ptx!(k, "neg.f32", m_use);
+            candidate[r] = ptx!(k, "max.f32", self.m[r], scaled);
+            let bound = ptx!(k, "add.f32", self.m[r], GROWTH);
+            grows.push(ptx!(k, "setp.gt.f32", candidate[r], bound));
         }
+        let grows = ptx!(k, "or.pred", grows[0], grows[1]);
+        let any = k.vote_any(grows, LaneMask::FULL);
+        let corr: [Reg<F32>; 2] = core::array::from_fn(|_| ptx!(k, "mov.f32", 1f32));
+        k.if_(any, |k| {
+            for r in 0..2 {
+                // A row with no key seen yet keeps m = -inf; subtract 0 instead of it.
+                let none = ptx!(k, "setp.eq.f32", candidate[r], f32::NEG_INFINITY);
+                let m_use = ptx!(k, "selp.f32", 0f32, candidate[r], none);
+                let diff = ptx!(k, "sub.f32", self.m[r], m_use);
+                ptx!(k, "ex2.approx.ftz.f32" => corr[r], diff);
+                ptx!(k, "mov.f32" => self.m[r], candidate[r]);
+                ptx!(k, "mul.f32" => self.l[r], self.l[r], corr[r]);
+            }
+        });
+        let neg_m: [Reg<F32>; 2] = core::array::from_fn(|r| {
+            let none = ptx!(k, "setp.eq.f32", self.m[r], f32::NEG_INFINITY);
+            let m_use = ptx!(k, "selp.f32", 0f32, self.m[r], none);
+            ptx!(k, "neg.f32", m_use)
+        });
         for (i, x) in s.iter().enumerate() {
             let r = place(i).0;
             let t = ptx!(k, "fma.rn.f32", *x, self.scale_log2, neg_m[r]);
-            ptx!(k, "ex2.approx.ftz.f32" => *x, t);
+            if (i % 16) < self.soft_exp as usize {
+                exp2_on_fma(k, t, *x);
+            } else {
+                ptx!(k, "ex2.approx.ftz.f32" => *x, t);
+            }
             ptx!(k, "add.f32" => self.l[r], self.l[r], *x);
         }
-        corr
+        (corr, any)
     }
 
     /// `o` times each row's correction.

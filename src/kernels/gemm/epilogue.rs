@@ -7,8 +7,8 @@
 
 use super::{GemmConfig, GemmOut, ROWS_PER_CONSUMER};
 use crate::builder::{Kernel, TensorMap};
-use crate::ops::Acc;
 use crate::intrinsics::roles::NamedBarrier;
+use crate::ops::Acc;
 use crate::prelude::*;
 
 /// Where C goes.

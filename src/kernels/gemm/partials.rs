@@ -13,8 +13,8 @@
 
 use super::ROWS_PER_CONSUMER;
 use crate::builder::Kernel;
-use crate::ops::Acc;
 use crate::intrinsics::roles::NamedBarrier;
+use crate::ops::Acc;
 use crate::prelude::*;
 
 /// The workspace of a stream-K launch, as one consumer thread addresses it.
