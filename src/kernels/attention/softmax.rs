@@ -27,6 +27,18 @@ fn exp2_on_fma(k: &mut Kernel, x: Reg<F32>, out: Reg<F32>) {
     ptx!(k, "add.s32" => out.bitcast::<S32>(), p.bitcast::<S32>(), e.bitcast::<S32>());
 }
 
+/// `vals` combined by `op` pairwise, as a tree (depth log2 of the count): a chain of
+/// dependent instructions as long as the row would leave the warp waiting on each one's
+/// latency, with too few other warps to issue meanwhile.
+fn tree(k: &mut Kernel, vals: &[Reg<F32>], op: impl Fn(&mut Kernel, Reg<F32>, Reg<F32>) -> Reg<F32>) -> Reg<F32> {
+    let mut level = vals.to_vec();
+    while level.len() > 1 {
+        let next: Vec<Reg<F32>> = level.chunks(2).map(|p| if p.len() == 2 { op(k, p[0], p[1]) } else { p[0] }).collect();
+        level = next;
+    }
+    level[0]
+}
+
 /// How far (in log2 units) a row's maximum may grow before the running maximum moves.
 pub(crate) const GROWTH: f32 = 8.0;
 
@@ -105,10 +117,7 @@ impl Softmax {
         let mut grows = vec![];
         for r in 0..2 {
             let mine: Vec<Reg<F32>> = s.iter().enumerate().filter(|(i, _)| place(*i).0 == r).map(|(_, x)| *x).collect();
-            let mut mx = mine[0];
-            for x in &mine[1..] {
-                mx = ptx!(k, "max.f32", mx, *x);
-            }
+            let mut mx = tree(k, &mine, |k, a, b| ptx!(k, "max.f32", a, b));
             // The quad's four threads hold the row.
             for d in [1u32, 2] {
                 let other = ptx!(k, "shfl.sync.bfly.b32", mx.bitcast::<B32>(), d, 31u32, 0xFFFF_FFFFu32);
@@ -146,7 +155,11 @@ impl Softmax {
             } else {
                 ptx!(k, "ex2.approx.ftz.f32" => *x, t);
             }
-            ptx!(k, "add.f32" => self.l[r], self.l[r], *x);
+        }
+        for r in 0..2 {
+            let mine: Vec<Reg<F32>> = s.iter().enumerate().filter(|(i, _)| place(*i).0 == r).map(|(_, x)| *x).collect();
+            let sum = tree(k, &mine, |k, a, b| ptx!(k, "add.f32", a, b));
+            ptx!(k, "add.f32" => self.l[r], self.l[r], sum);
         }
         (corr, any)
     }
