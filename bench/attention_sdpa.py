@@ -4,26 +4,12 @@ median of 20 CUDA-event timings after warm-up. Run on the GPU machine beside
 `cargo bench --bench attention`, in the same command."""
 import sys
 import torch
+
+from timing import median_ms
 from torch.nn.attention import SDPBackend, sdpa_kernel
 import torch.nn.functional as F
 
 CASES = [(16, 16, 4096, 128), (4, 16, 16384, 128), (16, 32, 4096, 64), (8, 8, 8192, 256)]
-
-
-def median_ms(f, warmup=3, iters=20):
-    for _ in range(warmup):
-        f()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        f()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    times.sort()
-    return times[len(times) // 2]
 
 
 if len(sys.argv) == 3 and sys.argv[1] == "sweep":

@@ -3,25 +3,11 @@ bandwidth baseline; medians of CUDA-event timings after warm-up. Run on the GPU 
 right after `cargo bench --bench reduce_scan`, in the same command."""
 import torch
 
+from timing import median_ms
+
 n = 1 << 30
 x = torch.rand(n, device="cuda", dtype=torch.float32)
 y = torch.empty_like(x)
-
-
-def median_ms(f, warmup=3, iters=20):
-    for _ in range(warmup):
-        f()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        f()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    times.sort()
-    return (times[len(times) // 2 - 1] + times[len(times) // 2]) / 2 if len(times) % 2 == 0 else times[len(times) // 2]
 
 
 copy = median_ms(lambda: y.copy_(x))

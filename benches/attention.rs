@@ -34,7 +34,12 @@ fn main() {
     let soft: Option<u32> = std::env::var("PTXKIT_ATTN_SOFT_EXP").ok().and_then(|v| v.parse().ok());
     let attn = Attention::with_configs(&gpu, |d, causal| {
         let cfg = AttentionConfig::new(d, causal);
-        AttentionConfig { soft_exp: soft.unwrap_or(cfg.soft_exp), ..cfg }
+        let cfg = AttentionConfig { soft_exp: soft.unwrap_or(cfg.soft_exp), ..cfg };
+        // `PTXKIT_ATTN_BN=d:bn,..` picks the keys per block of head dimension d.
+        let bn = std::env::var("PTXKIT_ATTN_BN").ok().and_then(|v| {
+            v.split(',').filter_map(|p| p.split_once(':')).find(|(dd, _)| dd.parse() == Ok(d)).and_then(|(_, b)| b.parse().ok())
+        });
+        bn.map_or(cfg, |bn| cfg.with_bn(bn))
     })
     .expect("the kernels load");
     let mut g = rand::rngs::StdRng::from_entropy();
@@ -42,7 +47,14 @@ fn main() {
         return sweep(&gpu, &attn, &mut g, &dir);
     }
     let mut report = String::new();
-    writeln!(report, "GPU: {}, driver {:?}, soft_exp {soft:?} (default 0)", gpu.name(), gpu.driver_version()).unwrap();
+    writeln!(
+        report,
+        "GPU: {}, driver {:?}, soft_exp {soft:?} (default 0), PTXKIT_ATTN_BN {:?}",
+        gpu.name(),
+        gpu.driver_version(),
+        std::env::var("PTXKIT_ATTN_BN").ok()
+    )
+    .unwrap();
     writeln!(report, "{:<28} {:>8} {:>10} {:>9}", "shape", "causal", "ms", "TFLOP/s").unwrap();
     for (b, h, s, d) in CASES {
         let base = AttentionShape::new(b, h, h, s, s, d);

@@ -103,12 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let launch = Launch::new(1u32, 256u32).shared(STAGES * STAGE_BYTES);
     module.kernel(&kr)?.launch(&launch, (&a_map, &b_map, &mut dc, (kk as u32 / BK)))?;
     let c = gpu.download(&dc)?;
-    let mut worst = 0f64;
-    for (i, got) in c.iter().enumerate() {
-        let (r, col) = (i / N as usize, i % N as usize);
-        let want: f64 = (0..kk).map(|x| a[r * kk + x].to_f64() * b[col * kk + x].to_f64()).sum();
-        worst = worst.max((*got as f64 - want).abs());
-    }
+    let worst = common::largest_error(&a, &b, &c, N as usize, kk);
     println!("wgmma_tile: 64 x {N} x {kk}, largest error against an f64 product {worst:.2e}");
     if !(worst < 1e-3) {
         return Err(format!("the tile is wrong: error {worst}").into());

@@ -1,6 +1,6 @@
 //! The attention kernel is built only from the crate's public API: its files are compiled
 //! here again, as a module of this test crate, where a private item of `ptxkit` does not
-//! resolve. Every variant (head dimension 64, 128, 256; causal or not) assembles for sm_90a
+//! resolve. Every variant (each head dimension and block of keys; causal or not) assembles for sm_90a
 //! with no warning (no wgmma serialised, no `setmaxnreg` ignored), no spill, no stack, and
 //! its registers under the `.maxnreg` the roles start from; both builds print the same PTX.
 
@@ -17,15 +17,15 @@ mod attention;
 fn every_attention_variant_assembles_clean() {
     let px = common::ptxas("every_attention_variant_assembles_clean");
     let mut failures = vec![];
-    for d in [64, 128, 256] {
+    for (d, bn) in ptxkit::kernels::attention::AttentionConfig::BLOCKS {
         for causal in [false, true] {
-            let cfg = ptxkit::kernels::attention::AttentionConfig::new(d, causal);
+            let cfg = ptxkit::kernels::attention::AttentionConfig::new(d, causal).with_bn(bn);
             let mut m = Module::new(Target::SM_90A);
             ptxkit::kernels::attention::attention(&mut m, "attn", &cfg).unwrap();
             let text = m.to_ptx().unwrap();
             // The same files, compiled here from public paths only, build the same kernel.
             let mut again = Module::new(Target::SM_90A);
-            attention::attention(&mut again, "attn", &attention::AttentionConfig::new(d, causal)).unwrap();
+            attention::attention(&mut again, "attn", &attention::AttentionConfig::new(d, causal).with_bn(bn)).unwrap();
             assert_eq!(again.to_ptx().unwrap(), text, "d = {d}, causal = {causal}: the public build differs");
             let lines = match ptxkit::ptxas::resources(&px, &text, Target::SM_90A) {
                 Ok(l) => l,
@@ -34,7 +34,7 @@ fn every_attention_variant_assembles_clean() {
                     continue;
                 }
             };
-            println!("d = {d}, causal = {causal}, {} stages: {}", cfg.stages, lines.join(" | "));
+            println!("d = {d}, bn = {bn}, causal = {causal}, {} stages: {}", cfg.stages, lines.join(" | "));
             let cap = Roles::balanced(2).at_entry();
             failures.extend(lines.iter().filter(|l| common::bad_resource_line(l, cap)).map(|l| format!("d = {d}, causal = {causal}: {l}")));
         }

@@ -344,8 +344,8 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|s| *s));
-        // The PTX ISA's figure for the f32 accumulator: thread 5 holds row 1, columns 2-3
-        // and row 9; thread 32 starts warp 1's 16 rows.
+        // The layout the GEMM's epilogue stores from and attention's P·V reads, both checked
+        // on the GPU: thread 5 holds row 1, columns 2-3 and row 9; thread 32 starts warp 1.
         assert_eq!((acc_coord(5, 0), acc_coord(5, 1), acc_coord(5, 2), acc_coord(5, 4)), ((1, 2), (1, 3), (9, 2), (1, 10)));
         assert_eq!(acc_coord(32, 0), (16, 0));
     }

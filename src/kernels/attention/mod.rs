@@ -79,16 +79,25 @@ pub struct AttentionConfig {
     /// Tries of each bounded wait before the kernel traps.
     pub wait_tries: u32,
     /// Of each 16 scores, how many take their exponential on the FMA units (a cubic)
-    /// instead of the MUFU unit, whose throughput bounds the softmax at small head
-    /// dimensions (0 to 16).
+    /// instead of the MUFU unit (0 to 16; measured slower at every shape so far).
     pub soft_exp: u32,
+    /// Keys per block: one of [`AttentionConfig::BLOCKS`] for the head dimension (the
+    /// registers of S, P and O must fit a consumer's 240).
+    pub bn: u32,
 }
 
 impl AttentionConfig {
     /// The configuration for `head_dim`, with as many stages as fit (at most 4).
     pub fn new(head_dim: u32, causal: bool) -> AttentionConfig {
         let soft_exp = 0;
-        let mut c = AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24, soft_exp };
+        // Measured on an H200 (bench/results/2026-11-27-h200-attention.md, v8): 176 keys at
+        // D = 128 and 192 at D = 64 beat 128 by 5-8 %; S, P and O of more do not fit.
+        let bn = match head_dim {
+            64 => 192,
+            128 => 176,
+            _ => 64,
+        };
+        let mut c = AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24, soft_exp, bn };
         while c.stages < 4 && c.with_stages(c.stages + 1).shared_bytes() <= MAX_SHARED {
             c.stages += 1;
         }
@@ -98,13 +107,21 @@ impl AttentionConfig {
         self.stages = stages;
         self
     }
-    /// Keys per block: 128, or 64 for `head_dim` 256 (the registers of S and O).
+    /// The (head dimension, keys per block) pairs the kernel is built for.
+    pub const BLOCKS: [(u32, u32); 5] = [(64, 128), (64, 192), (128, 128), (128, 176), (256, 64)];
+
+    /// Keys per block.
     pub fn bn(&self) -> u32 {
-        if self.head_dim == 256 {
-            64
-        } else {
-            128
+        self.bn
+    }
+
+    /// With `bn` keys per block, and as many stages as then fit (at most 4).
+    pub fn with_bn(self, bn: u32) -> AttentionConfig {
+        let mut c = AttentionConfig { bn, stages: 2, ..self };
+        while c.stages < 4 && c.with_stages(c.stages + 1).shared_bytes() <= MAX_SHARED {
+            c.stages += 1;
         }
+        c
     }
     /// Threads per CTA: a producer warpgroup and two consumers.
     pub fn threads(&self) -> u32 {
@@ -127,6 +144,9 @@ impl AttentionConfig {
         if ![64, 128, 256].contains(&self.head_dim) {
             return Err(format!("the head dimension is 64, 128 or 256, not {}", self.head_dim));
         }
+        if !Self::BLOCKS.contains(&(self.head_dim, self.bn)) {
+            return Err(format!("{} keys per block at head dimension {}: the kernel has {:?}", self.bn, self.head_dim, Self::BLOCKS));
+        }
         if self.soft_exp > 16 {
             return Err(format!("soft_exp counts scores of each 16: {} is more", self.soft_exp));
         }
@@ -148,9 +168,11 @@ pub fn attention(m: &mut Module, name: &str, cfg: &AttentionConfig) -> Result<Ke
         return Err(Error::InvalidArgument { kernel: name.into(), what: format!("attention configuration: {e}") });
     }
     let cfg = *cfg;
-    m.kernel(name, move |k, p: AttentionParams| match cfg.head_dim {
-        64 => body::<64, 32, 128, 64>(k, &cfg, p),
-        128 => body::<128, 64, 128, 64>(k, &cfg, p),
+    m.kernel(name, move |k, p: AttentionParams| match (cfg.head_dim, cfg.bn) {
+        (64, 128) => body::<64, 32, 128, 64>(k, &cfg, p),
+        (64, 192) => body::<64, 32, 192, 96>(k, &cfg, p),
+        (128, 128) => body::<128, 64, 128, 64>(k, &cfg, p),
+        (128, 176) => body::<128, 64, 176, 88>(k, &cfg, p),
         _ => body::<256, 128, 64, 32>(k, &cfg, p),
     })
 }
