@@ -7,7 +7,7 @@
 mod common;
 
 use common::assemble;
-use ptxkit::builder::{AddrMode, FilterMode, SamplerState};
+use ptxkit::builder::{AddressMode, FilterMode, SamplerState};
 use ptxkit::core::TexMode;
 use ptxkit::prelude::*;
 
@@ -110,10 +110,13 @@ fn independent_mode_with_module_variables() {
     let mut m = Module::new(Target::SM_80);
     m.set_tex_mode(TexMode::Independent).unwrap();
     let tex = m.texref("image").unwrap();
-    let state =
-        SamplerState { filter: FilterMode::Linear, addr: [AddrMode::Wrap, AddrMode::ClampToBorder, AddrMode::Mirror], unnormalized: false };
+    let state = SamplerState {
+        filter: FilterMode::Linear,
+        addr: [AddressMode::Wrap, AddressMode::ClampToBorder, AddressMode::Mirror],
+        unnormalized: false,
+    };
     let smp = m.samplerref("smooth", &state).unwrap();
-    let near = m.samplerref("near", &SamplerState { unnormalized: true, addr: [AddrMode::ClampOgl; 3], ..Default::default() }).unwrap();
+    let near = m.samplerref("near", &SamplerState { unnormalized: true, addr: [AddressMode::ClampOgl; 3], ..Default::default() }).unwrap();
     let surf = m.surfref("target").unwrap();
     m.kernel("independent", |k, (obj,): (Texture,)| {
         let (x, y) = (ptx!(k, "mov.f32", 0.25f32), ptx!(k, "mov.f32", 0.75f32));

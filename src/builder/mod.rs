@@ -23,4 +23,4 @@ pub use param_bytes::ParamBytes;
 pub use params::{FuncValues, KernelParam, KernelParams, ScalarParam};
 pub use stack::AllocaLen;
 pub use tensor_map::{TensorElem, TensorMap, TileRank};
-pub use textures::{AddrMode, FilterMode, SamplerState};
+pub use textures::{AddressMode, FilterMode, SamplerState};

@@ -45,7 +45,9 @@ impl KernelParam for Surface {
     }
 }
 
-/// How a sampler filters: the nearest texel, or a linear blend of the neighbours.
+/// How a sampler (a kernel's `.samplerref`) or a texture object (`runtime::TextureDesc`)
+/// filters: the nearest texel, or a linear blend of the neighbours (2, 4 or 8 of them;
+/// floating-point results only).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum FilterMode {
     #[default]
@@ -53,26 +55,31 @@ pub enum FilterMode {
     Linear,
 }
 
-/// What a sampler does with a coordinate outside the texture, per dimension.
+/// What a sampler (a kernel's `.samplerref`) or a texture object (`runtime::TextureDesc`)
+/// does with a coordinate outside the texture, per dimension.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum AddrMode {
+pub enum AddressMode {
+    /// Repeat (normalised coordinates only).
     Wrap,
+    /// Reflect (normalised coordinates only).
     Mirror,
-    /// OpenGL's `GL_CLAMP`.
+    /// OpenGL's `GL_CLAMP` (PTX samplers only; a texture object refuses it).
     ClampOgl,
+    /// The nearest edge texel.
     #[default]
     ClampToEdge,
+    /// The border colour.
     ClampToBorder,
 }
 
-impl AddrMode {
+impl AddressMode {
     fn ptx(self) -> &'static str {
         match self {
-            AddrMode::Wrap => "wrap",
-            AddrMode::Mirror => "mirror",
-            AddrMode::ClampOgl => "clamp_ogl",
-            AddrMode::ClampToEdge => "clamp_to_edge",
-            AddrMode::ClampToBorder => "clamp_to_border",
+            AddressMode::Wrap => "wrap",
+            AddressMode::Mirror => "mirror",
+            AddressMode::ClampOgl => "clamp_ogl",
+            AddressMode::ClampToEdge => "clamp_to_edge",
+            AddressMode::ClampToBorder => "clamp_to_border",
         }
     }
 }
@@ -82,7 +89,7 @@ impl AddrMode {
 pub struct SamplerState {
     pub filter: FilterMode,
     /// Per dimension (x, y, z).
-    pub addr: [AddrMode; 3],
+    pub addr: [AddressMode; 3],
     /// Coordinates in texels rather than normalised to `[0, 1)`.
     pub unnormalized: bool,
 }
@@ -143,7 +150,7 @@ impl Module {
             });
         }
         let filter = if state.filter == FilterMode::Linear { "linear" } else { "nearest" };
-        let [a0, a1, a2] = state.addr.map(AddrMode::ptx);
+        let [a0, a1, a2] = state.addr.map(AddressMode::ptx);
         let init = format!(
             "filter_mode = {filter}, addr_mode_0 = {a0}, addr_mode_1 = {a1}, addr_mode_2 = {a2}, force_unnormalized_coords = {}",
             state.unnormalized as u8

@@ -40,6 +40,7 @@
 use super::args::ArgList;
 use super::error::drv;
 use super::{CudaContext, CudaSlice, CudaStream, Gpu, HostArg, RuntimeError};
+pub use crate::builder::{AddressMode, FilterMode};
 use crate::regs::{Surface, Texture};
 use cudarc::driver::{sys, DevicePtr, SyncOnDrop};
 use std::marker::PhantomData;
@@ -332,30 +333,6 @@ impl<T: Texel> Drop for CudaArray<T> {
     }
 }
 
-/// What a texture does with coordinates outside it, per dimension.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum AddressMode {
-    /// Repeat (normalised coordinates only).
-    Wrap,
-    /// The nearest edge texel.
-    #[default]
-    Clamp,
-    /// Reflect (normalised coordinates only).
-    Mirror,
-    /// The border colour.
-    Border,
-}
-
-/// How a texture filters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum FilterMode {
-    /// The nearest texel.
-    #[default]
-    Point,
-    /// A linear blend of the 2, 4 or 8 nearest (floating-point results only).
-    Linear,
-}
-
 /// How integer texels come back: as their values, or (8- and 16-bit ones) as floats
 /// normalised to `[0, 1]` (`[-1, 1]` for signed ones). Float texels come back as they are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -373,7 +350,7 @@ pub struct TextureDesc {
     /// Coordinates in `[0, 1)` across the texture rather than in texels.
     pub normalized_coords: bool,
     pub read: ReadMode,
-    /// The colour of [`AddressMode::Border`].
+    /// The colour of [`AddressMode::ClampToBorder`].
     pub border: [f32; 4],
 }
 
@@ -386,6 +363,11 @@ impl TextureDesc {
         if self.filter == FilterMode::Linear && T::INTEGER && self.read == ReadMode::Element {
             return invalid("linear filtering returns floats: read 8- and 16-bit integer texels as ReadMode::NormalizedFloat".into());
         }
+        if self.address.contains(&AddressMode::ClampOgl) {
+            return invalid(
+                "ClampOgl is a mode of PTX samplers only: a texture object takes Wrap, Mirror, ClampToEdge or ClampToBorder".into(),
+            );
+        }
         if !self.normalized_coords && self.address.iter().any(|a| matches!(a, AddressMode::Wrap | AddressMode::Mirror)) {
             return invalid("the wrap and mirror address modes need normalized coordinates".into());
         }
@@ -393,12 +375,12 @@ impl TextureDesc {
         let mut d: sys::CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
         d.addressMode = self.address.map(|a| match a {
             AddressMode::Wrap => CU_TR_ADDRESS_MODE_WRAP,
-            AddressMode::Clamp => CU_TR_ADDRESS_MODE_CLAMP,
+            AddressMode::ClampToEdge | AddressMode::ClampOgl => CU_TR_ADDRESS_MODE_CLAMP,
             AddressMode::Mirror => CU_TR_ADDRESS_MODE_MIRROR,
-            AddressMode::Border => CU_TR_ADDRESS_MODE_BORDER,
+            AddressMode::ClampToBorder => CU_TR_ADDRESS_MODE_BORDER,
         });
         let filter = match self.filter {
-            FilterMode::Point => sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            FilterMode::Nearest => sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
             FilterMode::Linear => sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR,
         };
         (d.filterMode, d.mipmapFilterMode) = (filter, filter);
@@ -467,7 +449,7 @@ impl<'a> TexObject<'a> {
     /// the buffer must start at a multiple of the device's texture alignment (512 bytes on
     /// current GPUs; allocations are).
     pub fn linear<T: Texel + super::Elem>(buf: &'a CudaSlice<T>, desc: &TextureDesc) -> Result<Self, RuntimeError> {
-        if desc.filter != FilterMode::Point || desc.normalized_coords {
+        if desc.filter != FilterMode::Nearest || desc.normalized_coords {
             return invalid("a linear texture has point filtering and element coordinates".into());
         }
         if buf.is_empty() {
@@ -661,5 +643,6 @@ mod tests {
         assert!(TextureDesc { read: ReadMode::NormalizedFloat, ..linear }.raw::<i16>().is_ok());
         refused(TextureDesc { read: ReadMode::NormalizedFloat, ..Default::default() }.raw::<u32>(), "32-bit integer texels");
         refused(TextureDesc { address: [AddressMode::Mirror; 3], ..Default::default() }.raw::<f32>(), "need normalized coordinates");
+        refused(TextureDesc { address: [AddressMode::ClampOgl; 3], ..Default::default() }.raw::<f32>(), "PTX samplers only");
     }
 }
