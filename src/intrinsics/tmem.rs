@@ -63,7 +63,7 @@
 //! ```
 
 use crate::builder::Kernel;
-use crate::ops::num::{Lanes, Spell, X};
+use crate::ops::num::{Spell, X};
 use crate::ops::{m, op, Alloc, Call, Instr, Select};
 use crate::ptx;
 use crate::regs::{Reg, SharedPtr, TmemAddr};
@@ -172,7 +172,7 @@ pub type LoadForm<S, const N: u32> = <op::Tcgen05 as Select<Chain<m::Ld, S, N>>>
 /// The store form of shape `S` and count `N`.
 pub type StoreForm<S, const N: u32> = <op::Tcgen05 as Select<Chain<m::St, S, N>>>::Form;
 
-/// The `tcgen05.ld`/`st` of shape `S` (a [`Lanes`]: `Lanes<32, 32>` is `.32x32b`) and
+/// The `tcgen05.ld`/`st` of shape `S` (a [`Lanes`](crate::ops::num::Lanes): `Lanes<32, 32>` is `.32x32b`) and
 /// count `N` (`.x{N}`), the forms chosen from the table's `select` rows.
 pub struct Access<S, const N: u32>(core::marker::PhantomData<S>);
 
@@ -202,12 +202,3 @@ where
         <StoreForm<S, N> as Call<(TmemAddr, V)>>::call_into_if(k, None, (), (at, values));
     }
 }
-
-/// The shapes as `Lanes` types, for reading: `.16x64b`, `.16x128b`, `.16x256b`, `.32x32b`.
-pub type Shape16x64b = Lanes<16, 64>;
-/// `.16x128b`
-pub type Shape16x128b = Lanes<16, 128>;
-/// `.16x256b`
-pub type Shape16x256b = Lanes<16, 256>;
-/// `.32x32b`
-pub type Shape32x32b = Lanes<32, 32>;

@@ -97,15 +97,7 @@ impl AttentionConfig {
             128 => 176,
             _ => 64,
         };
-        let mut c = AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24, soft_exp, bn };
-        while c.stages < 4 && c.with_stages(c.stages + 1).shared_bytes() <= MAX_SHARED {
-            c.stages += 1;
-        }
-        c
-    }
-    fn with_stages(mut self, stages: u32) -> Self {
-        self.stages = stages;
-        self
+        AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24, soft_exp, bn }.with_bn(bn)
     }
     /// The (head dimension, keys per block) pairs the kernel is built for.
     pub const BLOCKS: [(u32, u32); 5] = [(64, 128), (64, 192), (128, 128), (128, 176), (256, 64)];
@@ -118,7 +110,7 @@ impl AttentionConfig {
     /// With `bn` keys per block, and as many stages as then fit (at most 4).
     pub fn with_bn(self, bn: u32) -> AttentionConfig {
         let mut c = AttentionConfig { bn, stages: 2, ..self };
-        while c.stages < 4 && c.with_stages(c.stages + 1).shared_bytes() <= MAX_SHARED {
+        while c.stages < 4 && (AttentionConfig { stages: c.stages + 1, ..c }).shared_bytes() <= MAX_SHARED {
             c.stages += 1;
         }
         c

@@ -47,6 +47,21 @@ const fn place(i: usize) -> (usize, u32) {
     ((i / 2) % 2, 8 * (i as u32 / 4) + i as u32 % 2)
 }
 
+/// The registers of an accumulator in the thread's upper row and in its lower row.
+fn by_row(acc: &[Reg<F32>]) -> [Vec<Reg<F32>>; 2] {
+    let mut rows = [vec![], vec![]];
+    for (i, x) in acc.iter().enumerate() {
+        rows[place(i).0].push(*x);
+    }
+    rows
+}
+
+/// `m`, or 0 where it is -inf (a row with no key seen yet): what the exponents subtract.
+fn offset(k: &mut Kernel, m: Reg<F32>) -> Reg<F32> {
+    let none = ptx!(k, "setp.eq.f32", m, f32::NEG_INFINITY);
+    ptx!(k, "selp.f32", 0f32, m, none)
+}
+
 /// The thread's rows and first column.
 pub(crate) struct Rows {
     /// The global indices of the thread's upper and lower rows.
@@ -113,11 +128,11 @@ impl Softmax {
     /// correction `2^(m_old - m_new)` and whether there is one (the same in the whole warp):
     /// then O must be multiplied by it ([`Softmax::rescale`]) before P·V is added.
     pub(crate) fn step(&mut self, k: &mut Kernel, s: &[Reg<F32>]) -> ([Reg<F32>; 2], Reg<Pred>) {
+        let rows = by_row(s);
         let mut candidate = [self.m[0]; 2];
         let mut grows = vec![];
         for r in 0..2 {
-            let mine: Vec<Reg<F32>> = s.iter().enumerate().filter(|(i, _)| place(*i).0 == r).map(|(_, x)| *x).collect();
-            let mut mx = tree(k, &mine, |k, a, b| ptx!(k, "max.f32", a, b));
+            let mut mx = tree(k, &rows[r], |k, a, b| ptx!(k, "max.f32", a, b));
             // The quad's four threads hold the row.
             for d in [1u32, 2] {
                 let other = ptx!(k, "shfl.sync.bfly.b32", mx.bitcast::<B32>(), d, 31u32, 0xFFFF_FFFFu32);
@@ -133,9 +148,7 @@ impl Softmax {
         let corr: [Reg<F32>; 2] = core::array::from_fn(|_| ptx!(k, "mov.f32", 1f32));
         k.if_(any, |k| {
             for r in 0..2 {
-                // A row with no key seen yet keeps m = -inf; subtract 0 instead of it.
-                let none = ptx!(k, "setp.eq.f32", candidate[r], f32::NEG_INFINITY);
-                let m_use = ptx!(k, "selp.f32", 0f32, candidate[r], none);
+                let m_use = offset(k, candidate[r]);
                 let diff = ptx!(k, "sub.f32", self.m[r], m_use);
                 ptx!(k, "ex2.approx.ftz.f32" => corr[r], diff);
                 ptx!(k, "mov.f32" => self.m[r], candidate[r]);
@@ -143,8 +156,7 @@ impl Softmax {
             }
         });
         let neg_m: [Reg<F32>; 2] = core::array::from_fn(|r| {
-            let none = ptx!(k, "setp.eq.f32", self.m[r], f32::NEG_INFINITY);
-            let m_use = ptx!(k, "selp.f32", 0f32, self.m[r], none);
+            let m_use = offset(k, self.m[r]);
             ptx!(k, "neg.f32", m_use)
         });
         for (i, x) in s.iter().enumerate() {
@@ -157,8 +169,7 @@ impl Softmax {
             }
         }
         for r in 0..2 {
-            let mine: Vec<Reg<F32>> = s.iter().enumerate().filter(|(i, _)| place(*i).0 == r).map(|(_, x)| *x).collect();
-            let sum = tree(k, &mine, |k, a, b| ptx!(k, "add.f32", a, b));
+            let sum = tree(k, &rows[r], |k, a, b| ptx!(k, "add.f32", a, b));
             ptx!(k, "add.f32" => self.l[r], self.l[r], sum);
         }
         (corr, any)
@@ -194,6 +205,7 @@ impl Softmax {
             ptx!(k, "mul.wide.u32", bh, plan.seq_q)
         };
         let quad_lead = ptx!(k, "setp.eq.u32", rows.col0, 0u32);
+        let o_rows = by_row(o);
         for r in 0..2 {
             for d in [1u32, 2] {
                 let other = ptx!(k, "shfl.sync.bfly.b32", self.l[r].bitcast::<B32>(), d, 31u32, 0xFFFF_FFFFu32);
@@ -207,7 +219,7 @@ impl Softmax {
             let at = ptx!(k, "add.u64", bh, row_off);
             let at = ptx!(k, "add.u64", at, col);
             let at = ptx!(k, "mad.lo.u64", at, 2u64, out.o.addr(k));
-            let mine: Vec<Reg<F32>> = o.iter().enumerate().filter(|(i, _)| (i / 2) % 2 == r).map(|(_, x)| *x).collect();
+            let mine = &o_rows[r];
             k.if_(inside, |k| {
                 for (j, pair) in mine.chunks(2).enumerate() {
                     let lo = ptx!(k, "mul.f32", pair[0], inv);
