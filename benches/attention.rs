@@ -8,6 +8,15 @@
 //! With `PTXKIT_RESULTS=path` the table is also written there; `PTXKIT_ATTN_SOFT_EXP=n`
 //! builds every kernel with `soft_exp = n` (of each 16 exponentials, n on the FMA units).
 //!
+//! `PTXKIT_ATTN_GRID=persistent|per_tile` overrides the launch's grid
+//! ([`ptxkit::runtime::AttentionGrid`]); `PTXKIT_ATTN_ROUNDS=n` times the table n times.
+//!
+//! `PTXKIT_ATTN_CHECK=dir` instead runs each bench shape (and two with grouped-query heads
+//! and tails) once on fresh random inputs, O and the log-sum-exp poisoned first, and writes
+//! Q, K, V, O (bf16) and the log-sum-exp (f32) as raw little-endian files to `dir`, with
+//! `dir/cases.tsv` naming them; `python3 bench/attention_check.py dir` then compares them with
+//! torch's SDPA on the GPU.
+//!
 //! `PTXKIT_ATTN_SWEEP=dir` instead times D = 128, 16 heads, 64 Ki tokens per batch, at
 //! sequence lengths 512 to 16384, reads `dir/sdpa_sweep.tsv` (written first by
 //! `python3 bench/attention_sdpa.py sweep dir`) and draws `dir/attention_sweep.png`:
@@ -15,7 +24,7 @@
 
 use half::bf16;
 use ptxkit::kernels::attention::AttentionConfig;
-use ptxkit::runtime::{median, Attention, AttentionShape};
+use ptxkit::runtime::{median, Attention, AttentionGrid, AttentionShape};
 use rand::{Rng, SeedableRng};
 use std::fmt::Write;
 
@@ -42,21 +51,32 @@ fn main() {
         bn.map_or(cfg, |bn| cfg.with_bn(bn))
     })
     .expect("the kernels load");
+    let grid = match std::env::var("PTXKIT_ATTN_GRID").as_deref() {
+        Ok("persistent") => AttentionGrid::Persistent,
+        Ok("per_tile") => AttentionGrid::PerTile,
+        _ => AttentionGrid::Auto,
+    };
+    let mut attn = attn;
+    attn.set_grid(grid);
     let mut g = rand::rngs::StdRng::from_entropy();
     if let Ok(dir) = std::env::var("PTXKIT_ATTN_SWEEP") {
         return sweep(&gpu, &attn, &mut g, &dir);
     }
+    if let Ok(dir) = std::env::var("PTXKIT_ATTN_CHECK") {
+        return dump(&gpu, &attn, &mut g, &dir);
+    }
+    let rounds: usize = std::env::var("PTXKIT_ATTN_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
     let mut report = String::new();
     writeln!(
         report,
-        "GPU: {}, driver {:?}, soft_exp {soft:?} (default 0), PTXKIT_ATTN_BN {:?}",
+        "GPU: {}, driver {:?}, soft_exp {soft:?} (default 0), PTXKIT_ATTN_BN {:?}, grid {grid:?}",
         gpu.name(),
         gpu.driver_version(),
         std::env::var("PTXKIT_ATTN_BN").ok()
     )
     .unwrap();
     writeln!(report, "{:<28} {:>8} {:>10} {:>9}", "shape", "causal", "ms", "TFLOP/s").unwrap();
-    for (b, h, s, d) in CASES {
+    for (b, h, s, d) in (0..rounds).flat_map(|_| CASES) {
         let base = AttentionShape::new(b, h, h, s, s, d);
         let rand_vec =
             |g: &mut rand::rngs::StdRng, n: usize| -> Vec<bf16> { (0..n).map(|_| bf16::from_f32(g.gen_range(-1.0..1.0))).collect() };
@@ -138,4 +158,34 @@ fn sweep(gpu: &ptxkit::runtime::Gpu, attn: &Attention, g: &mut rand::rngs::StdRn
         let png = plot::chart(&title, "sequence length (queries = keys)", &SWEEP, &series);
         std::fs::write(format!("{dir}/attention_sweep{}.png", if causal { "_causal" } else { "" }), png).unwrap();
     }
+}
+
+/// Each bench shape, causal and not, and two with grouped-query heads and tails, run once on
+/// fresh random inputs with O and the log-sum-exp poisoned; the inputs and outputs written
+/// to `dir` for `bench/attention_check.py`.
+fn dump(gpu: &ptxkit::runtime::Gpu, attn: &Attention, g: &mut rand::rngs::StdRng, dir: &str) {
+    let mut shapes: Vec<AttentionShape> =
+        CASES.iter().flat_map(|&(b, h, s, d)| [false, true].map(|c| AttentionShape::new(b, h, h, s, s, d).causal(c))).collect();
+    shapes.push(AttentionShape::new(2, 16, 4, 3000, 5000, 128));
+    shapes.push(AttentionShape::new(3, 12, 2, 4097, 4097, 64).causal(true));
+    let bytes = |v: &[bf16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect() };
+    let mut index = String::new();
+    for (n, shape) in shapes.iter().enumerate() {
+        let rand_vec =
+            |g: &mut rand::rngs::StdRng, n: usize| -> Vec<bf16> { (0..n).map(|_| bf16::from_f32(g.gen_range(-1.0..1.0))).collect() };
+        let (q, k, v) = (rand_vec(g, shape.q_len()), rand_vec(g, shape.kv_len()), rand_vec(g, shape.kv_len()));
+        let (dq, dk, dv) = (gpu.upload(&q).unwrap(), gpu.upload(&k).unwrap(), gpu.upload(&v).unwrap());
+        let mut o = ptxkit::runtime::testing::poisoned::<bf16>(gpu, shape.q_len()).unwrap();
+        let mut lse = ptxkit::runtime::testing::poisoned::<f32>(gpu, shape.lse_len()).unwrap();
+        attn.run(shape, &dq, &dk, &dv, &mut o, &mut lse).unwrap();
+        let (o, lse) = (gpu.download(&o).unwrap(), gpu.download(&lse).unwrap());
+        for (what, data) in [("q", bytes(&q)), ("k", bytes(&k)), ("v", bytes(&v)), ("o", bytes(&o))] {
+            std::fs::write(format!("{dir}/{n}.{what}"), data).unwrap();
+        }
+        std::fs::write(format!("{dir}/{n}.lse"), lse.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+        let AttentionShape { batch, heads, kv_heads, seq_q, seq_k, head_dim, causal, .. } = *shape;
+        writeln!(index, "{n} {batch} {heads} {kv_heads} {seq_q} {seq_k} {head_dim} {causal}").unwrap();
+        println!("dumped case {n}: {shape:?}");
+    }
+    std::fs::write(format!("{dir}/cases.tsv"), index).unwrap();
 }

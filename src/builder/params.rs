@@ -163,6 +163,10 @@ tuples! {
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K2 10);
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K2 10, L 11);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K2 10, L 11, M 12);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K2 10, L 11, M 12, N 13);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K2 10, L 11, M 12, N 13, O2 14);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K2 10, L 11, M 12, N 13, O2 14, P 15);
 }
 
 impl<T: DataType> FuncValues for Reg<T> {

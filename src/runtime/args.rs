@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 /// Kernels take at most this many parameters (the tuple impls' limit).
-pub(super) const MAX_PARAMS: usize = 12;
+pub(super) const MAX_PARAMS: usize = 16;
 
 /// Where each argument of one launch lies, for `cuLaunchKernelEx`'s `kernelParams`: values
 /// of up to 8 bytes (scalars, device addresses) are copied into slots held here, larger ones
@@ -294,4 +294,8 @@ launch_args! {
     (A0 P0, A1 P1, A2 P2, A3 P3, A4 P4, A5 P5, A6 P6, A7 P7, A8 P8, A9 P9);
     (A0 P0, A1 P1, A2 P2, A3 P3, A4 P4, A5 P5, A6 P6, A7 P7, A8 P8, A9 P9, A10 P10);
     (A0 P0, A1 P1, A2 P2, A3 P3, A4 P4, A5 P5, A6 P6, A7 P7, A8 P8, A9 P9, A10 P10, A11 P11);
+    (A0 P0, A1 P1, A2 P2, A3 P3, A4 P4, A5 P5, A6 P6, A7 P7, A8 P8, A9 P9, A10 P10, A11 P11, A12 P12);
+    (A0 P0, A1 P1, A2 P2, A3 P3, A4 P4, A5 P5, A6 P6, A7 P7, A8 P8, A9 P9, A10 P10, A11 P11, A12 P12, A13 P13);
+    (A0 P0, A1 P1, A2 P2, A3 P3, A4 P4, A5 P5, A6 P6, A7 P7, A8 P8, A9 P9, A10 P10, A11 P11, A12 P12, A13 P13, A14 P14);
+    (A0 P0, A1 P1, A2 P2, A3 P3, A4 P4, A5 P5, A6 P6, A7 P7, A8 P8, A9 P9, A10 P10, A11 P11, A12 P12, A13 P13, A14 P14, A15 P15);
 }

@@ -23,7 +23,7 @@ use super::{CudaSlice, Gpu, HostTensorMap, Launch, LoadedModule, RuntimeError, T
 use crate::builder::Module;
 use crate::core::target::Target;
 use crate::descriptors::{L2Promotion, Swizzle, TiledMap};
-use crate::kernels::attention::{attention, AttentionConfig, AttentionParams, BM, CHUNK};
+use crate::kernels::attention::{attention, tile_count, AttentionConfig, AttentionParams, CHUNK};
 use crate::types::Bf16;
 use half::bf16;
 
@@ -112,8 +112,9 @@ impl AttentionShape {
         if heads % kv_heads != 0 {
             return Err(format!("{kv_heads} key/value heads do not divide {heads} query heads"));
         }
-        if heads > 65535 || batch > 65535 {
-            return Err(format!("a launch has at most 65535 heads and 65535 sequences: {heads} heads, batch {batch}"));
+        let tiles = tile_count(seq_q, heads, batch);
+        if tiles > u32::MAX as u64 / 2 {
+            return Err(format!("{tiles} tiles of 128 queries: at most {} (split the batch)", u32::MAX / 2));
         }
         let sb = heads as u64 * seq_q as u64 * head_dim as u64;
         if sb > u32::MAX as u64 {
@@ -140,10 +141,28 @@ impl AttentionShape {
     }
 }
 
+/// How many CTAs a launch has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AttentionGrid {
+    /// One CTA per multiprocessor, each looping over tiles, when not causal (the next tile's
+    /// loads overlap the last one's output); one CTA per tile, the longest first, when causal
+    /// (the hardware then balances the unequal tiles).
+    #[default]
+    Auto,
+    /// One CTA per multiprocessor.
+    Persistent,
+    /// One CTA per tile.
+    PerTile,
+    /// This many CTAs (at least 1), each looping over tiles.
+    Ctas(u32),
+}
+
 /// The attention kernels, loaded.
 pub struct Attention {
     module: LoadedModule,
     kernels: Vec<((u32, bool), AttentionConfig, TypedKernel<AttentionParams>)>,
+    multiprocessors: u32,
+    grid: AttentionGrid,
 }
 
 impl Attention {
@@ -179,7 +198,12 @@ impl Attention {
         }
         let module = gpu.load(&m.to_ptx().map_err(build)?)?;
         let kernels = refs.into_iter().map(|(key, cfg, r)| Ok((key, cfg, module.kernel(&r)?))).collect::<Result<_, RuntimeError>>()?;
-        Ok(Attention { module, kernels })
+        Ok(Attention { module, kernels, multiprocessors: gpu.multiprocessors(), grid: AttentionGrid::Auto })
+    }
+
+    /// Launches of `grid`'s size from now on (the kernels compute the same either way).
+    pub fn set_grid(&mut self, grid: AttentionGrid) {
+        self.grid = grid;
     }
 
     /// The loaded module.
@@ -227,10 +251,19 @@ impl Attention {
             QkvLayout::Bhsd => (d, s * d, h * s * d),
             QkvLayout::Bshd => (h * d, d, s * h * d),
         };
-        let grid = (shape.seq_q.div_ceil(BM), shape.heads, shape.batch);
-        let launch = Launch::new(grid, cfg.threads()).shared(cfg.shared_bytes());
+        let tiles = tile_count(shape.seq_q, shape.heads, shape.batch) as u32;
+        let grid = match self.grid {
+            AttentionGrid::Auto if !shape.causal => tiles.min(self.multiprocessors),
+            AttentionGrid::Auto | AttentionGrid::PerTile => tiles,
+            AttentionGrid::Persistent => tiles.min(self.multiprocessors),
+            AttentionGrid::Ctas(n) => tiles.min(n.max(1)),
+        };
+        let launch = Launch::new((grid, 1, 1), cfg.threads()).shared(cfg.shared_bytes());
         let scale_log2 = shape.softmax_scale() * std::f32::consts::LOG2_E;
         let group = shape.heads / shape.kv_heads;
-        kernel.launch(&launch, (&q_map, &k_map, &v_map, o, lse, shape.seq_q, shape.seq_k, group, scale_log2, ss, sh, sb))
+        kernel.launch(
+            &launch,
+            (&q_map, &k_map, &v_map, o, lse, shape.seq_q, shape.seq_k, shape.heads, shape.batch, group, scale_log2, ss, sh, sb),
+        )
     }
 }

@@ -76,7 +76,7 @@ mod tests;
 mod texture;
 
 pub use args::{ArgList, HostArg, HostBytes, LaunchArgs};
-pub use attention::{Attention, AttentionShape, QkvLayout};
+pub use attention::{Attention, AttentionGrid, AttentionShape, QkvLayout};
 #[cfg(feature = "cublas")]
 pub use blas::Cublas;
 #[cfg(feature = "cublas")]

@@ -1,11 +1,12 @@
 //! Attention forward ([`ptxkit::runtime::Attention`]) against an f64 CPU reference, on
 //! fresh random inputs with O and the log-sum-exp poisoned first: every head dimension,
 //! causal or not, both layouts, lengths that are not multiples of the tiles (queries and
-//! keys of different lengths), grouped-query heads; and the shape errors.
+//! keys of different lengths), grouped-query heads, each with the default grid and with 1 to
+//! 3 CTAs looping over all the tiles; and the shape errors.
 
 use super::*;
 use half::bf16;
-use ptxkit::runtime::{Attention, AttentionShape, QkvLayout};
+use ptxkit::runtime::{Attention, AttentionGrid, AttentionShape, QkvLayout};
 use rand::Rng;
 
 /// Element `(b, h, s, d)` of a tensor of `heads` heads and `seq` rows in `layout`.
@@ -63,7 +64,7 @@ fn attention_matches_a_cpu_reference(gpu: Gpu) {
         skip(format!("the attention kernel needs sm_90a, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("attention_matches_a_cpu_reference");
-    let attn = Attention::new(&gpu).unwrap();
+    let mut attn = Attention::new(&gpu).unwrap();
     let mut failures = vec![];
     let mut cases = 0;
     for d in [64u32, 128, 256] {
@@ -79,36 +80,41 @@ fn attention_matches_a_cpu_reference(gpu: Gpu) {
                 let rand_vec = |g: &mut StdRng, n: usize| -> Vec<bf16> { (0..n).map(|_| bf16::from_f32(g.gen_range(-2.0..2.0))).collect() };
                 let (q, k, v) = (rand_vec(&mut g, shape.q_len()), rand_vec(&mut g, shape.kv_len()), rand_vec(&mut g, shape.kv_len()));
                 let (dq, dk, dv) = (gpu.upload(&q).unwrap(), gpu.upload(&k).unwrap(), gpu.upload(&v).unwrap());
-                let mut o = poisoned::<bf16>(&gpu, shape.q_len()).unwrap();
-                let mut lse = poisoned::<f32>(&gpu, shape.lse_len()).unwrap();
-                attn.run(&shape, &dq, &dk, &dv, &mut o, &mut lse).unwrap();
-                let (o, lse) = (gpu.download(&o).unwrap(), gpu.download(&lse).unwrap());
                 let (want_o, want_lse) = reference(&shape, &q, &k, &v);
-                let (mut num, mut den, mut worst) = (0f64, 0f64, 0f64);
-                let mut bad = 0;
-                for (got, want) in o.iter().zip(&want_o) {
-                    let e = got.to_f64() - want;
-                    if !e.is_finite() {
-                        bad += 1;
+                for grid in [AttentionGrid::Auto, AttentionGrid::Ctas(g.gen_range(1..=3))] {
+                    attn.set_grid(grid);
+                    let mut o = poisoned::<bf16>(&gpu, shape.q_len()).unwrap();
+                    let mut lse = poisoned::<f32>(&gpu, shape.lse_len()).unwrap();
+                    attn.run(&shape, &dq, &dk, &dv, &mut o, &mut lse).unwrap();
+                    let (o, lse) = (gpu.download(&o).unwrap(), gpu.download(&lse).unwrap());
+                    let (mut num, mut den, mut worst) = (0f64, 0f64, 0f64);
+                    let mut bad = 0;
+                    for (got, want) in o.iter().zip(&want_o) {
+                        let e = got.to_f64() - want;
+                        if !e.is_finite() {
+                            bad += 1;
+                        }
+                        num += e * e;
+                        den += want * want;
+                        worst = worst.max(e.abs());
                     }
-                    num += e * e;
-                    den += want * want;
-                    worst = worst.max(e.abs());
-                }
-                let rel = (num / den.max(1e-30)).sqrt();
-                let lse_worst = lse.iter().zip(&want_lse).map(|(a, b)| (*a as f64 - b).abs()).fold(0f64, |m, e| {
-                    if e.is_nan() {
-                        f64::INFINITY
-                    } else {
-                        m.max(e)
+                    let rel = (num / den.max(1e-30)).sqrt();
+                    let lse_worst = lse.iter().zip(&want_lse).map(|(a, b)| (*a as f64 - b).abs()).fold(0f64, |m, e| {
+                        if e.is_nan() {
+                            f64::INFINITY
+                        } else {
+                            m.max(e)
+                        }
+                    });
+                    println!("{shape:?}, {grid:?}: O relative error {rel:.2e} (largest {worst:.2e}), lse largest error {lse_worst:.2e}");
+                    // bf16 P and O: relative error near 4e-3; the log-sum-exp in f32 with ex2/lg2.approx.
+                    if bad > 0 || !(rel < 1e-2) || !(worst < 5e-2) || !(lse_worst < 2e-3) {
+                        failures.push(format!(
+                            "{shape:?}, {grid:?}: {bad} non-finite, O relative {rel:.2e}, largest {worst:.2e}, lse {lse_worst:.2e}"
+                        ));
                     }
-                });
-                println!("{shape:?}: O relative error {rel:.2e} (largest {worst:.2e}), lse largest error {lse_worst:.2e}");
-                // bf16 P and O: relative error near 4e-3; the log-sum-exp in f32 with ex2/lg2.approx.
-                if bad > 0 || !(rel < 1e-2) || !(worst < 5e-2) || !(lse_worst < 2e-3) {
-                    failures.push(format!("{shape:?}: {bad} non-finite, O relative {rel:.2e}, largest {worst:.2e}, lse {lse_worst:.2e}"));
+                    cases += 1;
                 }
-                cases += 1;
             }
         }
     }

@@ -49,14 +49,16 @@ pub const MAX_SHARED: u32 = 227 * 1024 - 1024;
 
 /// The parameters: the tensor maps of Q, K and V (dims `[D, S, H, B]`), O (bf16, element
 /// `b·o_strides.2 + h·o_strides.1 + s·o_strides.0 + d`), the log-sum-exp (`[B, H, S_q]`
-/// f32), S_q, S_k, the group size `H / H_kv`, the scale times log2(e), and O's strides in
-/// elements along S, H and B.
+/// f32), S_q, S_k, H, B, the group size `H / H_kv`, the scale times log2(e), and O's
+/// strides in elements along S, H and B.
 pub type AttentionParams = (
     TensorMap<Bf16, 4>,
     TensorMap<Bf16, 4>,
     TensorMap<Bf16, 4>,
     GlobalPtr<Bf16>,
     GlobalPtr<F32>,
+    Reg<U32>,
+    Reg<U32>,
     Reg<U32>,
     Reg<U32>,
     Reg<U32>,
@@ -152,9 +154,12 @@ impl AttentionConfig {
     }
 }
 
-/// Adds the attention kernel `name` for `cfg` to `m` (an sm_90a target). Launch it with a
-/// grid of `(ceil(S_q / 128), H, B)`, [`AttentionConfig::threads`] threads and
-/// [`AttentionConfig::shared_bytes`] of dynamic shared memory.
+/// Adds the attention kernel `name` for `cfg` to `m` (an sm_90a target). Launch it with
+/// [`AttentionConfig::threads`] threads, [`AttentionConfig::shared_bytes`] of dynamic shared
+/// memory and any one-dimensional grid: CTA `x` works on the tiles `x`, `x + gridDim.x`, …
+/// of the `ceil(S_q / 128) · H · B` tiles of 128 query rows ([`tile_count`]), so a grid of
+/// one CTA per multiprocessor keeps them resident (the next tile's Q and K loads overlap the
+/// last one's output), and a grid of one CTA per tile leaves the order to the hardware.
 pub fn attention(m: &mut Module, name: &str, cfg: &AttentionConfig) -> Result<KernelRef<AttentionParams>, Error> {
     if let Err(e) = cfg.check() {
         return Err(Error::InvalidArgument { kernel: name.into(), what: format!("attention configuration: {e}") });
@@ -169,26 +174,77 @@ pub fn attention(m: &mut Module, name: &str, cfg: &AttentionConfig) -> Result<Ke
     })
 }
 
-/// What both roles share: the shapes, the shared memory and its barriers, and where the CTA
-/// works.
+/// Tiles of 128 query rows of one head: `ceil(S_q / 128) · H · B`.
+pub fn tile_count(seq_q: u32, heads: u32, batch: u32) -> u64 {
+    seq_q.div_ceil(BM) as u64 * heads as u64 * batch as u64
+}
+
+/// What both roles share: the shapes, the shared memory and its barriers.
 pub(crate) struct Plan {
     pub(crate) cfg: AttentionConfig,
     pub(crate) smem: SharedPtr<B8>,
     /// K's ring and V's: K block j is released when `Q·K_jᵀ` is done, V's after `P·V_j`.
     pub(crate) k_ring: Ring,
     pub(crate) v_ring: Ring,
+    /// Q is loaded (`q_full`), and both consumers are done with it (`q_empty`).
     pub(crate) q_full: Mbarrier,
+    pub(crate) q_empty: Mbarrier,
     pub(crate) deadline: Deadline,
-    /// The first query row of the CTA, its head, key/value head and batch.
+    pub(crate) seq_q: Reg<U32>,
+    pub(crate) seq_k: Reg<U32>,
+    pub(crate) heads: Reg<U32>,
+    pub(crate) group: Reg<U32>,
+    /// Query blocks of a head, and tiles in all.
+    pub(crate) q_blocks: Reg<U32>,
+    pub(crate) tiles: Reg<U32>,
+}
+
+/// Where one tile is: its first query row, head, key/value head and batch; how many tiles
+/// this CTA did before it (`round`, for Q's barrier parities) and how many key blocks went
+/// through the rings before it (`base`).
+pub(crate) struct Tile {
     pub(crate) q0: Reg<U32>,
     pub(crate) head: Reg<U32>,
     pub(crate) kv_head: Reg<U32>,
     pub(crate) batch: Reg<U32>,
-    pub(crate) seq_q: Reg<U32>,
-    pub(crate) seq_k: Reg<U32>,
+    pub(crate) round: Reg<U32>,
+    pub(crate) base: Reg<U32>,
 }
 
 impl Plan {
+    /// Runs `body` on each of this CTA's tiles: `x`, `x + gridDim.x`, … below the tile
+    /// count. A tile's query block varies fastest (CTAs at work at once share heads, and
+    /// their K and V stay in L2); when causal the longest (last) query blocks come first.
+    /// `body` returns the key blocks the tile put through the rings.
+    pub(crate) fn for_each_tile(&self, k: &mut Kernel, mut body: impl FnMut(&mut Kernel, &Tile) -> Reg<U32>) {
+        let t = ptx!(k, "mov.u32", sreg::CTAID_X);
+        let step = ptx!(k, "mov.u32", sreg::NCTAID_X);
+        let round = ptx!(k, "mov.u32", 0u32);
+        let base = ptx!(k, "mov.u32", 0u32);
+        k.while_(
+            |k| ptx!(k, "setp.lt.u32", t, self.tiles),
+            |k| {
+                let bh = ptx!(k, "div.u32", t, self.q_blocks);
+                let block = ptx!(k, "rem.u32", t, self.q_blocks);
+                let block = if self.cfg.causal {
+                    let last = ptx!(k, "sub.u32", self.q_blocks, 1u32);
+                    ptx!(k, "sub.u32", last, block)
+                } else {
+                    block
+                };
+                let q0 = ptx!(k, "mul.lo.u32", block, BM);
+                let head = ptx!(k, "rem.u32", bh, self.heads);
+                let batch = ptx!(k, "div.u32", bh, self.heads);
+                let kv_head = ptx!(k, "div.u32", head, self.group);
+                let tile = Tile { q0, head, kv_head, batch, round, base };
+                let blocks = body(k, &tile);
+                ptx!(k, "add.u32" => base, base, blocks);
+                ptx!(k, "add.u32" => round, round, 1u32);
+                ptx!(k, "add.u32" => t, t, step);
+            },
+        );
+    }
+
     /// The shared address of stage `stage` of K's ring (`v` false) or V's.
     pub(crate) fn stage_at(&self, k: &mut Kernel, v: bool, stage: Reg<U32>) -> Reg<U32> {
         let base = self.smem.addr(k);
@@ -210,38 +266,30 @@ where
     Mma<D, F32, Bf16>: WgmmaForm<Acc = Acc<F32, RD>>,
     Mma<BN, F32, Bf16>: WgmmaForm<Acc = Acc<F32, RB>>,
 {
-    let (q_map, k_map, v_map, o, lse, seq_q, seq_k, group, scale_log2, s_stride, h_stride, b_stride) = p;
+    let (q_map, k_map, v_map, o, lse, seq_q, seq_k, heads, batches, group, scale_log2, s_stride, h_stride, b_stride) = p;
     let roles = Roles::balanced(2);
     k.reqntid(roles.threads(), 1, 1);
     let smem = k.dynamic_shared_aligned::<B8>(1024);
     let k_ring = Ring::new(k, "k", cfg.stages);
     let v_ring = Ring::new(k, "v", cfg.stages);
-    let q_bars = k.mbarriers("q_full", 1);
+    let q_full_bars = k.mbarriers("q_full", 1);
+    let q_empty_bars = k.mbarriers("q_empty", 1);
     k.init_barriers(Publish::Cta, |k| {
         for ring in [&k_ring, &v_ring] {
             ring.full().init(k, 1);
             ring.empty().init(k, 2);
         }
-        q_bars.init(k, 1);
+        q_full_bars.init(k, 1);
+        q_empty_bars.init(k, 2);
     });
     let zero = ptx!(k, "mov.u32", 0u32);
-    let q_full = q_bars.at(k, zero);
-    // Causal CTAs further down have more key blocks: they run first, so that the last wave
-    // holds the short ones.
-    let block = ptx!(k, "mov.u32", sreg::CTAID_X);
-    let block = if cfg.causal {
-        let blocks = ptx!(k, "mov.u32", sreg::NCTAID_X);
-        let last = ptx!(k, "sub.u32", blocks, 1u32);
-        ptx!(k, "sub.u32", last, block)
-    } else {
-        block
-    };
-    let q0 = ptx!(k, "mul.lo.u32", block, BM);
-    let head = ptx!(k, "mov.u32", sreg::CTAID_Y);
-    let kv_head = ptx!(k, "div.u32", head, group);
-    let batch = ptx!(k, "mov.u32", sreg::CTAID_Z);
+    let (q_full, q_empty) = (q_full_bars.at(k, zero), q_empty_bars.at(k, zero));
+    let q_rows = ptx!(k, "add.u32", seq_q, BM - 1);
+    let q_blocks = ptx!(k, "div.u32", q_rows, BM);
+    let per_batch = ptx!(k, "mul.lo.u32", q_blocks, heads);
+    let tiles = ptx!(k, "mul.lo.u32", per_batch, batches);
     let deadline = Deadline::new(k, cfg.wait_tries);
-    let plan = Plan { cfg: *cfg, smem, k_ring, v_ring, q_full, deadline, q0, head, kv_head, batch, seq_q, seq_k };
+    let plan = Plan { cfg: *cfg, smem, k_ring, v_ring, q_full, q_empty, deadline, seq_q, seq_k, heads, group, q_blocks, tiles };
     roles.run(
         k,
         |k, tid| {
@@ -255,32 +303,50 @@ where
     );
 }
 
-/// The producer (one thread): Q once, then each key block's K and V into the next stage.
+/// The producer (one thread): for each tile, Q (once the consumers are done with the last
+/// tile's), then each key block's K and V into the next stage of their rings.
 fn produce(k: &mut Kernel, plan: &Plan, q_map: TensorMap<Bf16, 4>, k_map: TensorMap<Bf16, 4>, v_map: TensorMap<Bf16, 4>) {
     let cfg = &plan.cfg;
-    let (d, bn) = (cfg.head_dim, cfg.bn());
+    let d = cfg.head_dim;
     for map in [q_map, k_map, v_map] {
         map.prefetch(k);
     }
-    let (h, hk, b) = (plan.head.bitcast::<S32>(), plan.kv_head.bitcast::<S32>(), plan.batch.bitcast::<S32>());
-    // Q: per consumer 64 rows, as d/64 boxes of 64 × 64 (one swizzle atom column each).
-    plan.q_full.arrive_expect_tx(k, cfg.q_bytes());
-    let base = plan.smem.addr(k);
-    for c in 0..2 {
-        let row = ptx!(k, "add.u32", plan.q0, 64 * c).bitcast::<S32>();
-        for ch in 0..d / CHUNK {
-            let col = ptx!(k, "mov.s32", (ch * CHUNK) as i32);
-            let at = ptx!(k, "add.u32", base, (c * (d / CHUNK) + ch) * 64 * CHUNK * 2);
-            q_map.load(k, SharedPtr::<B8>::from_reg32(at), [col, row, h, b], plan.q_full.ptr());
+    plan.for_each_tile(k, |k, tile| {
+        let (h, b) = (tile.head.bitcast::<S32>(), tile.batch.bitcast::<S32>());
+        // Q: per consumer 64 rows, as d/64 boxes of 64 × 64 (one swizzle atom column each),
+        // once the consumers released the last tile's (a fresh barrier passes round 0).
+        let last_round = ptx!(k, "xor.b32", tile.round.bitcast::<B32>(), 1u32);
+        let parity = ptx!(k, "and.b32", last_round, 1u32).bitcast::<U32>();
+        let free = plan.q_empty.wait(k, parity, &plan.deadline);
+        k.if_(!free, |k| ptx!(k, "trap"));
+        plan.q_full.arrive_expect_tx(k, cfg.q_bytes());
+        let base = plan.smem.addr(k);
+        for c in 0..2 {
+            let row = ptx!(k, "add.u32", tile.q0, 64 * c).bitcast::<S32>();
+            for ch in 0..d / CHUNK {
+                let col = ptx!(k, "mov.s32", (ch * CHUNK) as i32);
+                let at = ptx!(k, "add.u32", base, (c * (d / CHUNK) + ch) * 64 * CHUNK * 2);
+                q_map.load(k, SharedPtr::<B8>::from_reg32(at), [col, row, h, b], plan.q_full.ptr());
+            }
         }
-    }
-    let rows_end = ptx!(k, "add.u32", plan.q0, BM);
-    let blocks = plan.blocks_until(k, rows_end);
+        let rows_end = ptx!(k, "add.u32", tile.q0, BM);
+        let blocks = plan.blocks_until(k, rows_end);
+        produce_blocks(k, plan, tile, blocks, k_map, v_map);
+        blocks
+    });
+}
+
+/// The tile's key blocks: K_j and V_j into the rings' iterations `base + j`.
+fn produce_blocks(k: &mut Kernel, plan: &Plan, tile: &Tile, blocks: Reg<U32>, k_map: TensorMap<Bf16, 4>, v_map: TensorMap<Bf16, 4>) {
+    let cfg = &plan.cfg;
+    let (d, bn) = (cfg.head_dim, cfg.bn());
+    let (hk, b) = (tile.kv_head.bitcast::<S32>(), tile.batch.bitcast::<S32>());
     k.for_range(0u32, blocks, 1, |k, j| {
         let key = ptx!(k, "mul.lo.u32", j, bn).bitcast::<S32>();
+        let i = ptx!(k, "add.u32", tile.base, j);
         // K_j, then V_j, each d/64 boxes of 64 columns × bn keys, in its own ring.
         for (v, ring, map) in [(false, &plan.k_ring, k_map), (true, &plan.v_ring, v_map)] {
-            let slot = ring.slot(k, j);
+            let slot = ring.slot(k, i);
             let free = slot.acquire(k, &plan.deadline);
             k.if_(!free, |k| ptx!(k, "trap"));
             slot.full.arrive_expect_tx(k, cfg.block_bytes());

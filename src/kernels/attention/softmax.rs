@@ -4,7 +4,7 @@
 //! ([`crate::intrinsics::wgmma::acc_coord`]); the four threads of a quad share a row.
 
 use super::consumer::Out;
-use super::Plan;
+use super::{Plan, Tile};
 use ptxkit::intrinsics::wgmma;
 use ptxkit::prelude::*;
 
@@ -192,16 +192,15 @@ impl Softmax {
 
     /// The rows' sums across the quad, O divided by them and stored as bf16 (rows before
     /// S_q), and the log-sum-exp `ln 2 · (m + log2 l)` by the first thread of each quad.
-    pub(crate) fn finish(&mut self, k: &mut Kernel, o: &[Reg<F32>], rows: &Rows, plan: &Plan, out: &Out) {
+    pub(crate) fn finish(&mut self, k: &mut Kernel, o: &[Reg<F32>], rows: &Rows, plan: &Plan, tile: &Tile, out: &Out) {
         let (ss, sh, sb) = out.strides;
         let bh = {
-            let b = ptx!(k, "mul.wide.u32", plan.batch, sb);
-            let h = ptx!(k, "mul.wide.u32", plan.head, sh);
+            let b = ptx!(k, "mul.wide.u32", tile.batch, sb);
+            let h = ptx!(k, "mul.wide.u32", tile.head, sh);
             ptx!(k, "add.u64", b, h)
         };
-        let heads = ptx!(k, "mov.u32", sreg::NCTAID_Y);
         let lse_row0 = {
-            let bh = ptx!(k, "mad.lo.u32", plan.batch, heads, plan.head);
+            let bh = ptx!(k, "mad.lo.u32", tile.batch, plan.heads, tile.head);
             ptx!(k, "mul.wide.u32", bh, plan.seq_q)
         };
         let quad_lead = ptx!(k, "setp.eq.u32", rows.col0, 0u32);
