@@ -1,11 +1,18 @@
 """CUDA-event timing shared by the torch baselines: the median of `iters` timings of `f`
-after `warmup` calls, in milliseconds."""
+after at least `warmup` calls and 200 ms of them (the clocks of an idle GPU take that long to
+rise), in milliseconds."""
+import time
+
 import torch
 
 
 def median_ms(f, warmup=3, iters=20):
-    for _ in range(warmup):
+    start, n = time.perf_counter(), 0
+    while n < warmup or time.perf_counter() - start < 0.2:
         f()
+        n += 1
+        if n % 8 == 0:
+            torch.cuda.synchronize()
     torch.cuda.synchronize()
     times = []
     for _ in range(iters):

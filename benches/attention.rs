@@ -1,12 +1,14 @@
 //! Attention forward at the shapes (bf16, `[B, H, S, D]`), TFLOP/s counting
-//! `4·B·H·S²·D` (half of it causal), median of 20 timed runs after warm-up, on fresh random
+//! `4·B·H·S²·D` (half of it causal), median of 20 timed runs after at least 200 ms of warm-up, on fresh random
 //! inputs. `bench/attention_sdpa.py` times torch's SDPA (cuDNN and FlashAttention-2
 //! backends) at the same shapes; run both in one command on the GPU machine:
 //!
 //!     cargo bench --features cuda --bench attention; python3 bench/attention_sdpa.py
 //!
 //! With `PTXKIT_RESULTS=path` the table is also written there; `PTXKIT_ATTN_SOFT_EXP=n`
-//! builds every kernel with `soft_exp = n` (of each 16 exponentials, n on the FMA units).
+//! builds every kernel with `soft_exp = n` (of each 16 exponentials, n on the FMA units);
+//! `PTXKIT_ATTN_BN=d:bn,..` and `PTXKIT_ATTN_CONSUMERS=d:n,..` pick the keys per block and the
+//! consumer warpgroups of head dimension d.
 //!
 //! `PTXKIT_ATTN_GRID=persistent|per_tile` overrides the launch's grid
 //! ([`ptxkit::runtime::AttentionGrid`]); `PTXKIT_ATTN_ROUNDS=n` times the table n times.
@@ -48,7 +50,12 @@ fn main() {
         let bn = std::env::var("PTXKIT_ATTN_BN").ok().and_then(|v| {
             v.split(',').filter_map(|p| p.split_once(':')).find(|(dd, _)| dd.parse() == Ok(d)).and_then(|(_, b)| b.parse().ok())
         });
-        bn.map_or(cfg, |bn| cfg.with_bn(bn))
+        let cfg = bn.map_or(cfg, |bn| cfg.with_bn(bn));
+        // `PTXKIT_ATTN_CONSUMERS=d:n,..` picks the consumer warpgroups of head dimension d.
+        let consumers = std::env::var("PTXKIT_ATTN_CONSUMERS").ok().and_then(|v| {
+            v.split(',').filter_map(|p| p.split_once(':')).find(|(dd, _)| dd.parse() == Ok(d)).and_then(|(_, n)| n.parse().ok())
+        });
+        consumers.map_or(cfg, |n| cfg.with_consumers(n))
     })
     .expect("the kernels load");
     let grid = match std::env::var("PTXKIT_ATTN_GRID").as_deref() {
@@ -69,10 +76,11 @@ fn main() {
     let mut report = String::new();
     writeln!(
         report,
-        "GPU: {}, driver {:?}, soft_exp {soft:?} (default 0), PTXKIT_ATTN_BN {:?}, grid {grid:?}",
+        "GPU: {}, driver {:?}, soft_exp {soft:?} (default 0), PTXKIT_ATTN_BN {:?}, PTXKIT_ATTN_CONSUMERS {:?}, grid {grid:?}",
         gpu.name(),
         gpu.driver_version(),
-        std::env::var("PTXKIT_ATTN_BN").ok()
+        std::env::var("PTXKIT_ATTN_BN").ok(),
+        std::env::var("PTXKIT_ATTN_CONSUMERS").ok()
     )
     .unwrap();
     writeln!(report, "{:<28} {:>8} {:>10} {:>9}", "shape", "causal", "ms", "TFLOP/s").unwrap();
@@ -86,9 +94,7 @@ fn main() {
         let mut lse = gpu.zeros::<f32>(base.lse_len()).unwrap();
         for causal in [false, true] {
             let shape = base.causal(causal);
-            for _ in 0..3 {
-                attn.run(&shape, &dq, &dk, &dv, &mut o, &mut lse).unwrap();
-            }
+            warm_up(&gpu, || attn.run(&shape, &dq, &dk, &dv, &mut o, &mut lse).unwrap());
             let mut times: Vec<f32> = (0..20).map(|_| gpu.time(|| attn.run(&shape, &dq, &dk, &dv, &mut o, &mut lse)).unwrap()).collect();
             let ms = median(&mut times).expect("20 timings");
             let out = gpu.download(&o).unwrap();
@@ -119,9 +125,7 @@ fn time(gpu: &ptxkit::runtime::Gpu, attn: &Attention, g: &mut rand::rngs::StdRng
     let (dq, dk, dv) = (gpu.upload(&q).unwrap(), gpu.upload(&k).unwrap(), gpu.upload(&v).unwrap());
     let mut o = gpu.zeros::<bf16>(shape.q_len()).unwrap();
     let mut lse = gpu.zeros::<f32>(shape.lse_len()).unwrap();
-    for _ in 0..3 {
-        attn.run(shape, &dq, &dk, &dv, &mut o, &mut lse).unwrap();
-    }
+    warm_up(gpu, || attn.run(shape, &dq, &dk, &dv, &mut o, &mut lse).unwrap());
     let mut times: Vec<f32> = (0..20).map(|_| gpu.time(|| attn.run(shape, &dq, &dk, &dv, &mut o, &mut lse)).unwrap()).collect();
     let ms = median(&mut times).expect("20 timings");
     assert!(gpu.download(&o).unwrap().iter().all(|x| x.is_finite()), "{shape:?}: non-finite output");
@@ -188,4 +192,19 @@ fn dump(gpu: &ptxkit::runtime::Gpu, attn: &Attention, g: &mut rand::rngs::StdRng
         println!("dumped case {n}: {shape:?}");
     }
     std::fs::write(format!("{dir}/cases.tsv"), index).unwrap();
+}
+
+/// Runs `f` at least 3 times and for at least 200 ms (the clocks of an idle GPU take that
+/// long to rise: the first shape would otherwise be timed slow), then waits for it.
+fn warm_up(gpu: &ptxkit::runtime::Gpu, mut f: impl FnMut()) {
+    let start = std::time::Instant::now();
+    let mut n = 0;
+    while n < 3 || start.elapsed() < std::time::Duration::from_millis(200) {
+        f();
+        n += 1;
+        if n % 8 == 0 {
+            gpu.synchronize().unwrap();
+        }
+    }
+    gpu.synchronize().unwrap();
 }

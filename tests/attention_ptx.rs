@@ -6,7 +6,6 @@
 
 #[macro_use]
 mod common;
-use ptxkit::intrinsics::roles::Roles;
 use ptxkit::prelude::*;
 
 /// `src/kernels/attention/`, compiled against the public API.
@@ -17,15 +16,16 @@ mod attention;
 fn every_attention_variant_assembles_clean() {
     let px = common::ptxas("every_attention_variant_assembles_clean");
     let mut failures = vec![];
-    for (d, bn) in ptxkit::kernels::attention::AttentionConfig::BLOCKS {
+    for (d, bn, consumers) in ptxkit::kernels::attention::AttentionConfig::SHAPES {
         for causal in [false, true] {
-            let cfg = ptxkit::kernels::attention::AttentionConfig::new(d, causal).with_bn(bn);
+            let cfg = ptxkit::kernels::attention::AttentionConfig::new(d, causal).with_bn(bn).with_consumers(consumers);
             let mut m = Module::new(Target::SM_90A);
             ptxkit::kernels::attention::attention(&mut m, "attn", &cfg).unwrap();
             let text = m.to_ptx().unwrap();
             // The same files, compiled here from public paths only, build the same kernel.
             let mut again = Module::new(Target::SM_90A);
-            attention::attention(&mut again, "attn", &attention::AttentionConfig::new(d, causal).with_bn(bn)).unwrap();
+            attention::attention(&mut again, "attn", &attention::AttentionConfig::new(d, causal).with_bn(bn).with_consumers(consumers))
+                .unwrap();
             assert_eq!(again.to_ptx().unwrap(), text, "d = {d}, causal = {causal}: the public build differs");
             let lines = match ptxkit::ptxas::resources(&px, &text, Target::SM_90A) {
                 Ok(l) => l,
@@ -34,9 +34,14 @@ fn every_attention_variant_assembles_clean() {
                     continue;
                 }
             };
-            println!("d = {d}, bn = {bn}, causal = {causal}, {} stages: {}", cfg.stages, lines.join(" | "));
-            let cap = Roles::balanced(2).at_entry();
-            failures.extend(lines.iter().filter(|l| common::bad_resource_line(l, cap)).map(|l| format!("d = {d}, causal = {causal}: {l}")));
+            println!("d = {d}, bn = {bn}, {consumers} consumers, causal = {causal}, {} stages: {}", cfg.stages, lines.join(" | "));
+            let cap = cfg.roles().at_entry();
+            failures.extend(
+                lines
+                    .iter()
+                    .filter(|l| common::bad_resource_line(l, cap))
+                    .map(|l| format!("d = {d}, bn = {bn}, {consumers} consumers, causal = {causal}: {l}")),
+            );
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

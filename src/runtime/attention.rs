@@ -23,7 +23,7 @@ use super::{CudaSlice, Gpu, HostTensorMap, Launch, LoadedModule, RuntimeError, T
 use crate::builder::Module;
 use crate::core::target::Target;
 use crate::descriptors::{L2Promotion, Swizzle, TiledMap};
-use crate::kernels::attention::{attention, tile_count, AttentionConfig, AttentionParams, CHUNK};
+use crate::kernels::attention::{attention, AttentionConfig, AttentionParams, CHUNK, ROWS};
 use crate::types::Bf16;
 use half::bf16;
 
@@ -112,7 +112,8 @@ impl AttentionShape {
         if heads % kv_heads != 0 {
             return Err(format!("{kv_heads} key/value heads do not divide {heads} query heads"));
         }
-        let tiles = tile_count(seq_q, heads, batch);
+        // The most tiles a kernel makes (two consumers' rows each).
+        let tiles = seq_q.div_ceil(2 * ROWS) as u64 * heads as u64 * batch as u64;
         if tiles > u32::MAX as u64 / 2 {
             return Err(format!("{tiles} tiles of 128 queries: at most {} (split the batch)", u32::MAX / 2));
         }
@@ -251,7 +252,7 @@ impl Attention {
             QkvLayout::Bhsd => (d, s * d, h * s * d),
             QkvLayout::Bshd => (h * d, d, s * h * d),
         };
-        let tiles = tile_count(shape.seq_q, shape.heads, shape.batch) as u32;
+        let tiles = cfg.tiles(shape.seq_q, shape.heads, shape.batch) as u32;
         let grid = match self.grid {
             AttentionGrid::Auto if !shape.causal => tiles.min(self.multiprocessors),
             AttentionGrid::Auto | AttentionGrid::PerTile => tiles,

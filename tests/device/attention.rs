@@ -1,11 +1,12 @@
 //! Attention forward ([`ptxkit::runtime::Attention`]) against an f64 CPU reference, on
-//! fresh random inputs with O and the log-sum-exp poisoned first: every head dimension,
-//! causal or not, both layouts, lengths that are not multiples of the tiles (queries and
+//! fresh random inputs with O and the log-sum-exp poisoned first: every kernel shape (head
+//! dimension, keys per block, consumers), causal or not, both layouts, lengths that are not multiples of the tiles (queries and
 //! keys of different lengths), grouped-query heads, each with the default grid and with 1 to
 //! 3 CTAs looping over all the tiles; and the shape errors.
 
 use super::*;
 use half::bf16;
+use ptxkit::kernels::attention::AttentionConfig;
 use ptxkit::runtime::{Attention, AttentionGrid, AttentionShape, QkvLayout};
 use rand::Rng;
 
@@ -64,10 +65,18 @@ fn attention_matches_a_cpu_reference(gpu: Gpu) {
         skip(format!("the attention kernel needs sm_90a, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("attention_matches_a_cpu_reference");
-    let mut attn = Attention::new(&gpu).unwrap();
     let mut failures = vec![];
     let mut cases = 0;
-    for d in [64u32, 128, 256] {
+    for (d, bn, consumers) in AttentionConfig::SHAPES {
+        let mut attn = Attention::with_configs(&gpu, |dd, causal| {
+            let cfg = AttentionConfig::new(dd, causal);
+            if dd == d {
+                cfg.with_bn(bn).with_consumers(consumers)
+            } else {
+                cfg
+            }
+        })
+        .unwrap();
         for causal in [false, true] {
             for layout in [QkvLayout::Bhsd, QkvLayout::Bshd] {
                 let kv_heads = g.gen_range(1..=2);
@@ -106,11 +115,11 @@ fn attention_matches_a_cpu_reference(gpu: Gpu) {
                             m.max(e)
                         }
                     });
-                    println!("{shape:?}, {grid:?}: O relative error {rel:.2e} (largest {worst:.2e}), lse largest error {lse_worst:.2e}");
+                    println!("bn {bn}, {consumers} consumers, {shape:?}, {grid:?}: O relative error {rel:.2e} (largest {worst:.2e}), lse largest error {lse_worst:.2e}");
                     // bf16 P and O: relative error near 4e-3; the log-sum-exp in f32 with ex2/lg2.approx.
                     if bad > 0 || !(rel < 1e-2) || !(worst < 5e-2) || !(lse_worst < 2e-3) {
                         failures.push(format!(
-                            "{shape:?}, {grid:?}: {bad} non-finite, O relative {rel:.2e}, largest {worst:.2e}, lse {lse_worst:.2e}"
+                            "bn {bn}, {consumers} consumers, {shape:?}, {grid:?}: {bad} non-finite, O relative {rel:.2e}, largest {worst:.2e}, lse {lse_worst:.2e}"
                         ));
                     }
                     cases += 1;

@@ -94,7 +94,7 @@ impl Ctx<'_> {
         let rows_end = ptx!(k, "add.u32", first_row, 64u32);
         let mine = plan.blocks_until(k, rows_end);
         let all = {
-            let end = ptx!(k, "add.u32", tile.q0, super::BM);
+            let end = ptx!(k, "add.u32", tile.q0, plan.cfg.bm());
             plan.blocks_until(k, end)
         };
         // Issues S = Q·Kᵀ for the K block at `kb` (the head dimension 16 at a time), commits it.
@@ -143,25 +143,28 @@ impl Ctx<'_> {
             k.if_(!full, |k| ptx!(k, "trap"));
             (slot, plan.stage_at(k, v, slot.stage))
         };
-        // The two consumers take turns issuing their products (named barriers 1 and 2, one per
-        // consumer's turn): one consumer's softmax runs under the other's wgmmas. Consumer 0
-        // goes first. Each consumer takes `all + 1` turns (its first block's scores, one per
-        // later block, the last block's product, and one per block it only releases), so the
-        // turns pair up; consumer 1 does not hand back its last turn.
-        let turns = [NamedBarrier::new(k, 1u32, 256), NamedBarrier::new(k, 2u32, 256)];
-        let second = ptx!(k, "setp.ne.u32", c.index, 0u32);
+        // The consumers take turns issuing their products, in a cycle (named barrier 1 + i is
+        // consumer i's turn: it syncs there, the one before it arrives): one consumer's softmax
+        // runs under the others' wgmmas. Consumer 0 goes first. Each takes `all + 1` turns
+        // (its first block's scores, one per later block, the last block's product, and one
+        // per block it only releases), so the turns line up; the last consumer does not hand
+        // over its last turn.
+        let n = plan.cfg.consumers;
+        let mine_id = ptx!(k, "add.u32", c.index, 1u32);
+        let last_consumer = ptx!(k, "setp.eq.u32", mine_id, n);
+        let after = ptx!(k, "add.u32", mine_id, 1u32);
+        let next_id = ptx!(k, "selp.u32", 1u32, after, last_consumer);
+        let (my_bar, next_bar) = (NamedBarrier::new(k, mine_id, 256), NamedBarrier::new(k, next_id, 256));
         let turn_count = ptx!(k, "mov.u32", 0u32);
         let total_turns = ptx!(k, "add.u32", all, 1u32);
-        let my_turn = |k: &mut Kernel| {
-            k.if_else(second, |k| turns[1].sync(k), |k| turns[0].sync(k));
-        };
+        let my_turn = |k: &mut Kernel| my_bar.sync(k);
         let hand_over = |k: &mut Kernel| {
             ptx!(k, "add.u32" => turn_count, turn_count, 1u32);
             let last = ptx!(k, "setp.eq.u32", turn_count, total_turns);
-            let keep = ptx!(k, "and.pred", second, last);
-            k.if_(!keep, |k| k.if_else(second, |k| turns[0].arrive(k), |k| turns[1].arrive(k)));
+            let keep = ptx!(k, "and.pred", last_consumer, last);
+            k.if_(!keep, |k| next_bar.arrive(k));
         };
-        k.if_(second, |k| turns[0].arrive(k));
+        k.if_(last_consumer, |k| next_bar.arrive(k));
         // Block 0: its scores and P (O is still zero: no correction).
         let (k_slot, kb) = wait_full(k, false, zero);
         my_turn(k);

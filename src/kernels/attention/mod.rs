@@ -1,20 +1,22 @@
 //! Attention forward on sm_90a (`O = softmax(scale · Q·Kᵀ) · V`, and the log-sum-exp of each
-//! row), built only from public parts of the crate: `tests/attention_public.rs` compiles
+//! row), built only from public parts of the crate: `tests/attention_ptx.rs` compiles
 //! these files as a module of another crate, so a private item here would not compile.
 //!
-//! A CTA computes 128 rows of queries of one head: a producer warpgroup, whose first thread
-//! loads the CTA's Q once and then K and V blocks of `bn` keys through two rings of
-//! shared-memory stages (K's and V's, so that a K block is free once its scores are) (TMA, 4-D tensor maps `[D, S, H, B]`, so both `[B, H, S, D]` and
-//! `[B, S, H, D]` are strides of one map and rows past a sequence read as zeros), and two
-//! consumer warpgroups of 64 query rows each ([`crate::intrinsics::roles::Roles`]). For each
-//! key block a consumer computes `S = Q·Kᵀ` with wgmma (A and B from shared memory), masks
-//! keys past the sequence and, when causal, past the diagonal (only in the blocks that need
-//! it), updates the running row maxima and sums with `ex2` (the scale folded into one `fma`),
-//! rescales its output accumulator, converts P to bf16 in registers, where it is the A
-//! operand of `O += P·V` (wgmma with A from registers; the accumulator's layout is the A
-//! fragment's, [`crate::intrinsics::wgmma::a_coord`]), and releases the stage. Causal
-//! blocks past a consumer's last row are not computed, only released. Grouped-query
-//! attention maps head `h` to key/value head `h / group`.
+//! The work is cut into tiles of 64 query rows per consumer warpgroup (two or three) of one
+//! head. A CTA loops over tiles: a producer warpgroup, whose first
+//! thread loads each tile's Q (once the consumers are done with the last one's) and then K
+//! and V blocks of `bn` keys through two rings of shared-memory stages (K's and V's, so that
+//! a K block is free once its scores are; TMA, 4-D tensor maps `[D, S, H, B]`, so both
+//! `[B, H, S, D]` and `[B, S, H, D]` are strides of one map and rows past a sequence read as
+//! zeros), and the consumers ([`crate::intrinsics::roles::Roles`]), which take turns issuing
+//! their products. For each key block a consumer computes `S = Q·Kᵀ` with wgmma (A and B
+//! from shared memory), masks keys past the sequence and, when causal, past the diagonal
+//! (only in the blocks that need it), updates the running row maxima and sums with `ex2` (the
+//! scale folded into one `fma`), rescales its output accumulator, converts P to bf16 in
+//! registers, where it is the A operand of `O += P·V` (wgmma with A from registers; the
+//! accumulator's layout is the A fragment's, [`crate::intrinsics::wgmma::a_coord`]), and
+//! releases the stage. Causal blocks past a consumer's last row are not computed, only
+//! released. Grouped-query attention maps head `h` to key/value head `h / group`.
 //!
 //! ```
 //! use ptxkit::kernels::attention::{attention, AttentionConfig};
@@ -40,8 +42,8 @@ use ptxkit::intrinsics::roles::Roles;
 use ptxkit::intrinsics::wgmma::{Mma, WgmmaForm};
 use ptxkit::prelude::*;
 
-/// Query rows per CTA: two consumer warpgroups of 64.
-pub const BM: u32 = 128;
+/// Query rows per consumer warpgroup.
+pub const ROWS: u32 = 64;
 /// Columns of a TMA box and of a 128-byte swizzle row of bf16.
 pub const CHUNK: u32 = 64;
 /// The largest dynamic shared memory of a CTA on sm_90 (227 KB, less 1 KB of alignment).
@@ -83,30 +85,41 @@ pub struct AttentionConfig {
     /// Of each 16 scores, how many take their exponential on the FMA units (a cubic)
     /// instead of the MUFU unit (0 to 16; measured slower at every shape so far).
     pub soft_exp: u32,
-    /// Keys per block: one of [`AttentionConfig::BLOCKS`] for the head dimension (the
-    /// registers of S, P and O must fit a consumer's 240).
+    /// Keys per block: one of [`AttentionConfig::SHAPES`] for the head dimension (the
+    /// registers of S, P and O must fit a consumer's).
     pub bn: u32,
+    /// Consumer warpgroups of [`ROWS`] query rows each (2 or 3), taking turns on the tensor
+    /// cores; 3 leave each fewer registers ([`Roles::balanced`]).
+    pub consumers: u32,
 }
 
 impl AttentionConfig {
     /// The configuration for `head_dim`, with as many stages as fit (at most 4).
     pub fn new(head_dim: u32, causal: bool) -> AttentionConfig {
         let soft_exp = 0;
-        // Measured on an H200 (bench/results/2026-11-27-h200-attention.md, v8): 176 keys at
-        // D = 128 and 192 at D = 64 beat 128 by 5-8 %; S, P and O of more do not fit.
-        let bn = match head_dim {
-            64 => 192,
-            128 => 176,
-            _ => 64,
+        // Measured on an H200 (bench/results/2026-11-27-h200-attention.md): at D = 64 three
+        // consumers of 128 keys beat two of 192 by 18 % (v9); 176 keys at D = 128 beat 128 by
+        // 5-8 % (v8).
+        let (bn, consumers) = match head_dim {
+            64 => (128, 3),
+            128 => (176, 2),
+            _ => (64, 2),
         };
-        AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24, soft_exp, bn }.with_bn(bn)
+        AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24, soft_exp, bn, consumers }.with_bn(bn)
     }
-    /// The (head dimension, keys per block) pairs the kernel is built for.
-    pub const BLOCKS: [(u32, u32); 5] = [(64, 128), (64, 192), (128, 128), (128, 176), (256, 64)];
+    /// The (head dimension, keys per block, consumers) the kernel is built for: S, P and O
+    /// of a consumer's rows fit its registers.
+    pub const SHAPES: [(u32, u32, u32); 7] =
+        [(64, 128, 2), (64, 192, 2), (64, 128, 3), (128, 128, 2), (128, 176, 2), (128, 192, 2), (256, 64, 2)];
 
     /// Keys per block.
     pub fn bn(&self) -> u32 {
         self.bn
+    }
+
+    /// With `consumers` consumer warpgroups, and as many stages as then fit (at most 4).
+    pub fn with_consumers(self, consumers: u32) -> AttentionConfig {
+        AttentionConfig { consumers, ..self }.with_bn(self.bn)
     }
 
     /// With `bn` keys per block, and as many stages as then fit (at most 4).
@@ -117,13 +130,25 @@ impl AttentionConfig {
         }
         c
     }
-    /// Threads per CTA: a producer warpgroup and two consumers.
+    /// The warpgroups' roles: a producer and the consumers, registers balanced.
+    pub fn roles(&self) -> Roles {
+        Roles::balanced(self.consumers)
+    }
+    /// Threads per CTA: a producer warpgroup and the consumers.
     pub fn threads(&self) -> u32 {
-        Roles::balanced(2).threads()
+        self.roles().threads()
+    }
+    /// Query rows per CTA (a tile): [`ROWS`] per consumer.
+    pub fn bm(&self) -> u32 {
+        ROWS * self.consumers
+    }
+    /// Tiles of a problem: `ceil(S_q / bm) · H · B`.
+    pub fn tiles(&self, seq_q: u32, heads: u32, batch: u32) -> u64 {
+        seq_q.div_ceil(self.bm()) as u64 * heads as u64 * batch as u64
     }
     /// Bytes of Q in shared memory.
     pub fn q_bytes(&self) -> u32 {
-        BM * self.head_dim * 2
+        self.bm() * self.head_dim * 2
     }
     /// Bytes of one block of K (or of V).
     pub fn block_bytes(&self) -> u32 {
@@ -138,8 +163,14 @@ impl AttentionConfig {
         if ![64, 128, 256].contains(&self.head_dim) {
             return Err(format!("the head dimension is 64, 128 or 256, not {}", self.head_dim));
         }
-        if !Self::BLOCKS.contains(&(self.head_dim, self.bn)) {
-            return Err(format!("{} keys per block at head dimension {}: the kernel has {:?}", self.bn, self.head_dim, Self::BLOCKS));
+        if !Self::SHAPES.contains(&(self.head_dim, self.bn, self.consumers)) {
+            return Err(format!(
+                "{} keys per block and {} consumers at head dimension {}: the kernel has (head dimension, keys, consumers) {:?}",
+                self.bn,
+                self.consumers,
+                self.head_dim,
+                Self::SHAPES
+            ));
         }
         if self.soft_exp > 16 {
             return Err(format!("soft_exp counts scores of each 16: {} is more", self.soft_exp));
@@ -157,7 +188,7 @@ impl AttentionConfig {
 /// Adds the attention kernel `name` for `cfg` to `m` (an sm_90a target). Launch it with
 /// [`AttentionConfig::threads`] threads, [`AttentionConfig::shared_bytes`] of dynamic shared
 /// memory and any one-dimensional grid: CTA `x` works on the tiles `x`, `x + gridDim.x`, …
-/// of the `ceil(S_q / 128) · H · B` tiles of 128 query rows ([`tile_count`]), so a grid of
+/// of the tiles of [`AttentionConfig::bm`] query rows ([`AttentionConfig::tiles`]), so a grid of
 /// one CTA per multiprocessor keeps them resident (the next tile's Q and K loads overlap the
 /// last one's output), and a grid of one CTA per tile leaves the order to the hardware.
 pub fn attention(m: &mut Module, name: &str, cfg: &AttentionConfig) -> Result<KernelRef<AttentionParams>, Error> {
@@ -168,15 +199,11 @@ pub fn attention(m: &mut Module, name: &str, cfg: &AttentionConfig) -> Result<Ke
     m.kernel(name, move |k, p: AttentionParams| match (cfg.head_dim, cfg.bn) {
         (64, 128) => body::<64, 32, 128, 64>(k, &cfg, p),
         (64, 192) => body::<64, 32, 192, 96>(k, &cfg, p),
+        (128, 192) => body::<128, 64, 192, 96>(k, &cfg, p),
         (128, 128) => body::<128, 64, 128, 64>(k, &cfg, p),
         (128, 176) => body::<128, 64, 176, 88>(k, &cfg, p),
         _ => body::<256, 128, 64, 32>(k, &cfg, p),
     })
-}
-
-/// Tiles of 128 query rows of one head: `ceil(S_q / 128) · H · B`.
-pub fn tile_count(seq_q: u32, heads: u32, batch: u32) -> u64 {
-    seq_q.div_ceil(BM) as u64 * heads as u64 * batch as u64
 }
 
 /// What both roles share: the shapes, the shared memory and its barriers.
@@ -232,7 +259,7 @@ impl Plan {
                 } else {
                     block
                 };
-                let q0 = ptx!(k, "mul.lo.u32", block, BM);
+                let q0 = ptx!(k, "mul.lo.u32", block, self.cfg.bm());
                 let head = ptx!(k, "rem.u32", bh, self.heads);
                 let batch = ptx!(k, "div.u32", bh, self.heads);
                 let kv_head = ptx!(k, "div.u32", head, self.group);
@@ -267,7 +294,7 @@ where
     Mma<BN, F32, Bf16>: WgmmaForm<Acc = Acc<F32, RB>>,
 {
     let (q_map, k_map, v_map, o, lse, seq_q, seq_k, heads, batches, group, scale_log2, s_stride, h_stride, b_stride) = p;
-    let roles = Roles::balanced(2);
+    let roles = cfg.roles();
     k.reqntid(roles.threads(), 1, 1);
     let smem = k.dynamic_shared_aligned::<B8>(1024);
     let k_ring = Ring::new(k, "k", cfg.stages);
@@ -277,15 +304,15 @@ where
     k.init_barriers(Publish::Cta, |k| {
         for ring in [&k_ring, &v_ring] {
             ring.full().init(k, 1);
-            ring.empty().init(k, 2);
+            ring.empty().init(k, cfg.consumers);
         }
         q_full_bars.init(k, 1);
-        q_empty_bars.init(k, 2);
+        q_empty_bars.init(k, cfg.consumers);
     });
     let zero = ptx!(k, "mov.u32", 0u32);
     let (q_full, q_empty) = (q_full_bars.at(k, zero), q_empty_bars.at(k, zero));
-    let q_rows = ptx!(k, "add.u32", seq_q, BM - 1);
-    let q_blocks = ptx!(k, "div.u32", q_rows, BM);
+    let q_rows = ptx!(k, "add.u32", seq_q, cfg.bm() - 1);
+    let q_blocks = ptx!(k, "div.u32", q_rows, cfg.bm());
     let per_batch = ptx!(k, "mul.lo.u32", q_blocks, heads);
     let tiles = ptx!(k, "mul.lo.u32", per_batch, batches);
     let deadline = Deadline::new(k, cfg.wait_tries);
@@ -321,15 +348,15 @@ fn produce(k: &mut Kernel, plan: &Plan, q_map: TensorMap<Bf16, 4>, k_map: Tensor
         k.if_(!free, |k| ptx!(k, "trap"));
         plan.q_full.arrive_expect_tx(k, cfg.q_bytes());
         let base = plan.smem.addr(k);
-        for c in 0..2 {
-            let row = ptx!(k, "add.u32", tile.q0, 64 * c).bitcast::<S32>();
+        for c in 0..cfg.consumers {
+            let row = ptx!(k, "add.u32", tile.q0, ROWS * c).bitcast::<S32>();
             for ch in 0..d / CHUNK {
                 let col = ptx!(k, "mov.s32", (ch * CHUNK) as i32);
                 let at = ptx!(k, "add.u32", base, (c * (d / CHUNK) + ch) * 64 * CHUNK * 2);
                 q_map.load(k, SharedPtr::<B8>::from_reg32(at), [col, row, h, b], plan.q_full.ptr());
             }
         }
-        let rows_end = ptx!(k, "add.u32", tile.q0, BM);
+        let rows_end = ptx!(k, "add.u32", tile.q0, cfg.bm());
         let blocks = plan.blocks_until(k, rows_end);
         produce_blocks(k, plan, tile, blocks, k_map, v_map);
         blocks
