@@ -27,8 +27,13 @@ pub mod prelude {
         MAX_BRANCH_TARGETS,
     };
     pub use crate::descriptors::{ElemBytes, Major, Swizzle, TileLayout};
-    pub use crate::intrinsics::mbarrier::{Deadline, Mbarrier, Publish, Ring};
-    pub use crate::intrinsics::warp::LaneMask;
+    pub use crate::intrinsics::block::BlockOps;
+    pub use crate::intrinsics::gmma::DescriptorOps;
+    pub use crate::intrinsics::mbarrier::{BarrierOps, Deadline, Mbarrier, Publish, Ring};
+    pub use crate::intrinsics::order::MemoryOps;
+    pub use crate::intrinsics::thread::ThreadIndex;
+    pub use crate::intrinsics::vector::VectorOps;
+    pub use crate::intrinsics::warp::{LaneMask, WarpOps};
     pub use crate::intrinsics::{order, tmem, wgmma};
     pub use crate::ops::num::{Dim, Lanes, Mnk};
     pub use crate::ops::{Acc, Generic};

@@ -153,9 +153,9 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
         45 => p.u.push(ptx!(k, "atom.shared.inc.u32", p.sh.at(b), imm)),
         46 => p.f.push(ptx!(k, "atom.global.add.f32", p.y.at(c), fb)),
         // Ordered accesses and fences.
-        47 => p.u.push(k.load(Acquire, Gpu, p.x.at(a))),
+        47 => p.u.push(k.ld_ordered(Acquire, Gpu, p.x.at(a))),
         48 => {
-            k.store(Release, Gpu, p.x.at(b), c);
+            k.st_ordered(Release, Gpu, p.x.at(b), c);
             k.fence(AcqRel, Gpu);
         }
         // Warp and block collectives.

@@ -29,6 +29,7 @@
 //! assert_eq!(text.matches("st.global.f32").count(), 2);
 //! ```
 
+use super::sealed::Sealed;
 use super::{Count, PowerOfTwo};
 use crate::builder::{Error, Kernel};
 use crate::core::ir::RegRef;
@@ -176,15 +177,27 @@ pub fn pattern<T: VecElem>(n: u32, mis: u32) -> Vec<(u32, u32)> {
     out
 }
 
-impl Kernel {
+/// Vectorised loads and stores, as [`Kernel`] methods (in scope with `use ptxkit::prelude::*`).
+pub trait VectorOps: Sealed {
     /// Loads `N` elements from `p`; see the module docs for `ix` and `align`.
-    pub fn vload<const N: usize, T: VecLoad<S>, S: StateSpace>(
+    fn vload<const N: usize, T: VecLoad<S>, S: StateSpace>(&mut self, p: Ptr<S, T>, idx: Reg<U32>, ix: Index, align: Align) -> [Reg<T>; N]
+    where
+        Count<N>: PowerOfTwo;
+
+    /// Stores `N` elements to `p`; see the module docs for `ix` and `align`.
+    fn vstore<const N: usize, T: VecStore<S>, S: StateSpace>(
         &mut self,
         p: Ptr<S, T>,
         idx: Reg<U32>,
+        vals: [Reg<T>; N],
         ix: Index,
         align: Align,
-    ) -> [Reg<T>; N]
+    ) where
+        Count<N>: PowerOfTwo;
+}
+
+impl VectorOps for Kernel {
+    fn vload<const N: usize, T: VecLoad<S>, S: StateSpace>(&mut self, p: Ptr<S, T>, idx: Reg<U32>, ix: Index, align: Align) -> [Reg<T>; N]
     where
         Count<N>: PowerOfTwo,
     {
@@ -193,8 +206,7 @@ impl Kernel {
         out
     }
 
-    /// Stores `N` elements to `p`; see the module docs for `ix` and `align`.
-    pub fn vstore<const N: usize, T: VecStore<S>, S: StateSpace>(
+    fn vstore<const N: usize, T: VecStore<S>, S: StateSpace>(
         &mut self,
         p: Ptr<S, T>,
         idx: Reg<U32>,
@@ -206,7 +218,9 @@ impl Kernel {
     {
         self.vaccess::<N, T, S>(&mut T::store_chunk, p, idx, ix, align, &vals);
     }
+}
 
+impl Kernel {
     fn vaccess<const N: usize, T: VecElem, S: StateSpace>(
         &mut self,
         chunk: &mut dyn FnMut(&mut Kernel, Ptr<S, T>, &[Reg<T>]),

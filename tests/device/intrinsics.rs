@@ -4,7 +4,7 @@
 //! collectives for several block sizes, and the single-pass scan built on them.
 
 use super::*;
-use ptxkit::intrinsics::order::{Acquire, Gpu as GpuScope, NoScope, Release, Weak};
+use ptxkit::intrinsics::order::{Acquire, Gpu as GpuScope, Release};
 use ptxkit::intrinsics::vector::{Align, Index};
 use ptxkit::intrinsics::warp::{LaneMask, Shfl};
 use ptxkit::intrinsics::{Count, WarpMultiple};
@@ -112,7 +112,7 @@ fn message_passing_under_contention(gpu: Gpu) {
             let wait = |k: &mut Kernel, addr: ptxkit::regs::Elem<ptxkit::ops::m::Global, U32, Reg<U32>>, want: Reg<U32>| {
                 let n = ptx!(k, "mov.u32", 0u32);
                 k.loop_(|k, l| {
-                    let seen = k.load(Acquire, GpuScope, addr);
+                    let seen = k.ld_ordered(Acquire, GpuScope, addr);
                     let ok = ptx!(k, "setp.ge.u32", seen, want);
                     k.bra_if(ok, l.brk);
                     ptx!(k, "add.u32" => n, n, 1u32);
@@ -131,20 +131,20 @@ fn message_passing_under_contention(gpu: Gpu) {
                 });
                 ptx!(k, "bar.sync", 0u32);
                 let v = ptx!(k, "mad.lo.u32", r, 0x9E37_79B9u32, mine);
-                k.store(Weak, NoScope, data.at(mine), v);
+                k.st(data.at(mine), v);
                 ptx!(k, "bar.sync", 0u32);
-                k.if_(leader, |k| k.store(Release, GpuScope, flags.at(b), r));
+                k.if_(leader, |k| k.st_ordered(Release, GpuScope, flags.at(b), r));
                 // Consume the neighbour's round r.
                 k.if_(leader, |k| wait(k, flags.at(src), r));
                 ptx!(k, "bar.sync", 0u32);
-                let got = k.load(Weak, NoScope, data.at(theirs));
+                let got = k.ld(data.at(theirs));
                 let want = ptx!(k, "mad.lo.u32", r, 0x9E37_79B9u32, theirs);
                 let bad = ptx!(k, "setp.ne.u32", got, want);
                 k.if_(bad, |k| {
                     ptx!(k, "red.global.add.u32", errors.offset(0), 1u32);
                 });
                 ptx!(k, "bar.sync", 0u32);
-                k.if_(leader, |k| k.store(Release, GpuScope, acks.at(src), r));
+                k.if_(leader, |k| k.st_ordered(Release, GpuScope, acks.at(src), r));
             });
         })
         .unwrap();
