@@ -117,7 +117,8 @@ pub(crate) fn branch_target_count_ok(k: &mut Kernel, n: usize) -> bool {
 /// traits, one per module of [`intrinsics`](crate::intrinsics), implemented for `Kernel` only
 /// and in scope with `use ptxkit::prelude::*`.
 ///
-/// - **Control flow**: [`label`](Self::label), [`place`](Self::place), [`bra`](Self::bra),
+/// - **Control flow**: [`label`](Self::label), [`named_label`](Self::named_label),
+///   [`place`](Self::place), [`bra`](Self::bra),
 ///   [`bra_if`](Self::bra_if), [`if_`](Self::if_), [`if_else`](Self::if_else),
 ///   [`while_`](Self::while_), [`for_range`](Self::for_range), [`loop_`](Self::loop_),
 ///   [`switch_`](Self::switch_), [`branch_targets`](Self::branch_targets),
@@ -125,13 +126,16 @@ pub(crate) fn branch_target_count_ok(k: &mut Kernel, n: usize) -> bool {
 ///   [`ret`](Self::ret).
 /// - **Declarations**: [`reg`](Self::reg), [`assign`](Self::assign),
 ///   [`zeroed_acc`](Self::zeroed_acc), [`shared_array`](Self::shared_array),
-///   [`local_array`](Self::local_array), [`dynamic_shared`](Self::dynamic_shared),
+///   [`local_array`](Self::local_array), [`dynamic_shared`](Self::dynamic_shared) and
+///   [`dynamic_shared_aligned`](Self::dynamic_shared_aligned),
 ///   [`alloca`](Self::alloca) and [`stack_frame`](Self::stack_frame).
 /// - **Directives**: [`maxntid`](Self::maxntid), [`reqntid`](Self::reqntid),
 ///   [`minnctapersm`](Self::minnctapersm), [`maxnreg`](Self::maxnreg),
-///   [`reqnctapercluster`](Self::reqnctapercluster).
+///   [`reqnctapercluster`](Self::reqnctapercluster), [`explicitcluster`](Self::explicitcluster),
+///   [`maxclusterrank`](Self::maxclusterrank).
 /// - **Calls**: [`call`](Self::call), [`call_uni`](Self::call_uni),
-///   [`call_indirect`](Self::call_indirect) of the module's device functions.
+///   [`call_indirect`](Self::call_indirect) of the module's device functions, and
+///   [`func_addr`](Self::func_addr).
 /// - **Text**: [`comment`](Self::comment), [`raw`](Self::raw) (an unchecked line).
 ///
 /// The extension traits:
