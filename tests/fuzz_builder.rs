@@ -14,7 +14,7 @@
 #[macro_use]
 mod common;
 
-use ptxkit::intrinsics::vector::{Align, Index};
+use ptxkit::intrinsics::vector::Align;
 use ptxkit::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -445,10 +445,9 @@ fn op(k: &mut Kernel, c: &mut Ctx, depth: u32) {
         }
         31 => {
             if let Some(p) = ptr {
-                let v = k.vload::<4, U32, _>(
-                    p,
-                    a,
-                    Index::Rebased,
+                let e = ptx!(k, "mul.wide.u32", a, 4u32);
+                let v = k.vload::<4, _>(
+                    p.at(e),
                     [Align::Aligned, Align::Unknown, Align::Offset(if hostile(c.r) { u32_edge(c.r) } else { c.r.gen_range(0..4) })]
                         [c.r.gen_range(0..3)],
                 );

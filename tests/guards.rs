@@ -7,7 +7,7 @@
 mod common;
 
 use common::assemble;
-use ptxkit::intrinsics::vector::{Align, Index};
+use ptxkit::intrinsics::vector::Align;
 use ptxkit::prelude::*;
 
 /// The instruction lines between the comments `begin` and `end`.
@@ -72,8 +72,8 @@ fn guards_inside_a_scope_are_conjoined() {
         k.comment("begin");
         k.guarded(!p, |k| {
             // A run-time alignment check: branches with guards of their own.
-            let v = k.vload::<4, F32, _>(x, i, Index::Direct, Align::Unknown);
-            k.guarded(q, |k| k.vstore::<4, F32, _>(y, i, v, Index::Direct, Align::Unknown));
+            let v = k.vload::<4, _>(x.at(i), Align::Unknown);
+            k.guarded(q, |k| k.vstore(y.at(i), v, Align::Unknown));
             k.raw("membar.cta");
         });
         k.comment("end");

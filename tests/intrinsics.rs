@@ -5,7 +5,7 @@
 mod common;
 
 use ptxkit::intrinsics::order::{self, *};
-use ptxkit::intrinsics::vector::{pattern, Align, Index};
+use ptxkit::intrinsics::vector::{pattern, Align};
 use ptxkit::intrinsics::warp::{LaneMask, Shfl};
 use ptxkit::prelude::*;
 
@@ -40,8 +40,9 @@ fn vload_widths_follow_the_alignment_mode() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("aligned", |k, (x, y): (GlobalPtr<F32>, GlobalPtr<F32>)| {
         let i = k.global_thread_index_x();
-        let v = k.vload::<8, F32, _>(x, i, Index::Rebased, Align::Aligned);
-        k.vstore::<8, F32, _>(y, i, v, Index::Rebased, Align::Aligned);
+        let e = ptx!(k, "mul.wide.u32", i, 8u32);
+        let v = k.vload::<8, _>(x.at(e), Align::Aligned);
+        k.vstore(y.at(e), v, Align::Aligned);
     })
     .unwrap();
     let text = assemble("aligned", &m);
@@ -52,10 +53,11 @@ fn vload_widths_follow_the_alignment_mode() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("offset", |k, (x, y): (GlobalPtr<F64>, GlobalPtr<U16>)| {
         let i = k.global_thread_index_x();
-        let v = k.vload::<4, F64, _>(x, i, Index::Rebased, Align::Offset(1));
-        let w = k.vload::<4, U16, _>(y, i, Index::Rebased, Align::Offset(2));
-        k.vstore::<4, F64, _>(x, i, v, Index::Rebased, Align::Offset(1));
-        k.vstore::<4, U16, _>(y, i, w, Index::Rebased, Align::Offset(2));
+        let e = ptx!(k, "mul.wide.u32", i, 4u32);
+        let v = k.vload::<4, _>(x.at(e).offset(1), Align::Offset(1));
+        let w = k.vload::<4, _>(y.at(e).offset(2), Align::Offset(2));
+        k.vstore(x.at(e).offset(1), v, Align::Offset(1));
+        k.vstore(y.at(e).offset(2), w, Align::Offset(2));
     })
     .unwrap();
     let text = assemble("offset", &m);
@@ -67,10 +69,12 @@ fn vload_widths_follow_the_alignment_mode() {
     let mut m = Module::new(Target::SM_80);
     m.kernel("unknown", |k, (x, y): (GlobalPtr<U32>, GlobalPtr<U8>)| {
         let i = k.global_thread_index_x();
-        let v = k.vload::<4, U32, _>(x, i, Index::Direct, Align::Aligned);
-        k.vstore::<4, U32, _>(x, i, v, Index::Rebased, Align::Unknown);
-        let b = k.vload::<8, U8, _>(y, i, Index::Rebased, Align::Unknown);
-        k.vstore::<8, U8, _>(y, i, b, Index::Rebased, Align::Aligned);
+        let v = k.vload::<4, _>(x.at(i), Align::Unknown);
+        let e = ptx!(k, "mul.wide.u32", i, 4u32);
+        k.vstore(x.at(e), v, Align::Unknown);
+        let e = ptx!(k, "mul.wide.u32", i, 8u32);
+        let b = k.vload::<8, _>(y.at(e), Align::Unknown);
+        k.vstore(y.at(e), b, Align::Aligned);
     })
     .unwrap();
     let text = assemble("unknown", &m);
@@ -80,6 +84,54 @@ fn vload_widths_follow_the_alignment_mode() {
     assert_eq!(text.matches("st.global.v4.u32").count(), 1);
     assert!(text.matches("bra").count() >= 6, "{text}");
     assert_eq!(text.matches("st.global.v4.u8").count(), 2);
+}
+
+/// A vector access at an element index past 2^32 forms its address in 64 bits: a register
+/// index is scaled with `mad.lo.u64` (`mad.wide.u32` for a 32-bit one), a constant one is added
+/// with `add.s64`; nothing is multiplied in 32 bits. Shared arrays (32-bit addresses) take
+/// the symbol itself where the alignment is known.
+fn vload_addresses_past_2_32_elements_are_64_bit() {
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("far", |k, (x, y): (GlobalPtr<F32>, GlobalPtr<F32>)| {
+        let far: Reg<U64> = ptx!(k, "mov.u64", 5_000_000_000u64);
+        let v = k.vload::<4, _>(x.at(far), Align::Aligned);
+        k.vstore(y.at(5_000_000_000u64), v, Align::Aligned);
+        let i = k.global_thread_index_x();
+        let block = ptx!(k, "mul.wide.u32", i, 4u32);
+        let w = k.vload::<4, _>(x.at(block).offset(1_500_000_000), Align::Unknown);
+        k.vstore(y.at(block), w, Align::Offset(0));
+        let s = k.shared_array::<F32>("tile", 64, 16);
+        k.vstore(s, w, Align::Aligned);
+        let t = k.vload::<4, _>(s.at(i), Align::Unknown);
+        k.vstore(y.at(i), t, Align::Unknown);
+    })
+    .unwrap();
+    let text = assemble("far", &m);
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    // The line after the one that contains `what`, and that line's destination register.
+    let next = |what: &str| {
+        let at = lines.iter().position(|l| l.contains(what)).unwrap_or_else(|| panic!("no `{what}`:\n{text}"));
+        let dst = lines[at].split([' ', ',']).nth(1).unwrap().to_string();
+        (lines[at + 1], dst)
+    };
+    // A 64-bit register index: scaled in 64 bits, the vector access at the result.
+    let (scale, _) = next("mov.u64 %rd5, 5000000000;");
+    assert!(scale.starts_with("mad.lo.u64 %rd6, %rd5, 4, "), "{text}");
+    let (load, _) = next(scale);
+    assert!(load.starts_with("ld.global.v4.f32 ") && load.ends_with("[%rd6];"), "{text}");
+    // A constant index: 20,000,000,000 bytes added in a 64-bit register.
+    let (store, dst) = next(", 20000000000;");
+    assert!(store.starts_with(&format!("st.global.v4.f32 [{dst}], ")), "{text}");
+    // A widened block index and a constant offset past 2^32 bytes; the run-time test reads
+    // the low bits of the 64-bit address.
+    let (scale, block) = next("mul.wide.u32 ");
+    assert!(scale.starts_with(&format!("mad.lo.u64 %rd9, {block}, 4, ")), "{text}");
+    let (test, dst) = next(", 6000000000;");
+    assert_eq!(test, format!("cvt.u32.u64 %r13, {dst};"), "{text}");
+    // No index is multiplied in 32 bits, except into the shared window's 32-bit addresses.
+    assert!(!text.contains("mul.lo.u32"), "{text}");
+    assert!(lines.iter().filter(|l| l.starts_with("mad.lo.u32")).all(|l| l.ends_with("%r7, %r6, %r5;") || l.ends_with("%r20;")), "{text}");
+    assert!(text.contains("mov.u32 %r20, tile;") && text.contains("st.shared.v4.f32 [tile], "), "{text}");
 }
 
 fn ordering_table_covers_every_combination_once() {
@@ -96,21 +148,23 @@ fn ordering_table_covers_every_combination_once() {
         let scoped = *s != "NoScope";
         assert_eq!(scoped, !["Weak", "Volatile"].contains(o), "{o} {s}");
     }
-    assert_eq!(order::TABLE.len(), 2 + 5 * 4);
+    // A weak access is `k.ld`/`k.st`, not a row: one spelling per instruction.
+    assert!(order::TABLE.iter().all(|(o, ..)| *o != "Weak"));
+    assert_eq!(order::TABLE.len(), 1 + 5 * 4);
     let mut m = Module::new(Target::SM_90);
     m.kernel("orders", |k, (x,): (GlobalPtr<U32>,)| {
-        let a = k.load(Acquire, Cluster, x.offset(0));
-        let b = k.load(Volatile, NoScope, x.offset(1));
-        let c = k.load(Relaxed, Sys, x.offset(2));
-        k.store(Release, Cta, x.offset(3), a);
-        k.store(Relaxed, Gpu, x.offset(4), b);
-        k.store(Weak, NoScope, x.offset(5), c);
+        let a = k.ld_ordered(Acquire, Cluster, x.offset(0));
+        let b = k.ld_ordered(Volatile, NoScope, x.offset(1));
+        let c = k.ld_ordered(Relaxed, Sys, x.offset(2));
+        k.st_ordered(Release, Cta, x.offset(3), a);
+        k.st_ordered(Relaxed, Gpu, x.offset(4), b);
+        k.st(x.offset(5), c);
         k.fence(AcqRel, Gpu);
         k.fence(Acquire, Cta);
         k.fence(SeqCst, Cluster);
         let s = k.shared_array::<U32>("s", 4, 4);
-        let d = k.load(Acquire, Cta, s.offset(0));
-        k.store(Release, Cta, s.offset(1), d);
+        let d = k.ld_ordered(Acquire, Cta, s.offset(0));
+        k.st_ordered(Release, Cta, s.offset(1), d);
     })
     .unwrap();
     let text = assemble("orders", &m);
@@ -226,6 +280,7 @@ fn main() {
         host!(commutative_warp_reduction_is_the_plain_butterfly),
         host!(access_patterns),
         host!(vload_widths_follow_the_alignment_mode),
+        host!(vload_addresses_past_2_32_elements_are_64_bit),
         host!(ordering_table_covers_every_combination_once),
         host!(warp_and_block_collectives_assemble_for_any_value),
         host!(scans_and_reductions_are_real_loops),

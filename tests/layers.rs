@@ -121,6 +121,35 @@ fn files_of_a_layer_depend_one_way() {
     assert!(cycles.is_empty(), "files that depend on each other:\n{}", cycles.join("\n"));
 }
 
+/// `Kernel`'s own methods are the body's structure, defined by the core and the builder (and
+/// `reg` beside `Reg`); an instruction sequence is a method of an extension trait of its
+/// intrinsics module (ARCHITECTURE.md), so no other layer adds a public inherent method.
+#[test]
+fn kernel_methods_outside_the_builder_are_trait_methods() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut fs = vec![];
+    files(&src, &mut fs);
+    let mut bad = vec![];
+    for f in fs {
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        if rel.starts_with("core/") || rel.starts_with("builder/") || rel == "types/reg.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        let mut inside = false;
+        for (n, line) in text.lines().enumerate() {
+            if line.starts_with("impl Kernel {") {
+                inside = true;
+            } else if line == "}" {
+                inside = false;
+            } else if inside && line.starts_with("    pub fn ") {
+                bad.push(format!("src/{rel}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "public inherent Kernel methods outside the builder (make them a trait's):\n{}", bad.join("\n"));
+}
+
 /// The test binaries on `tests/common/harness.rs` (`harness = false`) run only the tests
 /// they list: a `#[test]` there would compile to nothing and never run.
 #[test]

@@ -19,7 +19,7 @@ mod common;
 
 use ptxkit::intrinsics::mbarrier::Mbarrier;
 use ptxkit::intrinsics::order::{AcqRel, Acquire, Gpu, Release};
-use ptxkit::intrinsics::vector::{Align, Index};
+use ptxkit::intrinsics::vector::Align;
 use ptxkit::intrinsics::warp::{LaneMask, Shfl};
 use ptxkit::ops::m;
 use ptxkit::prelude::*;
@@ -139,10 +139,20 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
         35 => p.u.push(k.ld(p.x.at(c))),
         36 => k.st(p.y.at(a), fb),
         // Vector accesses: aligned, at a known offset, and checked at run time.
-        38 => p.u.extend(k.vload::<4, U32, _>(p.x, a, Index::Rebased, Align::Unknown)),
-        39 => p.f.extend(k.vload::<2, F32, _>(p.y, b, Index::Direct, Align::Aligned)),
-        40 => k.vstore::<4, F32, _>(p.y, a, [fa, fb, fc, fa], Index::Rebased, Align::Offset(r.gen_range(0..4))),
-        41 => p.f.extend(k.vload::<8, F32, _>(p.y, c, Index::Rebased, Align::Offset(r.gen_range(0..8)))),
+        // (Blocks of N elements at `p.at(block * N)`, the product in 64 bits.)
+        38 => {
+            let e = ptx!(k, "mul.wide.u32", a, 4u32);
+            p.u.extend(k.vload::<4, _>(p.x.at(e), Align::Unknown))
+        }
+        39 => p.f.extend(k.vload::<2, _>(p.y.at(b), Align::Aligned)),
+        40 => {
+            let e = ptx!(k, "mul.wide.u32", a, 4u32);
+            k.vstore(p.y.at(e), [fa, fb, fc, fa], Align::Offset(r.gen_range(0..4)))
+        }
+        41 => {
+            let e = ptx!(k, "mul.wide.u32", c, 8u32);
+            p.f.extend(k.vload::<8, _>(p.y.at(e), Align::Offset(r.gen_range(0..8))))
+        }
         // Atomics and reductions.
         42 => {
             let old = ptx!(k, "atom.relaxed.gpu.global.cas.b32", p.x.cast::<B32>().at(a), b.bitcast::<B32>(), c.bitcast::<B32>());
@@ -153,9 +163,9 @@ fn stmt_body(k: &mut Kernel, r: &mut StdRng, p: &mut Pools, depth: u32, f: &F) {
         45 => p.u.push(ptx!(k, "atom.shared.inc.u32", p.sh.at(b), imm)),
         46 => p.f.push(ptx!(k, "atom.global.add.f32", p.y.at(c), fb)),
         // Ordered accesses and fences.
-        47 => p.u.push(k.load(Acquire, Gpu, p.x.at(a))),
+        47 => p.u.push(k.ld_ordered(Acquire, Gpu, p.x.at(a))),
         48 => {
-            k.store(Release, Gpu, p.x.at(b), c);
+            k.st_ordered(Release, Gpu, p.x.at(b), c);
             k.fence(AcqRel, Gpu);
         }
         // Warp and block collectives.

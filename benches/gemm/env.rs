@@ -53,7 +53,7 @@ pub fn agree(
     tol: f64,
 ) -> Result<Result<f64, String>, ptxkit::runtime::RuntimeError> {
     let f = |v: Vec<half::bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
-    let d = ptxkit::runtime::discrepancy(&f(gpu.download(got)?), &f(gpu.download(want)?), tol);
+    let d = ptxkit::runtime::testing::discrepancy(&f(gpu.download(got)?), &f(gpu.download(want)?), tol);
     Ok(if d.wrong > 0 || d.relative.is_nan() || d.relative >= tol {
         Err(format!("WRONG ({} elements, first {:?}), rel. error {:.1e}", d.wrong, d.first, d.relative))
     } else {

@@ -40,8 +40,8 @@ pub fn check_and_time(
     ) -> Result<(), ptxkit::runtime::RuntimeError>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     use half::bf16;
-    use ptxkit::runtime::testing::{normal_bf16, poisoned};
-    use ptxkit::runtime::{discrepancy, median, Cublas};
+    use ptxkit::runtime::testing::{discrepancy, median, normal_bf16, poisoned};
+    use ptxkit::runtime::Cublas;
 
     let (m, n, k) = (4096u32, 4096u32, 4096u32);
     let blas = Cublas::new(gpu)?;

@@ -29,7 +29,8 @@ fn tables_or_err() -> Result<&'static Tables, TokenStream> {
 }
 
 /// Declares the token types the tables use: `opcodes` (`ops::op`), `modifiers` (`ops::m`),
-/// `variants` (`ops::v`) or `legal` (`ops::legal`).
+/// `variants` (`ops::v`) or `legal` (`ops::legal`). For ptxkit's own use.
+#[doc(hidden)]
 #[proc_macro]
 pub fn define_tokens(input: TokenStream) -> TokenStream {
     let t = match tables_or_err() {
@@ -43,7 +44,8 @@ pub fn define_tokens(input: TokenStream) -> TokenStream {
 }
 
 /// `families!()`: a module per family table (its documentation from the table's header and
-/// the selection impls of its `select` rows), and `FAMILY_NAMES`.
+/// the selection impls of its `select` rows), and `FAMILY_NAMES`. For ptxkit's own use.
+#[doc(hidden)]
 #[proc_macro]
 pub fn families(_: TokenStream) -> TokenStream {
     match tables_or_err() {
@@ -53,6 +55,8 @@ pub fn families(_: TokenStream) -> TokenStream {
 }
 
 /// The data-type tokens the macros know, as `&[&str]` (checked against `ptxkit::types`).
+/// For ptxkit's own use.
+#[doc(hidden)]
 #[proc_macro]
 pub fn dtype_tokens(_: TokenStream) -> TokenStream {
     let l = vocab::DTYPES;
@@ -98,7 +102,8 @@ fn string_lit(t: Option<TokenTree>, what: &str) -> Result<(String, Span), (Span,
 
 /// `mods!("ld.acquire.gpu")`: the modifier types of a chain's parts after its opcode,
 /// `(m::Acquire, m::Gpu)`, for code that composes chains from typed pieces (the ordering
-/// table of the intrinsics).
+/// table of the intrinsics). For ptxkit's own use.
+#[doc(hidden)]
 #[proc_macro]
 pub fn mods(input: TokenStream) -> TokenStream {
     let (text, span) = match string_lit(TS::from(input).into_iter().next(), "mods!: the argument") {

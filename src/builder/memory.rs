@@ -1,14 +1,11 @@
-//! Memory: shared, local and dynamic shared arrays; `ld`/`st` with the space and type taken
-//! from the address; thread indices.
+//! Memory declarations: shared, local and dynamic shared arrays.
 
 use crate::core::module::DYN_SMEM;
 use crate::core::names::intern;
 use crate::core::{check_ident, Error, Kernel};
-use crate::ops::access::{Load, Store};
-use crate::ops::{m, Operand};
-use crate::ptx;
-use crate::regs::{elem_bytes, sreg, Address, Ptr};
-use crate::types::{DataType, Reg, U32};
+use crate::ops::m;
+use crate::regs::{elem_bytes, Ptr};
+use crate::types::DataType;
 
 impl Kernel {
     fn declare_array<T: DataType>(&mut self, space: &str, name: &str, len: u32, align: u32) -> u32 {
@@ -74,34 +71,5 @@ impl Kernel {
             self.dyn_smem = Some(self.dyn_smem.unwrap_or(16).max(align));
         }
         Ptr::from_sym(intern(DYN_SMEM), self.module)
-    }
-
-    /// `ld{.space}.type d, [addr]`, with the space and type taken from the address
-    /// (8-bit types load into their 16-bit register; f16/bf16 and packed types as `.bN`).
-    /// Generic code bounds the element type by [`Load`]: `T: Load<(), m::Global>`.
-    pub fn ld<A: Address>(&mut self, addr: A) -> Reg<A::Elem>
-    where
-        A::Elem: Load<(), A::Space>,
-    {
-        let d: Reg<A::Elem> = self.reg();
-        <A::Elem as Load<(), A::Space>>::emit_ld(self, None, d.retype(), addr);
-        d
-    }
-
-    /// `st{.space}.type [addr], v`, with the space and type taken from the address.
-    /// Generic code bounds the element type by [`Store`]: `T: Store<(), m::Global>`.
-    pub fn st<A: Address>(&mut self, addr: A, v: impl Operand<<A::Elem as crate::ops::access::MemType>::Mem>)
-    where
-        A::Elem: Store<(), A::Space>,
-    {
-        <A::Elem as Store<(), A::Space>>::emit_st(self, None, addr, v);
-    }
-
-    /// `%ctaid.x * %ntid.x + %tid.x`
-    pub fn global_thread_index_x(&mut self) -> Reg<U32> {
-        let tid = ptx!(self, "mov.u32", sreg::TID_X);
-        let ntid = ptx!(self, "mov.u32", sreg::NTID_X);
-        let ctaid = ptx!(self, "mov.u32", sreg::CTAID_X);
-        ptx!(self, "mad.lo.u32", ctaid, ntid, tid)
     }
 }

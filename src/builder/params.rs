@@ -42,7 +42,9 @@ impl<T: ScalarParam + Load<(), m::Param>> KernelParam for Reg<T> {
     fn declare(k: &mut Kernel, name: &str) -> Self {
         k.params.push(Self::decl(name));
         let p = param::<T>(k, name);
-        k.ld(p)
+        let d: Reg<T> = k.reg();
+        <T as Load<(), m::Param>>::emit_ld(k, None, d.retype(), p);
+        d
     }
 }
 

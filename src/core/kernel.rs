@@ -113,33 +113,45 @@ pub(crate) fn branch_target_count_ok(k: &mut Kernel, n: usize) -> bool {
 /// # Ok::<(), ptxkit::Error>(())
 /// ```
 ///
-/// The methods, by what they do:
+/// Its own methods are the body's structure; instruction sequences are methods of extension
+/// traits, one per module of [`intrinsics`](crate::intrinsics), implemented for `Kernel` only
+/// and in scope with `use ptxkit::prelude::*`.
 ///
-/// - **Control flow**: [`label`](Self::label), [`place`](Self::place), [`bra`](Self::bra),
+/// - **Control flow**: [`label`](Self::label), [`named_label`](Self::named_label),
+///   [`place`](Self::place), [`bra`](Self::bra),
 ///   [`bra_if`](Self::bra_if), [`if_`](Self::if_), [`if_else`](Self::if_else),
 ///   [`while_`](Self::while_), [`for_range`](Self::for_range), [`loop_`](Self::loop_),
-///   [`switch_`](Self::switch_), [`guarded`](Self::guarded) (every instruction of a scope under
-///   a predicate), [`ret`](Self::ret).
-/// - **Registers and values**: [`reg`](Self::reg), [`assign`](Self::assign),
-///   [`zeroed_acc`](Self::zeroed_acc), [`global_thread_index_x`](Self::global_thread_index_x),
-///   [`lane_id`](Self::lane_id), [`warp_size`](Self::warp_size).
-/// - **Memory**: [`ld`](Self::ld) and [`st`](Self::st) (weak, any state space),
-///   [`load`](Self::load), [`store`](Self::store) and [`fence`](Self::fence) (with an ordering
-///   and a scope), [`vload`](Self::vload)/[`vstore`](Self::vstore) (vectors),
-///   [`shared_array`](Self::shared_array), [`local_array`](Self::local_array),
-///   [`dynamic_shared`](Self::dynamic_shared), [`alloca`](Self::alloca).
-/// - **Warp and block collectives**: [`shfl`](Self::shfl), [`warp_reduce`](Self::warp_reduce),
-///   [`warp_scan`](Self::warp_scan), [`vote_all`](Self::vote_all), [`ballot`](Self::ballot),
-///   [`block_reduce`](Self::block_reduce), [`block_scan`](Self::block_scan).
-/// - **Asynchronous pipelines**: [`mbarriers`](Self::mbarriers) (bounded waits, rings of
-///   stages), [`gmma_desc`](Self::gmma_desc) and [`tcgen05_desc`](Self::tcgen05_desc)
-///   (shared-memory matrix descriptors), [`cluster_sync`](Self::cluster_sync).
+///   [`switch_`](Self::switch_), [`branch_targets`](Self::branch_targets),
+///   [`guarded`](Self::guarded) (every instruction of a scope under a predicate),
+///   [`ret`](Self::ret).
+/// - **Declarations**: [`reg`](Self::reg), [`assign`](Self::assign),
+///   [`zeroed_acc`](Self::zeroed_acc), [`shared_array`](Self::shared_array),
+///   [`local_array`](Self::local_array), [`dynamic_shared`](Self::dynamic_shared) and
+///   [`dynamic_shared_aligned`](Self::dynamic_shared_aligned),
+///   [`alloca`](Self::alloca) and [`stack_frame`](Self::stack_frame).
 /// - **Directives**: [`maxntid`](Self::maxntid), [`reqntid`](Self::reqntid),
 ///   [`minnctapersm`](Self::minnctapersm), [`maxnreg`](Self::maxnreg),
-///   [`reqnctapercluster`](Self::reqnctapercluster).
+///   [`reqnctapercluster`](Self::reqnctapercluster), [`explicitcluster`](Self::explicitcluster),
+///   [`maxclusterrank`](Self::maxclusterrank).
 /// - **Calls**: [`call`](Self::call), [`call_uni`](Self::call_uni),
-///   [`call_indirect`](Self::call_indirect) of the module's device functions.
+///   [`call_indirect`](Self::call_indirect) of the module's device functions, and
+///   [`func_addr`](Self::func_addr).
 /// - **Text**: [`comment`](Self::comment), [`raw`](Self::raw) (an unchecked line).
+///
+/// The extension traits:
+///
+/// - [`MemoryOps`](crate::intrinsics::order::MemoryOps): `ld` and `st` (weak, any state
+///   space), `ld_ordered`, `st_ordered` and `fence` (with an ordering and a scope).
+/// - [`VectorOps`](crate::intrinsics::vector::VectorOps): `vload`/`vstore` (vectors).
+/// - [`ThreadIndex`](crate::intrinsics::thread::ThreadIndex): `global_thread_index_x`,
+///   `thread_rank`, `lane_id`, `warp_size`.
+/// - [`WarpOps`](crate::intrinsics::warp::WarpOps): `shfl`, `warp_reduce`, `warp_scan`,
+///   `vote_all`, `ballot`, ...
+/// - [`BlockOps`](crate::intrinsics::block::BlockOps): `block_reduce`, `block_scan`, ...
+/// - [`BarrierOps`](crate::intrinsics::mbarrier::BarrierOps): `mbarriers` (bounded waits,
+///   rings of stages), `init_barriers`, `cluster_sync`, `map_shared`.
+/// - [`DescriptorOps`](crate::intrinsics::gmma::DescriptorOps): `gmma_desc` and
+///   `tcgen05_desc` (shared-memory matrix descriptors).
 pub struct Kernel {
     pub(crate) id: u32,
     pub(crate) module: u32,

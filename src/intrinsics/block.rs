@@ -17,7 +17,10 @@
 //! assert!(m.to_ptx().unwrap().contains("bar.sync 0;"));
 //! ```
 
-use super::warp::{LaneMask, Shfl};
+use super::order::MemoryOps;
+use super::sealed::Sealed;
+use super::thread::ThreadIndex;
+use super::warp::{reduce_lanes, LaneMask, Shfl, WarpOps};
 use super::{from_words, select, words, Count, Value, WarpMultiple};
 use crate::builder::Kernel;
 use crate::ptx;
@@ -30,103 +33,73 @@ struct Shape {
     nwarps: u32,
 }
 
-impl Kernel {
-    fn block_shape(&mut self, block: u32) -> Shape {
-        let t = self.thread_rank();
-        let warp = ptx!(self, "shr.u32", t, 5u32);
-        let lane = ptx!(self, "and.b32", t.bitcast::<B32>(), 31u32).bitcast::<U32>();
-        Shape { warp, lane, nwarps: block / 32 }
-    }
-
-    fn scratch(&mut self, words: u32) -> SharedPtr<B32> {
-        let name = self.fresh_name("__ptxkit_scratch");
-        self.shared_array::<B32>(&name, words.max(1), 4)
-    }
-
-    /// Stores `v`'s words at `slot` of `s` (slot-major: word `j` of slot `i` at `i*W + j`).
-    fn put<V: Value>(&mut self, s: SharedPtr<B32>, slot: Reg<U32>, v: V) {
-        let ws = words(self, v);
-        let base = ptx!(self, "mul.lo.u32", slot, ws.len() as u32);
-        for (j, w) in ws.into_iter().enumerate() {
-            let at = ptx!(self, "add.u32", base, j as u32);
-            self.st(s.at(at), w);
-        }
-    }
-
-    fn get<V: Value>(&mut self, s: SharedPtr<B32>, slot: Reg<U32>) -> V {
-        let n = V::words_len() as u32;
-        let base = ptx!(self, "mul.lo.u32", slot, n);
-        let ws: Vec<Reg<B32>> = (0..n)
-            .map(|j| {
-                let at = ptx!(self, "add.u32", base, j);
-                self.ld(s.at(at))
-            })
-            .collect();
-        from_words(self, &ws)
-    }
-
+/// Block collectives: reductions and scans over the threads of a block, as [`Kernel`]
+/// methods (in scope with `use ptxkit::prelude::*`).
+pub trait BlockOps: Sealed {
     /// Reduction over the `BLOCK` threads of the block, in thread order; every thread gets
     /// the result.
-    pub fn block_reduce<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
+    fn block_reduce<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
     where
-        Count<BLOCK>: WarpMultiple,
-    {
-        self.reduce_block(BLOCK as u32, v, op, false)
-    }
+        Count<BLOCK>: WarpMultiple;
 
-    /// [`block_reduce`](Kernel::block_reduce) for an operator that commutes: each warp
-    /// reduces with [`warp_reduce_commutative`](Kernel::warp_reduce_commutative).
-    pub fn block_reduce_commutative<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
+    /// [`block_reduce`](BlockOps::block_reduce) for an operator that commutes: each warp
+    /// reduces with [`warp_reduce_commutative`](super::warp::WarpOps::warp_reduce_commutative).
+    fn block_reduce_commutative<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
     where
-        Count<BLOCK>: WarpMultiple,
-    {
-        self.reduce_block(BLOCK as u32, v, op, true)
-    }
-
-    fn reduce_block<V: Value>(&mut self, block: u32, v: V, mut op: impl FnMut(&mut Kernel, V, V) -> V, commutative: bool) -> V {
-        let sh = self.block_shape(block);
-        let part = self.reduce_lanes(v, LaneMask::FULL, &mut op, commutative);
-        if sh.nwarps == 1 {
-            return part;
-        }
-        let s = self.scratch(sh.nwarps * V::words_len() as u32);
-        let first = ptx!(self, "setp.eq.u32", sh.lane, 0u32);
-        self.if_(first, |k| k.put(s, sh.warp, part));
-        ptx!(self, "bar.sync", 0u32);
-        // Every warp scans the warp totals across all its lanes (lanes past the last warp
-        // repeat its total; an inclusive scan never looks up, so they change nothing below)
-        // and takes the scan at the last warp: the block's combination, in order.
-        let t = self.clamped_total::<V>(s, &sh);
-        let r = self.warp_scan(t, LaneMask::FULL, &mut op);
-        self.shfl(Shfl::Idx, r, sh.nwarps - 1, LaneMask::FULL)
-    }
-
-    /// The total of warp `min(lane, nwarps - 1)` from the scratch.
-    fn clamped_total<V: Value>(&mut self, s: SharedPtr<B32>, sh: &Shape) -> V {
-        let beyond = ptx!(self, "setp.ge.u32", sh.lane, sh.nwarps);
-        let idx = ptx!(self, "selp.u32", sh.nwarps - 1, sh.lane, beyond);
-        self.get(s, idx)
-    }
+        Count<BLOCK>: WarpMultiple;
 
     /// Inclusive scan over the `BLOCK` threads of the block in thread order.
-    pub fn block_scan<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
+    fn block_scan<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
+    where
+        Count<BLOCK>: WarpMultiple;
+
+    /// Exclusive scan over the `BLOCK` threads of the block: thread 0 gets `identity`.
+    fn block_scan_exclusive<const BLOCK: usize, V: Value>(&mut self, v: V, identity: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
+    where
+        Count<BLOCK>: WarpMultiple;
+
+    /// [`block_scan_exclusive`](BlockOps::block_scan_exclusive), and the combination of the
+    /// whole block in every thread (one pass, no separate reduction).
+    fn block_scan_exclusive_with_total<const BLOCK: usize, V: Value>(
+        &mut self,
+        v: V,
+        identity: V,
+        op: impl FnMut(&mut Kernel, V, V) -> V,
+    ) -> (V, V)
+    where
+        Count<BLOCK>: WarpMultiple;
+}
+
+impl BlockOps for Kernel {
+    fn block_reduce<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
     where
         Count<BLOCK>: WarpMultiple,
     {
-        self.block_scan_parts::<V>(BLOCK as u32, v, op).0
+        reduce_block(self, BLOCK as u32, v, op, false)
     }
 
-    /// Exclusive scan over the `BLOCK` threads of the block: thread 0 gets `identity`.
-    pub fn block_scan_exclusive<const BLOCK: usize, V: Value>(&mut self, v: V, identity: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
+    fn block_reduce_commutative<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
+    where
+        Count<BLOCK>: WarpMultiple,
+    {
+        reduce_block(self, BLOCK as u32, v, op, true)
+    }
+
+    fn block_scan<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
+    where
+        Count<BLOCK>: WarpMultiple,
+    {
+        block_scan_parts::<V>(self, BLOCK as u32, v, op).0
+    }
+
+    fn block_scan_exclusive<const BLOCK: usize, V: Value>(&mut self, v: V, identity: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
     where
         Count<BLOCK>: WarpMultiple,
     {
         self.block_scan_exclusive_with_total::<BLOCK, V>(v, identity, op).0
     }
 
-    /// [`block_scan_exclusive`](Kernel::block_scan_exclusive), and the combination of the
-    /// whole block in every thread (one pass, no separate reduction).
-    pub fn block_scan_exclusive_with_total<const BLOCK: usize, V: Value>(
+    fn block_scan_exclusive_with_total<const BLOCK: usize, V: Value>(
         &mut self,
         v: V,
         identity: V,
@@ -135,7 +108,7 @@ impl Kernel {
     where
         Count<BLOCK>: WarpMultiple,
     {
-        let (inc, prefix, total) = self.block_scan_parts::<V>(BLOCK as u32, v, op);
+        let (inc, prefix, total) = block_scan_parts::<V>(self, BLOCK as u32, v, op);
         let one: Reg<U32> = ptx!(self, "mov.u32", 1u32);
         let (up, in_warp) = self.shfl_checked(Shfl::Up, inc, one, LaneMask::FULL);
         // Lane 0 of warp w takes the total of warps before it (identity for warp 0).
@@ -145,36 +118,95 @@ impl Kernel {
         };
         (select(self, in_warp, up, lead), total)
     }
+}
 
-    /// The inclusive scan, (for blocks of several warps) the combined total of the warps
-    /// before this thread's warp with whether there are any, and the block's total.
-    fn block_scan_parts<V: Value>(
-        &mut self,
-        block: u32,
-        v: V,
-        mut op: impl FnMut(&mut Kernel, V, V) -> V,
-    ) -> (V, Option<(V, Reg<Pred>)>, V) {
-        let sh = self.block_shape(block);
-        let inc = self.warp_scan(v, LaneMask::FULL, &mut op);
-        if sh.nwarps == 1 {
-            let total = self.shfl(Shfl::Idx, inc, 31u32, LaneMask::FULL);
-            return (inc, None, total);
-        }
-        let s = self.scratch(sh.nwarps * V::words_len() as u32);
-        let last = ptx!(self, "setp.eq.u32", sh.lane, 31u32);
-        self.if_(last, |k| k.put(s, sh.warp, inc));
-        ptx!(self, "bar.sync", 0u32);
-        // Every warp scans the warp totals across all its lanes (see block_reduce).
-        let t = self.clamped_total::<V>(s, &sh);
-        let totals = self.warp_scan(t, LaneMask::FULL, &mut op);
-        // The prefix of warp w is the scanned total of warp w - 1.
-        let has_prefix = ptx!(self, "setp.ne.u32", sh.warp, 0u32);
-        let wm1 = ptx!(self, "sub.u32", sh.warp, 1u32);
-        let src = ptx!(self, "selp.u32", wm1, 0u32, has_prefix);
-        let prefix = self.shfl(Shfl::Idx, totals, src, LaneMask::FULL);
-        let with = op(self, prefix, inc);
-        let out = select(self, has_prefix, with, inc);
-        let total = self.shfl(Shfl::Idx, totals, sh.nwarps - 1, LaneMask::FULL);
-        (out, Some((prefix, has_prefix)), total)
+fn block_shape(k: &mut Kernel, block: u32) -> Shape {
+    let t = k.thread_rank();
+    let warp = ptx!(k, "shr.u32", t, 5u32);
+    let lane = ptx!(k, "and.b32", t.bitcast::<B32>(), 31u32).bitcast::<U32>();
+    Shape { warp, lane, nwarps: block / 32 }
+}
+
+fn scratch(k: &mut Kernel, words: u32) -> SharedPtr<B32> {
+    let name = k.fresh_name("__ptxkit_scratch");
+    k.shared_array::<B32>(&name, words.max(1), 4)
+}
+
+/// Stores `v`'s words at `slot` of `s` (slot-major: word `j` of slot `i` at `i*W + j`).
+fn put<V: Value>(k: &mut Kernel, s: SharedPtr<B32>, slot: Reg<U32>, v: V) {
+    let ws = words(k, v);
+    let base = ptx!(k, "mul.lo.u32", slot, ws.len() as u32);
+    for (j, w) in ws.into_iter().enumerate() {
+        let at = ptx!(k, "add.u32", base, j as u32);
+        k.st(s.at(at), w);
     }
+}
+
+fn get<V: Value>(k: &mut Kernel, s: SharedPtr<B32>, slot: Reg<U32>) -> V {
+    let n = V::words_len() as u32;
+    let base = ptx!(k, "mul.lo.u32", slot, n);
+    let ws: Vec<Reg<B32>> = (0..n)
+        .map(|j| {
+            let at = ptx!(k, "add.u32", base, j);
+            k.ld(s.at(at))
+        })
+        .collect();
+    from_words(k, &ws)
+}
+
+fn reduce_block<V: Value>(k: &mut Kernel, block: u32, v: V, mut op: impl FnMut(&mut Kernel, V, V) -> V, commutative: bool) -> V {
+    let sh = block_shape(k, block);
+    let part = reduce_lanes(k, v, LaneMask::FULL, &mut op, commutative);
+    if sh.nwarps == 1 {
+        return part;
+    }
+    let s = scratch(k, sh.nwarps * V::words_len() as u32);
+    let first = ptx!(k, "setp.eq.u32", sh.lane, 0u32);
+    k.if_(first, |k| put(k, s, sh.warp, part));
+    ptx!(k, "bar.sync", 0u32);
+    // Every warp scans the warp totals across all its lanes (lanes past the last warp
+    // repeat its total; an inclusive scan never looks up, so they change nothing below)
+    // and takes the scan at the last warp: the block's combination, in order.
+    let t = clamped_total::<V>(k, s, &sh);
+    let r = k.warp_scan(t, LaneMask::FULL, &mut op);
+    k.shfl(Shfl::Idx, r, sh.nwarps - 1, LaneMask::FULL)
+}
+
+/// The total of warp `min(lane, nwarps - 1)` from the scratch.
+fn clamped_total<V: Value>(k: &mut Kernel, s: SharedPtr<B32>, sh: &Shape) -> V {
+    let beyond = ptx!(k, "setp.ge.u32", sh.lane, sh.nwarps);
+    let idx = ptx!(k, "selp.u32", sh.nwarps - 1, sh.lane, beyond);
+    get(k, s, idx)
+}
+
+/// The inclusive scan, (for blocks of several warps) the combined total of the warps
+/// before this thread's warp with whether there are any, and the block's total.
+fn block_scan_parts<V: Value>(
+    k: &mut Kernel,
+    block: u32,
+    v: V,
+    mut op: impl FnMut(&mut Kernel, V, V) -> V,
+) -> (V, Option<(V, Reg<Pred>)>, V) {
+    let sh = block_shape(k, block);
+    let inc = k.warp_scan(v, LaneMask::FULL, &mut op);
+    if sh.nwarps == 1 {
+        let total = k.shfl(Shfl::Idx, inc, 31u32, LaneMask::FULL);
+        return (inc, None, total);
+    }
+    let s = scratch(k, sh.nwarps * V::words_len() as u32);
+    let last = ptx!(k, "setp.eq.u32", sh.lane, 31u32);
+    k.if_(last, |k| put(k, s, sh.warp, inc));
+    ptx!(k, "bar.sync", 0u32);
+    // Every warp scans the warp totals across all its lanes (see block_reduce).
+    let t = clamped_total::<V>(k, s, &sh);
+    let totals = k.warp_scan(t, LaneMask::FULL, &mut op);
+    // The prefix of warp w is the scanned total of warp w - 1.
+    let has_prefix = ptx!(k, "setp.ne.u32", sh.warp, 0u32);
+    let wm1 = ptx!(k, "sub.u32", sh.warp, 1u32);
+    let src = ptx!(k, "selp.u32", wm1, 0u32, has_prefix);
+    let prefix = k.shfl(Shfl::Idx, totals, src, LaneMask::FULL);
+    let with = op(k, prefix, inc);
+    let out = select(k, has_prefix, with, inc);
+    let total = k.shfl(Shfl::Idx, totals, sh.nwarps - 1, LaneMask::FULL);
+    (out, Some((prefix, has_prefix)), total)
 }

@@ -2,13 +2,13 @@
 //! out by a [`TileLayout`], and the descriptor of its k-th K-slice.
 //!
 //! The layout fixes everything in the descriptor but the start address, which is known
-//! only when the kernel runs: [`Kernel::gmma_desc`] (wgmma) and [`Kernel::tcgen05_desc`]
+//! only when the kernel runs: [`DescriptorOps::gmma_desc`] (wgmma) and [`DescriptorOps::tcgen05_desc`]
 //! (tcgen05.mma, whose descriptor differs in its version, LBO-mode and layout bits) or
 //! `(addr & 0x3FFFF) >> 4` into the rest, baked in as an immediate. The tile must start at
 //! an address aligned to [`TileLayout::base_alignment`] (1024 bytes for a 128B swizzle): a
 //! shared array or the dynamic shared memory declared with that alignment is. Both
 //! descriptors keep the start address in bits 0–13, so one K step serves both
-//! ([`Kernel::gmma_desc_k`], [`Kernel::tcgen05_desc_k`]).
+//! ([`DescriptorOps::gmma_desc_k`], [`DescriptorOps::tcgen05_desc_k`]).
 //!
 //! ```
 //! use ptxkit::descriptors::{ElemBytes, Major, Swizzle, TileLayout};
@@ -43,6 +43,7 @@
 //! # Ok::<(), ptxkit::descriptors::DescError>(())
 //! ```
 
+use super::sealed::Sealed;
 use crate::builder::Kernel;
 use crate::descriptors::TileLayout;
 use crate::ops::{m, InWindow, StateSpace};
@@ -50,9 +51,35 @@ use crate::ptx;
 use crate::regs::Ptr;
 use crate::types::{DataType, Gdesc, Reg, U32};
 
-impl Kernel {
+/// Shared-memory matrix descriptors of wgmma and tcgen05.mma operands, as [`Kernel`] methods
+/// (in scope with `use ptxkit::prelude::*`).
+pub trait DescriptorOps: Sealed {
     /// The descriptor of the tile `layout` describes, starting at `tile`.
-    pub fn gmma_desc<S, T>(&mut self, layout: &TileLayout, tile: Ptr<S, T>) -> Reg<Gdesc>
+    fn gmma_desc<S, T>(&mut self, layout: &TileLayout, tile: Ptr<S, T>) -> Reg<Gdesc>
+    where
+        S: StateSpace<AddrT = U32> + InWindow<m::SharedCta>,
+        T: DataType;
+
+    /// The descriptor of the `k`-th K-slice (what one wgmma consumes) of the tile whose
+    /// descriptor is `desc`: its start address moved on by `layout.k_step_offset(k)`.
+    fn gmma_desc_k(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32) -> Reg<Gdesc>;
+
+    /// The tcgen05.mma shared-memory descriptor ([`TileLayout::tcgen05_desc`]) of the tile
+    /// `layout` describes, starting at `tile` (base offset 0: the tile must start on its
+    /// swizzle pattern's boundary).
+    fn tcgen05_desc<S, T>(&mut self, layout: &TileLayout, tile: Ptr<S, T>) -> Reg<Gdesc>
+    where
+        S: StateSpace<AddrT = U32> + InWindow<m::SharedCta>,
+        T: DataType;
+
+    /// The tcgen05 descriptor of the `k`-th K-slice (what one dense `tcgen05.mma` reads: 32
+    /// bytes of each row) of the tile whose descriptor is `desc`, as
+    /// [`TileLayout::tcgen05_k_desc`] computes it on the host.
+    fn tcgen05_desc_k(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32) -> Reg<Gdesc>;
+}
+
+impl DescriptorOps for Kernel {
+    fn gmma_desc<S, T>(&mut self, layout: &TileLayout, tile: Ptr<S, T>) -> Reg<Gdesc>
     where
         S: StateSpace<AddrT = U32> + InWindow<m::SharedCta>,
         T: DataType,
@@ -64,19 +91,14 @@ impl Kernel {
                 0
             }
         };
-        self.desc_at(base, tile)
+        desc_at(self, base, tile)
     }
 
-    /// The descriptor of the `k`-th K-slice (what one wgmma consumes) of the tile whose
-    /// descriptor is `desc`: its start address moved on by `layout.k_step_offset(k)`.
-    pub fn gmma_desc_k(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32) -> Reg<Gdesc> {
-        self.desc_step(desc, layout, k, "wgmma")
+    fn gmma_desc_k(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32) -> Reg<Gdesc> {
+        desc_step(self, desc, layout, k, "wgmma")
     }
 
-    /// The tcgen05.mma shared-memory descriptor ([`TileLayout::tcgen05_desc`]) of the tile
-    /// `layout` describes, starting at `tile` (base offset 0: the tile must start on its
-    /// swizzle pattern's boundary).
-    pub fn tcgen05_desc<S, T>(&mut self, layout: &TileLayout, tile: Ptr<S, T>) -> Reg<Gdesc>
+    fn tcgen05_desc<S, T>(&mut self, layout: &TileLayout, tile: Ptr<S, T>) -> Reg<Gdesc>
     where
         S: StateSpace<AddrT = U32> + InWindow<m::SharedCta>,
         T: DataType,
@@ -88,37 +110,35 @@ impl Kernel {
                 0
             }
         };
-        self.desc_at(base, tile)
+        desc_at(self, base, tile)
     }
 
-    /// The tcgen05 descriptor of the `k`-th K-slice (what one dense `tcgen05.mma` reads: 32
-    /// bytes of each row) of the tile whose descriptor is `desc`, as
-    /// [`TileLayout::tcgen05_k_desc`] computes it on the host.
-    pub fn tcgen05_desc_k(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32) -> Reg<Gdesc> {
-        self.desc_step(desc, layout, k, "tcgen05")
+    fn tcgen05_desc_k(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32) -> Reg<Gdesc> {
+        desc_step(self, desc, layout, k, "tcgen05")
     }
+}
 
-    /// `base | (addr(tile) & 0x3FFFF) >> 4`.
-    fn desc_at<S, T>(&mut self, base: u64, tile: Ptr<S, T>) -> Reg<Gdesc>
-    where
-        S: StateSpace<AddrT = U32> + InWindow<m::SharedCta>,
-        T: DataType,
-    {
-        let addr = tile.addr(self);
-        let window = ptx!(self, "and.b32", addr, 0x3_FFFFu32);
-        let field = ptx!(self, "shr.u32", window, 4u32);
-        let wide = ptx!(self, "cvt.u64.u32", field);
-        ptx!(self, "or.b64", wide, base).bitcast()
-    }
+/// `base | (addr(tile) & 0x3FFFF) >> 4`.
+fn desc_at<S, T>(k: &mut Kernel, base: u64, tile: Ptr<S, T>) -> Reg<Gdesc>
+where
+    S: StateSpace<AddrT = U32> + InWindow<m::SharedCta>,
+    T: DataType,
+{
+    let addr = tile.addr(k);
+    let window = ptx!(k, "and.b32", addr, 0x3_FFFFu32);
+    let field = ptx!(k, "shr.u32", window, 4u32);
+    let wide = ptx!(k, "cvt.u64.u32", field);
+    ptx!(k, "or.b64", wide, base).bitcast()
+}
 
-    fn desc_step(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32, what: &str) -> Reg<Gdesc> {
-        match layout.k_step_offset(k) {
-            Ok(0) => desc,
-            Ok(bytes) => ptx!(self, "add.s64", desc.bitcast::<crate::types::S64>(), (bytes >> 4) as i64).bitcast(),
-            Err(e) => {
-                self.invalid(format!("{what} tile: {e}"));
-                desc
-            }
+/// The descriptor `desc` moved on to its `k`-th K-slice.
+fn desc_step(kb: &mut Kernel, desc: Reg<Gdesc>, layout: &TileLayout, k: u32, what: &str) -> Reg<Gdesc> {
+    match layout.k_step_offset(k) {
+        Ok(0) => desc,
+        Ok(bytes) => ptx!(kb, "add.s64", desc.bitcast::<crate::types::S64>(), (bytes >> 4) as i64).bitcast(),
+        Err(e) => {
+            kb.invalid(format!("{what} tile: {e}"));
+            desc
         }
     }
 }

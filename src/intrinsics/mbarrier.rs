@@ -57,6 +57,8 @@
 //! # Ok::<(), ptxkit::Error>(())
 //! ```
 
+use super::sealed::Sealed;
+use super::thread::ThreadIndex;
 use crate::builder::Kernel;
 use crate::ops::{m, Operand, StateSpace};
 use crate::ptx;
@@ -97,7 +99,7 @@ impl Mbarrier {
     /// `mbarrier.init.shared.b64 [bar], count`: a fresh barrier whose phases complete after
     /// `count` arrivals (1 to 2^20 - 1). One thread initialises, before any other use; the
     /// others may use the barrier once the initialisation is published, which
-    /// [`Kernel::init_barriers`] does.
+    /// [`BarrierOps::init_barriers`] does.
     pub fn init(self, k: &mut Kernel, count: impl Operand<U32>) {
         ptx!(k, "mbarrier.init.shared.b64", self.ptr, count);
     }
@@ -294,12 +296,11 @@ pub enum Publish {
     Cluster,
 }
 
-impl Kernel {
+/// Barrier objects and cluster-wide synchronisation, as [`Kernel`] methods (in scope with
+/// `use ptxkit::prelude::*`).
+pub trait BarrierOps: Sealed {
     /// `len` barriers in a new `.shared` array `name`, 8-byte aligned.
-    pub fn mbarriers(&mut self, name: &str, len: u32) -> Mbarriers {
-        let base = self.shared_array::<B64>(name, len, 8);
-        Mbarriers { base, len }
-    }
+    fn mbarriers(&mut self, name: &str, len: u32) -> Mbarriers;
 
     /// Runs `init` in thread 0 of the CTA only (the flattened thread index), then publishes
     /// the initialisation as `publish` says. Every thread of the CTA (of the cluster, for
@@ -319,7 +320,26 @@ impl Kernel {
     /// assert!(text.contains("barrier.cluster.wait.acquire;"));
     /// # Ok::<(), ptxkit::Error>(())
     /// ```
-    pub fn init_barriers(&mut self, publish: Publish, init: impl FnOnce(&mut Kernel)) {
+    fn init_barriers(&mut self, publish: Publish, init: impl FnOnce(&mut Kernel));
+
+    /// `barrier.cluster.arrive.release` then `barrier.cluster.wait.acquire`: every thread of
+    /// every CTA of the cluster meets here, and their earlier writes (shared memory of any
+    /// CTA of the cluster included) are visible after it (sm_90).
+    fn cluster_sync(&mut self);
+
+    /// The address `ptr` names in the shared memory of CTA `rank` of the cluster
+    /// (`mapa.shared::cluster.u32`; sm_90): a `.shared::cluster` pointer, for
+    /// `st.shared::cluster`, `ld.shared::cluster`, `st.async` and remote barriers.
+    fn map_shared<S: CtaShared, T: crate::types::DataType>(&mut self, ptr: Ptr<S, T>, rank: impl Operand<U32>) -> Ptr<m::SharedCluster, T>;
+}
+
+impl BarrierOps for Kernel {
+    fn mbarriers(&mut self, name: &str, len: u32) -> Mbarriers {
+        let base = self.shared_array::<B64>(name, len, 8);
+        Mbarriers { base, len }
+    }
+
+    fn init_barriers(&mut self, publish: Publish, init: impl FnOnce(&mut Kernel)) {
         let t = self.thread_rank();
         let first = ptx!(self, "setp.eq.u32", t, 0u32);
         self.if_(first, |k| {
@@ -336,22 +356,12 @@ impl Kernel {
         }
     }
 
-    /// `barrier.cluster.arrive.release` then `barrier.cluster.wait.acquire`: every thread of
-    /// every CTA of the cluster meets here, and their earlier writes (shared memory of any
-    /// CTA of the cluster included) are visible after it (sm_90).
-    pub fn cluster_sync(&mut self) {
+    fn cluster_sync(&mut self) {
         ptx!(self, "barrier.cluster.arrive.release");
         ptx!(self, "barrier.cluster.wait.acquire");
     }
 
-    /// The address `ptr` names in the shared memory of CTA `rank` of the cluster
-    /// (`mapa.shared::cluster.u32`; sm_90): a `.shared::cluster` pointer, for
-    /// `st.shared::cluster`, `ld.shared::cluster`, `st.async` and remote barriers.
-    pub fn map_shared<S: CtaShared, T: crate::types::DataType>(
-        &mut self,
-        ptr: Ptr<S, T>,
-        rank: impl Operand<U32>,
-    ) -> Ptr<m::SharedCluster, T> {
+    fn map_shared<S: CtaShared, T: crate::types::DataType>(&mut self, ptr: Ptr<S, T>, rank: impl Operand<U32>) -> Ptr<m::SharedCluster, T> {
         let a = ptr.addr(self);
         let r = ptx!(self, "mapa.shared::cluster.u32", a, rank);
         Ptr::from_reg32(r)
@@ -385,7 +395,7 @@ impl Ring {
         Ring { stages: stages.max(1), full, empty }
     }
 
-    /// Initialises the ring in thread 0 and publishes it ([`Kernel::init_barriers`]): each
+    /// Initialises the ring in thread 0 and publishes it ([`BarrierOps::init_barriers`]): each
     /// full barrier completes after `producers` arrivals, each empty one after `consumers`.
     pub fn init(&self, k: &mut Kernel, producers: u32, consumers: u32, publish: Publish) {
         let (full, empty) = (self.full, self.empty);

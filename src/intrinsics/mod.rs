@@ -1,13 +1,25 @@
 //! Kernel intrinsics built only from typed operations, so what they emit is visible and
-//! checked: vectorised loads and stores ([`vector`]), memory ordering ([`order`]), warp
-//! and block collectives ([`warp`], [`block`]) over any [`Value`], and shared-memory barrier
-//! objects with bounded waits and producer–consumer rings ([`mbarrier`]).
+//! checked: loads, stores and memory ordering ([`order`]), vectorised loads and stores
+//! ([`vector`]), thread indices ([`thread`]), warp and block collectives ([`warp`],
+//! [`block`]) over any [`Value`], shared-memory barrier objects with bounded waits and
+//! producer–consumer rings ([`mbarrier`]), matrix descriptors ([`gmma`]), and the parts of
+//! tensor-core kernels ([`wgmma`], [`tmem`], [`roles`]).
+//!
+//! What a module emits on a kernel is a method of its extension trait of [`Kernel`]:
+//! [`MemoryOps`](order::MemoryOps), [`VectorOps`](vector::VectorOps),
+//! [`ThreadIndex`](thread::ThreadIndex), [`WarpOps`](warp::WarpOps),
+//! [`BlockOps`](block::BlockOps), [`BarrierOps`](mbarrier::BarrierOps) and
+//! [`DescriptorOps`](gmma::DescriptorOps). They are implemented for `Kernel` only (a private
+//! supertrait seals them) and `use ptxkit::prelude::*` brings them all into scope, so
+//! `k.ld(p)` and `k.warp_reduce(..)` read as `Kernel`'s own methods; `Kernel`'s inherent
+//! methods are the body's structure (control flow, declarations, directives, calls).
 
 pub mod block;
 pub mod gmma;
 pub mod mbarrier;
 pub mod order;
 pub mod roles;
+pub mod thread;
 pub mod tmem;
 pub mod vector;
 pub mod warp;
@@ -15,8 +27,15 @@ pub mod wgmma;
 
 use crate::builder::Kernel;
 use crate::ptx;
-use crate::regs::{sreg, Reg};
+use crate::regs::Reg;
 use crate::types::{DataType, Pred, RegClass, B16, B32, B64, U16, U32};
+
+/// The supertrait of the extension traits ([`thread::ThreadIndex`], [`warp::WarpOps`], ...):
+/// it is not nameable outside the crate, so they are implemented for [`Kernel`] only.
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for crate::builder::Kernel {}
+}
 
 /// A value that lives in registers and can cross lanes and shared memory as 32-bit words:
 /// any `Reg<T>` (predicates, 8- to 64-bit types), and tuples and arrays of values, so
@@ -197,21 +216,3 @@ pub trait WarpMultiple {}
 macro_rules! counts { ($tr:ident: $($n:literal)*) => {$(#[diagnostic::do_not_recommend] impl $tr for Count<$n> {})*}; }
 counts!(PowerOfTwo: 1 2 4 8 16 32 64);
 counts!(WarpMultiple: 32 64 96 128 160 192 224 256 288 320 352 384 416 448 480 512 544 576 608 640 672 704 736 768 800 832 864 896 928 960 992 1024);
-
-impl Kernel {
-    /// The warp size (`WARP_SZ`, 32 on NVIDIA GPUs).
-    pub fn warp_size(&mut self) -> Reg<U32> {
-        ptx!(self, "mov.u32", sreg::WARP_SZ)
-    }
-    /// This thread's lane in its warp, from 0 (`%laneid`).
-    pub fn lane_id(&mut self) -> Reg<U32> {
-        ptx!(self, "mov.u32", sreg::LANEID)
-    }
-    /// This thread's index in its block, flattened over x, y and z.
-    pub fn thread_rank(&mut self) -> Reg<U32> {
-        let (tx, ty, tz) = (ptx!(self, "mov.u32", sreg::TID_X), ptx!(self, "mov.u32", sreg::TID_Y), ptx!(self, "mov.u32", sreg::TID_Z));
-        let (nx, ny) = (ptx!(self, "mov.u32", sreg::NTID_X), ptx!(self, "mov.u32", sreg::NTID_Y));
-        let zy = ptx!(self, "mad.lo.u32", tz, ny, ty);
-        ptx!(self, "mad.lo.u32", zy, nx, tx)
-    }
-}

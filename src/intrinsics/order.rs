@@ -1,10 +1,14 @@
-//! Memory ordering: fences and ordered loads and stores, with a scope and an ordering.
+//! Memory access: plain loads and stores ([`ld`](MemoryOps::ld), [`st`](MemoryOps::st)),
+//! and fences and loads and stores with a scope and an ordering
+//! ([`ld_ordered`](MemoryOps::ld_ordered), [`st_ordered`](MemoryOps::st_ordered),
+//! [`fence`](MemoryOps::fence)). Each PTX instruction has one spelling: `ld.global.u32` is
+//! `k.ld(p)`, `ld.acquire.gpu.global.u32` is `k.ld_ordered(Acquire, Gpu, p)`.
 //!
-//! The table below is the whole scope × ordering space as data: one row per (ordering,
-//! scope) that PTX has, and for each the load, store and fence it emits. A combination that
-//! is not in the table (an acquire store, a release load, a relaxed fence, a volatile or weak
-//! access with a scope, an acquire load without one) has no trait impl, so it does not
-//! compile.
+//! The table below is the whole scope × ordering space of the ordered accesses as data: one
+//! row per (ordering, scope) that PTX has, and for each the load, store and fence it emits. A
+//! combination that is not in the table (an acquire store, a release load, a relaxed fence, a
+//! volatile access with a scope, an acquire load without one) has no trait impl, so it does
+//! not compile.
 //!
 //! ```
 //! use ptxkit::prelude::*;
@@ -12,19 +16,33 @@
 //!
 //! let mut m = Module::new(Target::SM_80);
 //! m.kernel("publish", |k, (data, flag): (GlobalPtr<U32>, GlobalPtr<U32>)| {
-//!     k.store(Weak, NoScope, data.offset(0), 42u32);
-//!     k.store(Release, Gpu, flag.offset(0), 1u32);
-//!     let seen = k.load(Acquire, Gpu, flag.offset(0));
+//!     k.st(data.offset(0), 42u32);
+//!     k.st_ordered(Release, Gpu, flag.offset(0), 1u32);
+//!     let seen = k.ld_ordered(Acquire, Gpu, flag.offset(0));
 //!     k.fence(SeqCst, Sys);
 //!     k.st(data.offset(1), seen);
 //! }).unwrap();
 //! let text = m.to_ptx().unwrap();
 //! assert!(text.contains("st.release.gpu.global.u32") && text.contains("ld.acquire.gpu.global.u32"));
-//! assert!(text.contains("fence.sc.sys;"));
+//! assert!(text.contains("st.global.u32") && text.contains("fence.sc.sys;"));
+//! ```
+//!
+//! A weak access is `k.ld`/`k.st` only; the table has no row for it:
+//!
+//! ```compile_fail,E0277
+//! use ptxkit::prelude::*;
+//! use ptxkit::intrinsics::order::*;
+//!
+//! let mut m = Module::new(Target::SM_80);
+//! m.kernel("weak", |k, (data,): (GlobalPtr<U32>,)| {
+//!     let v = k.ld_ordered(Weak, NoScope, data.offset(0)); // error: PTX has no `Weak` load at scope `NoScope`
+//!     k.st(data.offset(1), v);
+//! }).unwrap();
 //! ```
 
+use super::sealed::Sealed;
 use crate::builder::Kernel;
-use crate::ops::access::{Load, Mem, Store};
+use crate::ops::access::{Load, Mem, MemType, Store};
 use crate::ops::{m, Generic, Operand, StateSpace};
 use crate::regs::{Address, Reg};
 
@@ -32,7 +50,10 @@ macro_rules! zst {
     ($($(#[$d:meta])* $n:ident;)*) => {$($(#[$d])* #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)] pub struct $n;)*};
 }
 zst! {
-    /// No ordering guarantee (`.weak`, the default); scope-less.
+    /// No ordering guarantee (`.weak`, the default): the plain access, written
+    /// [`k.ld`](MemoryOps::ld) and [`k.st`](MemoryOps::st). It has no row in the table, so
+    /// it is not an ordering of [`ld_ordered`](MemoryOps::ld_ordered) or
+    /// [`st_ordered`](MemoryOps::st_ordered).
     Weak;
     /// `.volatile`: every access reaches memory; scope-less.
     Volatile;
@@ -46,7 +67,7 @@ zst! {
     AcqRel;
     /// `fence.sc`: sequential consistency.
     SeqCst;
-    /// No scope: for [`Weak`] and [`Volatile`].
+    /// No scope: for [`Volatile`].
     NoScope;
     /// `.cta`: the thread block.
     Cta;
@@ -61,7 +82,7 @@ zst! {
 /// A load with ordering `Self` at scope `S`.
 #[diagnostic::on_unimplemented(
     message = "PTX has no `{Self}` load at scope `{S}`",
-    note = "loads are Weak or Volatile with NoScope, or Relaxed or Acquire with Cta, Cluster, Gpu or Sys"
+    note = "ordered loads are Volatile with NoScope, or Relaxed or Acquire with Cta, Cluster, Gpu or Sys; a weak load is `k.ld(addr)`"
 )]
 pub trait LoadOrder<S> {
     /// The modifiers before the state space (`(m::Acquire, m::Gpu)` for `ld.acquire.gpu`).
@@ -71,7 +92,7 @@ pub trait LoadOrder<S> {
 /// A store with ordering `Self` at scope `S`.
 #[diagnostic::on_unimplemented(
     message = "PTX has no `{Self}` store at scope `{S}`",
-    note = "stores are Weak or Volatile with NoScope, or Relaxed or Release with Cta, Cluster, Gpu or Sys"
+    note = "ordered stores are Volatile with NoScope, or Relaxed or Release with Cta, Cluster, Gpu or Sys; a weak store is `k.st(addr, v)`"
 )]
 pub trait StoreOrder<S> {
     /// The modifiers before the state space.
@@ -133,7 +154,6 @@ macro_rules! table {
 
 table! {
 //  ordering  scope     load                 store                fence
-    Weak      NoScope   "ld"                 "st"                 -;
     Volatile  NoScope   "ld.volatile"        "st.volatile"        -;
     Relaxed   Cta       "ld.relaxed.cta"     "st.relaxed.cta"     -;
     Relaxed   Cluster   "ld.relaxed.cluster" "st.relaxed.cluster" -;
@@ -157,9 +177,59 @@ table! {
     SeqCst    Sys       -                    -                    "fence.sc.sys";
 }
 
-impl Kernel {
+/// Loads, stores and fences, as [`Kernel`] methods (in scope with `use ptxkit::prelude::*`).
+pub trait MemoryOps: Sealed {
+    /// `ld{.space}.type d, [addr]`, with the space and type taken from the address
+    /// (8-bit types load into their 16-bit register; f16/bf16 and packed types as `.bN`).
+    /// Generic code bounds the element type by [`Load`]: `T: Load<(), m::Global>`.
+    ///
+    /// [`m::Global`]: crate::ops::m::Global
+    fn ld<A: Address>(&mut self, addr: A) -> Reg<A::Elem>
+    where
+        A::Elem: Load<(), A::Space>;
+
+    /// `st{.space}.type [addr], v`, with the space and type taken from the address.
+    /// Generic code bounds the element type by [`Store`]: `T: Store<(), m::Global>`.
+    ///
+    /// [`m::Global`]: crate::ops::m::Global
+    fn st<A: Address>(&mut self, addr: A, v: impl Operand<<A::Elem as MemType>::Mem>)
+    where
+        A::Elem: Store<(), A::Space>;
+
     /// A load with an ordering and scope from the table (`ld.acquire.gpu.global.u32`).
-    pub fn load<O: LoadOrder<S>, S, A: Address>(&mut self, _: O, _: S, addr: A) -> Reg<A::Elem>
+    fn ld_ordered<O: LoadOrder<S>, S, A: Address>(&mut self, order: O, scope: S, addr: A) -> Reg<A::Elem>
+    where
+        A::Elem: Load<O::Prefix, A::Space>,
+        A::Space: OrderedSpace;
+
+    /// A store with an ordering and scope from the table (`st.release.gpu.global.u32`).
+    fn st_ordered<O: StoreOrder<S>, S, A: Address>(&mut self, order: O, scope: S, addr: A, v: impl Operand<Mem<A::Elem>>)
+    where
+        A::Elem: Store<O::Prefix, A::Space>,
+        A::Space: OrderedSpace;
+
+    /// A fence with an ordering and scope from the table (`fence.acq_rel.gpu`).
+    fn fence<O: FenceOrder<S>, S>(&mut self, order: O, scope: S);
+}
+
+impl MemoryOps for Kernel {
+    fn ld<A: Address>(&mut self, addr: A) -> Reg<A::Elem>
+    where
+        A::Elem: Load<(), A::Space>,
+    {
+        let d: Reg<A::Elem> = self.reg();
+        <A::Elem as Load<(), A::Space>>::emit_ld(self, None, d.retype(), addr);
+        d
+    }
+
+    fn st<A: Address>(&mut self, addr: A, v: impl Operand<<A::Elem as MemType>::Mem>)
+    where
+        A::Elem: Store<(), A::Space>,
+    {
+        <A::Elem as Store<(), A::Space>>::emit_st(self, None, addr, v);
+    }
+
+    fn ld_ordered<O: LoadOrder<S>, S, A: Address>(&mut self, _: O, _: S, addr: A) -> Reg<A::Elem>
     where
         A::Elem: Load<O::Prefix, A::Space>,
         A::Space: OrderedSpace,
@@ -169,8 +239,7 @@ impl Kernel {
         d
     }
 
-    /// A store with an ordering and scope from the table (`st.release.gpu.global.u32`).
-    pub fn store<O: StoreOrder<S>, S, A: Address>(&mut self, _: O, _: S, addr: A, v: impl Operand<Mem<A::Elem>>)
+    fn st_ordered<O: StoreOrder<S>, S, A: Address>(&mut self, _: O, _: S, addr: A, v: impl Operand<Mem<A::Elem>>)
     where
         A::Elem: Store<O::Prefix, A::Space>,
         A::Space: OrderedSpace,
@@ -178,8 +247,7 @@ impl Kernel {
         <A::Elem as Store<O::Prefix, A::Space>>::emit_st(self, None, addr, v);
     }
 
-    /// A fence with an ordering and scope from the table (`fence.acq_rel.gpu`).
-    pub fn fence<O: FenceOrder<S>, S>(&mut self, _: O, _: S) {
+    fn fence<O: FenceOrder<S>, S>(&mut self, _: O, _: S) {
         O::emit(self);
     }
 }

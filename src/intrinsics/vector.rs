@@ -1,13 +1,20 @@
 //! Vectorised loads and stores: `N` elements (a power of two, checked at compile time) of
-//! any 1-, 2-, 4- or 8-byte type, as an array of registers.
+//! any 1-, 2-, 4- or 8-byte type, as an array of registers, at an address formed as for
+//! [`ld`](super::order::MemoryOps::ld): a pointer, or `p.at(i)` for element `i`.
 //!
-//! - Indexing: [`Index::Rebased`] reads block `idx` (elements `idx*N .. idx*N+N`);
-//!   [`Index::Direct`] reads from element `idx`.
-//! - Alignment of the base pointer: [`Align::Aligned`] (aligned to the `N`-element block:
-//!   rebased accesses are whole vectors, `ld.v2`/`.v4`, at most 16 bytes each);
-//!   [`Align::Offset`]`(a)` (the base sits `a` elements past such a boundary: a static
-//!   pattern of narrower accesses, no branch); [`Align::Unknown`] (a run-time check of the
-//!   address picks one of the patterns). Direct indexing always checks at run time.
+//! The element index of `p.at(i)` is applied in 64 bits for a global, generic, local, const or
+//! param pointer: a `Reg<U32>` index is widened as it is scaled (`mad.wide.u32`), a
+//! `Reg<U64>` one is scaled in 64 bits (`mad.lo.u64`), and a constant one is folded into the
+//! address operand (or added in a 64-bit register past the operand's 32-bit range), so the
+//! `N` elements of block `b` at `p.at(b * N)` never wrap past 2^32 elements as long as the
+//! product `b * N` itself is computed wide enough (`mul.wide.u32`). Shared addresses are
+//! 32-bit.
+//!
+//! What is known of the address's alignment picks the accesses: [`Align::Aligned`] (the
+//! address is a multiple of `N` elements: whole vectors, `ld.v2`/`.v4`, at most 16 bytes
+//! each); [`Align::Offset`]`(a)` (the address is `a < N` elements past such a multiple: a
+//! static pattern of narrower accesses, no branch); [`Align::Unknown`] (a run-time test of
+//! the address picks one of the patterns).
 //!
 //! A pattern covers the `N` elements left to right, each access the widest vector that the
 //! position's alignment allows: a block of 4 `f32` one element past alignment loads as
@@ -15,43 +22,44 @@
 //!
 //! ```
 //! use ptxkit::prelude::*;
-//! use ptxkit::intrinsics::vector::{Align, Index};
+//! use ptxkit::intrinsics::vector::Align;
 //!
 //! let mut m = Module::new(Target::SM_80);
 //! m.kernel("v", |k, (x, y): (GlobalPtr<F32>, GlobalPtr<F32>)| {
 //!     let i = k.global_thread_index_x();
-//!     let v = k.vload::<4, F32, _>(x, i, Index::Rebased, Align::Aligned);
-//!     k.vstore::<4, F32, _>(y, i, v, Index::Rebased, Align::Offset(1));
+//!     let first = ptx!(k, "mul.wide.u32", i, 4u32); // block i: elements 4i.., in 64 bits
+//!     let v = k.vload::<4, _>(x.at(first), Align::Aligned);
+//!     k.vstore(y.at(first).offset(1), v, Align::Offset(1));
 //! }).unwrap();
 //! let text = m.to_ptx().unwrap();
 //! assert_eq!(text.matches("ld.global.v4.f32").count(), 1);
 //! assert_eq!(text.matches("st.global.v2.f32").count(), 1);
 //! assert_eq!(text.matches("st.global.f32").count(), 2);
+//! assert!(text.contains("mad.lo.u64"));
 //! ```
 
+use super::sealed::Sealed;
 use super::{Count, PowerOfTwo};
 use crate::builder::{Error, Kernel};
-use crate::core::ir::RegRef;
+use crate::core::ir::Opnd;
 use crate::ops::access::{Load, MemType, Store, W2, W4};
-use crate::ops::StateSpace;
+use crate::ops::{Addr, Operand, StateSpace};
 use crate::ptx;
-use crate::regs::{elem_bytes, Ptr, Reg};
+use crate::regs::{elem_bytes, Address, Ptr, Reg};
 use crate::types::{self, Pred, B32, U32, U64};
 
-/// How `idx` picks the elements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Index {
-    /// Block `idx` of `N` elements: elements `idx*N ..`.
-    Rebased,
-    /// Elements from `idx` on.
-    Direct,
-}
-
-/// What is known of the base pointer's alignment, in elements past an `N`-element boundary.
+/// What is known of a vector access's address: how many elements it lies past a multiple of
+/// `N` elements. Only its alignment to the widest access is used (`N` elements, at most 16
+/// bytes and four elements).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Align {
+    /// The address is a multiple of `N` elements: whole vectors.
     Aligned,
+    /// The address is `a` elements past a multiple of `N` elements (`a < N`): a static
+    /// pattern of narrower accesses.
     Offset(u32),
+    /// Not known when the kernel is built: a run-time test of the address picks the pattern
+    /// (a branch per misalignment the widest access can have).
     Unknown,
 }
 
@@ -176,123 +184,116 @@ pub fn pattern<T: VecElem>(n: u32, mis: u32) -> Vec<(u32, u32)> {
     out
 }
 
-impl Kernel {
-    /// Loads `N` elements from `p`; see the module docs for `ix` and `align`.
-    pub fn vload<const N: usize, T: VecLoad<S>, S: StateSpace>(
-        &mut self,
-        p: Ptr<S, T>,
-        idx: Reg<U32>,
-        ix: Index,
-        align: Align,
-    ) -> [Reg<T>; N]
+/// Vectorised loads and stores, as [`Kernel`] methods (in scope with
+/// `use ptxkit::prelude::*`); see the [module documentation](self) for the address and the
+/// alignment.
+pub trait VectorOps: Sealed {
+    /// Loads `N` elements from `addr` (a pointer, or `p.at(i)`), with what `align` says of
+    /// the address.
+    fn vload<const N: usize, A: Address>(&mut self, addr: A, align: Align) -> [Reg<A::Elem>; N]
     where
+        A::Elem: VecLoad<A::Space>,
+        Count<N>: PowerOfTwo;
+
+    /// Stores `N` elements to `addr` (a pointer, or `p.at(i)`), with what `align` says of the
+    /// address.
+    fn vstore<const N: usize, A: Address>(&mut self, addr: A, vals: [Reg<A::Elem>; N], align: Align)
+    where
+        A::Elem: VecStore<A::Space>,
+        Count<N>: PowerOfTwo;
+}
+
+impl VectorOps for Kernel {
+    fn vload<const N: usize, A: Address>(&mut self, addr: A, align: Align) -> [Reg<A::Elem>; N]
+    where
+        A::Elem: VecLoad<A::Space>,
         Count<N>: PowerOfTwo,
     {
-        let out: [Reg<T>; N] = std::array::from_fn(|_| self.reg());
-        self.vaccess::<N, T, S>(&mut T::load_chunk, p, idx, ix, align, &out);
+        let out: [Reg<A::Elem>; N] = std::array::from_fn(|_| self.reg());
+        vaccess::<A::Elem, A::Space, A>(self, &mut <A::Elem as VecLoad<A::Space>>::load_chunk, addr, align, &out);
         out
     }
 
-    /// Stores `N` elements to `p`; see the module docs for `ix` and `align`.
-    pub fn vstore<const N: usize, T: VecStore<S>, S: StateSpace>(
-        &mut self,
-        p: Ptr<S, T>,
-        idx: Reg<U32>,
-        vals: [Reg<T>; N],
-        ix: Index,
-        align: Align,
-    ) where
+    fn vstore<const N: usize, A: Address>(&mut self, addr: A, vals: [Reg<A::Elem>; N], align: Align)
+    where
+        A::Elem: VecStore<A::Space>,
         Count<N>: PowerOfTwo,
     {
-        self.vaccess::<N, T, S>(&mut T::store_chunk, p, idx, ix, align, &vals);
+        vaccess::<A::Elem, A::Space, A>(self, &mut <A::Elem as VecStore<A::Space>>::store_chunk, addr, align, &vals);
     }
+}
 
-    fn vaccess<const N: usize, T: VecElem, S: StateSpace>(
-        &mut self,
-        chunk: &mut dyn FnMut(&mut Kernel, Ptr<S, T>, &[Reg<T>]),
-        p: Ptr<S, T>,
-        idx: Reg<U32>,
-        ix: Index,
-        align: Align,
-        regs: &[Reg<T>],
-    ) {
-        let n = N as u32;
-        let first = match ix {
-            Index::Rebased => ptx!(self, "mul.lo.u32", idx, n),
-            Index::Direct => idx,
-        };
-        let addr = self.index_address::<S, T, U32>(&p.byte_offset(p.off.wrapping_neg()), first);
-        let off = p.checked_off(self);
-        let modulus = n.min(max_chunk::<T>());
-        let known = match (ix, align) {
-            (_, _) if modulus == 1 => Some(0),
-            (Index::Rebased, Align::Aligned) => Some(0),
-            (Index::Rebased, Align::Offset(a)) => {
-                if a >= n {
-                    self.error(Error::InvalidArgument {
-                        kernel: self.name().to_string(),
-                        what: format!("alignment offset {a} is not below N = {n}"),
-                    });
-                    return;
+/// One access of a pattern: its address and registers.
+type Chunk<'a, S, T> = dyn FnMut(&mut Kernel, Ptr<S, T>, &[Reg<T>]) + 'a;
+
+/// The address as a pointer: its register or symbol and its constant offset (the index of
+/// `p.at(i)` applied once, here).
+fn address_ptr<T: VecElem, S: StateSpace, A: Address<Space = S, Elem = T>>(k: &mut Kernel, addr: A) -> Option<Ptr<S, T>> {
+    match <A as Operand<Addr<S, T>>>::lower(addr, k) {
+        Opnd::Addr(r, off) => Some(Ptr::from_ref(r, k.id).byte_offset(off as i64)),
+        Opnd::SymAddr(s, off) => Some(Ptr::from_sym(s, k.id).byte_offset(off as i64)),
+        _ => None,
+    }
+}
+
+fn vaccess<T: VecElem, S: StateSpace, A: Address<Space = S, Elem = T>>(
+    k: &mut Kernel,
+    chunk: &mut Chunk<'_, S, T>,
+    addr: A,
+    align: Align,
+    regs: &[Reg<T>],
+) {
+    let n = regs.len() as u32;
+    let Some(base) = address_ptr(k, addr) else {
+        k.invalid("a vector access needs a register or symbol address".into());
+        return;
+    };
+    let modulus = n.min(max_chunk::<T>());
+    let known = match align {
+        Align::Offset(a) if a >= n => {
+            k.error(Error::InvalidArgument { kernel: k.name().to_string(), what: format!("alignment offset {a} is not below N = {n}") });
+            return;
+        }
+        _ if modulus == 1 => Some(0),
+        Align::Aligned => Some(0),
+        Align::Offset(a) => Some(a % modulus),
+        Align::Unknown => None,
+    };
+    match known {
+        Some(mis) => vpattern::<T, S>(k, chunk, base, mis, regs),
+        None => {
+            // Misalignment in elements, from the address itself (its low 32 bits).
+            let lo: Reg<U32> = if S::SPACE.addr_bits() == 64 {
+                let a: Reg<U64> = base.addr(k).retype();
+                ptx!(k, "cvt.u32.u64", a)
+            } else {
+                base.addr(k).retype()
+            };
+            let shift = elem_bytes::<T>().trailing_zeros();
+            let el = ptx!(k, "shr.u32", lo, shift);
+            let mis = ptx!(k, "and.b32", el.bitcast::<B32>(), modulus - 1);
+            let end = k.label();
+            for m in 0..modulus {
+                let next = k.label();
+                if m + 1 < modulus {
+                    let here: Reg<Pred> = ptx!(k, "setp.eq.b32", mis, m);
+                    k.bra_if(!here, next);
                 }
-                Some(a % modulus)
-            }
-            _ => None,
-        };
-        match known {
-            Some(mis) if off % (modulus as i64 * elem_bytes::<T>() as i64) == 0 => self.vpattern::<T, S>(chunk, addr, off, mis, regs),
-            Some(_) | None => {
-                // Misalignment in elements, from the address itself.
-                let wide = S::SPACE.addr_bits() == 64;
-                let shift = elem_bytes::<T>().trailing_zeros();
-                let lo: Reg<U32> = if wide {
-                    let a: Reg<U64> = Reg::new(addr, self.id);
-                    let a = ptx!(self, "add.u64", a, off as u64);
-                    ptx!(self, "cvt.u32.u64", a)
-                } else {
-                    let a: Reg<U32> = Reg::new(addr, self.id);
-                    ptx!(self, "add.u32", a, off as u32)
-                };
-                let el = ptx!(self, "shr.u32", lo, shift);
-                let mis = ptx!(self, "and.b32", el.bitcast::<B32>(), modulus - 1);
-                let end = self.label();
-                for m in 0..modulus {
-                    let next = self.label();
-                    if m + 1 < modulus {
-                        let here: Reg<Pred> = ptx!(self, "setp.eq.b32", mis, m);
-                        self.bra_if(!here, next);
-                    }
-                    self.vpattern::<T, S>(chunk, addr, off, m, regs);
-                    if m + 1 < modulus {
-                        self.bra(end);
-                    }
-                    self.place(next);
+                vpattern::<T, S>(k, chunk, base, m, regs);
+                if m + 1 < modulus {
+                    k.bra(end);
                 }
-                self.place(end);
+                k.place(next);
             }
+            k.place(end);
         }
     }
+}
 
-    fn vpattern<T: VecElem, S: StateSpace>(
-        &mut self,
-        chunk: &mut dyn FnMut(&mut Kernel, Ptr<S, T>, &[Reg<T>]),
-        addr: RegRef,
-        off: i64,
-        mis: u32,
-        regs: &[Reg<T>],
-    ) {
-        let e = elem_bytes::<T>() as i64;
-        let base: Ptr<S, T> = Ptr::from_ref(addr, self.id);
-        for (pos, c) in pattern::<T>(regs.len() as u32, mis) {
-            let at = off as i128 + pos as i128 * e as i128;
-            if i32::try_from(at).is_err() {
-                self.error(Error::InvalidArgument {
-                    kernel: self.name().to_string(),
-                    what: format!("vector access offset {at} out of range"),
-                });
-                return;
-            }
-            chunk(self, base.byte_offset(at as i64), &regs[pos as usize..(pos + c) as usize]);
-        }
+/// The accesses of the pattern for misalignment `mis`, from `base`.
+fn vpattern<T: VecElem, S: StateSpace>(k: &mut Kernel, chunk: &mut Chunk<'_, S, T>, base: Ptr<S, T>, mis: u32, regs: &[Reg<T>]) {
+    let e = elem_bytes::<T>() as i64;
+    for (pos, c) in pattern::<T>(regs.len() as u32, mis) {
+        chunk(k, base.byte_offset(pos as i64 * e), &regs[pos as usize..(pos + c) as usize]);
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! The scans and reductions are real PTX loops over the shuffle distance; the operator is
 //! emitted once per loop body. A reduction whose operator commutes
-//! ([`Kernel::warp_reduce_commutative`]) skips
+//! ([`WarpOps::warp_reduce_commutative`]) skips
 //! the lane-order bookkeeping: over the full warp its loop is a `shfl.sync.bfly` and the
 //! operator per step. With the full mask they use `shfl.sync.up`/`.bfly`; with a
 //! partial mask each lane finds its partner among the participating lanes with `fns`
@@ -27,6 +27,8 @@
 //! assert!(!text.contains("selp"), "a commutative reduction keeps no lane order: {text}");
 //! ```
 
+use super::sealed::Sealed;
+use super::thread::ThreadIndex;
 use super::{copy, from_words, select, words, Value};
 use crate::builder::Kernel;
 use crate::ops::Operand;
@@ -95,11 +97,51 @@ impl Operand<B32> for LaneMask {
     }
 }
 
-impl Kernel {
+/// Warp collectives: shuffles, scans, reductions and votes, as [`Kernel`] methods (in scope
+/// with `use ptxkit::prelude::*`).
+pub trait WarpOps: Sealed {
     /// Shuffles any value across the warp (`shfl.sync` per 32-bit word). Returns the value
     /// and whether the source lane was in range (otherwise the lane kept its own value).
     /// Reading from a lane outside `mask` is undefined, as in PTX.
-    pub fn shfl_checked<V: Value>(&mut self, dir: Shfl, v: V, d: impl Operand<U32> + Copy, mask: impl Into<LaneMask>) -> (V, Reg<Pred>) {
+    fn shfl_checked<V: Value>(&mut self, dir: Shfl, v: V, d: impl Operand<U32> + Copy, mask: impl Into<LaneMask>) -> (V, Reg<Pred>);
+
+    /// Shuffles any value across the warp; see [`shfl_checked`](WarpOps::shfl_checked).
+    fn shfl<V: Value>(&mut self, dir: Shfl, v: V, d: impl Operand<U32> + Copy, mask: impl Into<LaneMask>) -> V;
+
+    /// Inclusive scan over the lanes of `mask`, in lane order: lane `i` gets
+    /// `op(op(x0, x1), ... xi)` over the participating lanes up to `i`.
+    fn warp_scan<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V;
+
+    /// Exclusive scan over the lanes of `mask`: lane `i` gets the combination of the
+    /// participating lanes before it, and the first participating lane gets `identity`.
+    fn warp_scan_exclusive<V: Value>(&mut self, v: V, identity: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V;
+
+    /// Reduction over the lanes of `mask`, in lane order (the operator need not commute),
+    /// with the result in every participating lane.
+    fn warp_reduce<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V;
+
+    /// [`warp_reduce`](WarpOps::warp_reduce) for an operator that commutes (a sum, a max):
+    /// over the full warp each step is one `shfl.sync.bfly` per word and the operator,
+    /// without the lane-order bookkeeping. For IEEE addition, `max` and `min` the result
+    /// equals the lane-order one bit for bit (each step combines the same two values, in the
+    /// other order in half of the lanes).
+    fn warp_reduce_commutative<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V;
+
+    /// `vote.sync.all`: whether `p` holds in every lane of `mask`.
+    fn vote_all(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred>;
+
+    /// `vote.sync.any`: whether `p` holds in some lane of `mask`.
+    fn vote_any(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred>;
+
+    /// `vote.sync.uni`: whether `p` is the same in every lane of `mask`.
+    fn vote_uni(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred>;
+
+    /// `vote.sync.ballot`: bit `i` set where `p` holds in lane `i` of `mask`.
+    fn ballot(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<B32>;
+}
+
+impl WarpOps for Kernel {
+    fn shfl_checked<V: Value>(&mut self, dir: Shfl, v: V, d: impl Operand<U32> + Copy, mask: impl Into<LaneMask>) -> (V, Reg<Pred>) {
         let mask = mask.into();
         let c = if dir == Shfl::Up { 0u32 } else { 0x1f };
         let ws = words(self, v);
@@ -119,14 +161,11 @@ impl Kernel {
         (from_words(self, &out), ok)
     }
 
-    /// Shuffles any value across the warp; see [`Kernel::shfl_checked`].
-    pub fn shfl<V: Value>(&mut self, dir: Shfl, v: V, d: impl Operand<U32> + Copy, mask: impl Into<LaneMask>) -> V {
+    fn shfl<V: Value>(&mut self, dir: Shfl, v: V, d: impl Operand<U32> + Copy, mask: impl Into<LaneMask>) -> V {
         self.shfl_checked(dir, v, d, mask).0
     }
 
-    /// Inclusive scan over the lanes of `mask`, in lane order: lane `i` gets
-    /// `op(op(x0, x1), ... xi)` over the participating lanes up to `i`.
-    pub fn warp_scan<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, mut op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
+    fn warp_scan<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, mut op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
         let mask = mask.into();
         let acc = copy(self, v);
         if mask.is_full() {
@@ -150,15 +189,7 @@ impl Kernel {
         acc
     }
 
-    /// Exclusive scan over the lanes of `mask`: lane `i` gets the combination of the
-    /// participating lanes before it, and the first participating lane gets `identity`.
-    pub fn warp_scan_exclusive<V: Value>(
-        &mut self,
-        v: V,
-        identity: V,
-        mask: impl Into<LaneMask>,
-        op: impl FnMut(&mut Kernel, V, V) -> V,
-    ) -> V {
+    fn warp_scan_exclusive<V: Value>(&mut self, v: V, identity: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
         let mask = mask.into();
         let inc = self.warp_scan(v, mask, op);
         let one: Reg<U32> = ptx!(self, "mov.u32", 1u32);
@@ -174,73 +205,66 @@ impl Kernel {
         }
     }
 
-    /// Reduction over the lanes of `mask`, in lane order (the operator need not commute),
-    /// with the result in every participating lane.
-    pub fn warp_reduce<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
-        self.reduce_lanes(v, mask.into(), op, false)
+    fn warp_reduce<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
+        reduce_lanes(self, v, mask.into(), op, false)
     }
 
-    /// [`warp_reduce`](Kernel::warp_reduce) for an operator that commutes (a sum, a max):
-    /// over the full warp each step is one `shfl.sync.bfly` per word and the operator,
-    /// without the lane-order bookkeeping. For IEEE addition, `max` and `min` the result
-    /// equals the lane-order one bit for bit (each step combines the same two values, in the
-    /// other order in half of the lanes).
-    pub fn warp_reduce_commutative<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
-        self.reduce_lanes(v, mask.into(), op, true)
+    fn warp_reduce_commutative<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
+        reduce_lanes(self, v, mask.into(), op, true)
     }
 
-    pub(crate) fn reduce_lanes<V: Value>(
-        &mut self,
-        v: V,
-        mask: LaneMask,
-        mut op: impl FnMut(&mut Kernel, V, V) -> V,
-        commutative: bool,
-    ) -> V {
-        if !mask.is_full() {
-            let inc = self.warp_scan(v, mask, op);
-            let mreg = mask.reg_in(self);
-            let last = ptx!(self, "bfind.u32", mreg.bitcast::<U32>());
-            return self.shfl(Shfl::Idx, inc, last, LaneMask::reg(mreg));
-        }
-        let acc = copy(self, v);
-        if commutative {
-            doubling(self, |k, d| {
-                let t = k.shfl(Shfl::Xor, acc, d, LaneMask::FULL);
-                let next = op(k, acc, t);
-                acc.assign(k, next);
-            });
-            return acc;
-        }
-        // Butterfly: at distance d the lane whose bit d is clear holds the earlier block.
-        let lane = self.lane_id();
-        doubling(self, |k, d| {
-            let t = k.shfl(Shfl::Xor, acc, d, LaneMask::FULL);
-            let bit = ptx!(k, "and.b32", lane.bitcast::<B32>(), d.bitcast::<B32>());
-            let upper = ptx!(k, "setp.ne.b32", bit, 0u32);
-            let first = select(k, upper, t, acc);
-            let second = select(k, upper, acc, t);
-            let next = op(k, first, second);
-            acc.assign(k, next);
-        });
-        acc
-    }
-
-    /// `vote.sync.all`: whether `p` holds in every lane of `mask`.
-    pub fn vote_all(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
+    fn vote_all(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
         ptx!(self, "vote.sync.all.pred", p, mask.into())
     }
-    /// `vote.sync.any`: whether `p` holds in some lane of `mask`.
-    pub fn vote_any(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
+
+    fn vote_any(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
         ptx!(self, "vote.sync.any.pred", p, mask.into())
     }
-    /// `vote.sync.uni`: whether `p` is the same in every lane of `mask`.
-    pub fn vote_uni(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
+
+    fn vote_uni(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
         ptx!(self, "vote.sync.uni.pred", p, mask.into())
     }
-    /// `vote.sync.ballot`: bit `i` set where `p` holds in lane `i` of `mask`.
-    pub fn ballot(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<B32> {
+
+    fn ballot(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<B32> {
         ptx!(self, "vote.sync.ballot.b32", p, mask.into())
     }
+}
+
+/// A reduction over the lanes of `mask` (the warp's, and each warp's step of the block's).
+pub(crate) fn reduce_lanes<V: Value>(
+    k: &mut Kernel,
+    v: V,
+    mask: LaneMask,
+    mut op: impl FnMut(&mut Kernel, V, V) -> V,
+    commutative: bool,
+) -> V {
+    if !mask.is_full() {
+        let inc = k.warp_scan(v, mask, op);
+        let mreg = mask.reg_in(k);
+        let last = ptx!(k, "bfind.u32", mreg.bitcast::<U32>());
+        return k.shfl(Shfl::Idx, inc, last, LaneMask::reg(mreg));
+    }
+    let acc = copy(k, v);
+    if commutative {
+        doubling(k, |k, d| {
+            let t = k.shfl(Shfl::Xor, acc, d, LaneMask::FULL);
+            let next = op(k, acc, t);
+            acc.assign(k, next);
+        });
+        return acc;
+    }
+    // Butterfly: at distance d the lane whose bit d is clear holds the earlier block.
+    let lane = k.lane_id();
+    doubling(k, |k, d| {
+        let t = k.shfl(Shfl::Xor, acc, d, LaneMask::FULL);
+        let bit = ptx!(k, "and.b32", lane.bitcast::<B32>(), d.bitcast::<B32>());
+        let upper = ptx!(k, "setp.ne.b32", bit, 0u32);
+        let first = select(k, upper, t, acc);
+        let second = select(k, upper, acc, t);
+        let next = op(k, first, second);
+        acc.assign(k, next);
+    });
+    acc
 }
 
 /// A counted loop over the shuffle distances 1, 2, 4, 8, 16 (`d = 1 << step`, five trips):

@@ -12,7 +12,7 @@ pub type SumParams = (GlobalPtr<F32>, GlobalPtr<F32>, Reg<U32>);
 
 /// First pass of a device-wide sum: each block sums a grid-strided share of `x` (16-byte
 /// loads, two in flight per thread, four accumulators) and reduces it with
-/// [`block_reduce`](Kernel::block_reduce); thread 0 writes the block's partial. Launch with
+/// [`block_reduce`](BlockOps::block_reduce); thread 0 writes the block's partial. Launch with
 /// [`SUM_BLOCK`] threads per block; [`sum_final`] then adds the partials.
 pub fn sum_partials(m: &mut Module) -> Result<KernelRef<SumParams>, Error> {
     m.kernel("sum_partials", |k, (x, partials, n): SumParams| {

@@ -80,7 +80,7 @@ fn running(k: &mut Kernel, items: &[Reg<F32>]) -> Vec<Reg<F32>> {
 }
 
 /// Phase 1 of an inclusive scan: the sum of each tile, with
-/// [`block_reduce`](Kernel::block_reduce). Launch one block of [`SCAN_BLOCK`] per tile.
+/// [`block_reduce`](BlockOps::block_reduce). Launch one block of [`SCAN_BLOCK`] per tile.
 pub fn scan_tile_sums(m: &mut Module) -> Result<KernelRef<TileParams>, Error> {
     m.kernel("scan_tile_sums", |k, (x, sums, n): TileParams| {
         k.reqntid(SCAN_BLOCK as u32, 1, 1);
@@ -95,7 +95,7 @@ pub fn scan_tile_sums(m: &mut Module) -> Result<KernelRef<TileParams>, Error> {
 }
 
 /// Phase 2: the exclusive scan of the tile sums, by one block of 1024 threads walking the
-/// sums in chunks with [`block_scan_exclusive`](Kernel::block_scan_exclusive) and a carry.
+/// sums in chunks with [`block_scan_exclusive`](BlockOps::block_scan_exclusive) and a carry.
 pub fn scan_tile_prefix(m: &mut Module) -> Result<KernelRef<PrefixParams>, Error> {
     m.kernel("scan_tile_prefix", |k, (sums, prefix, tiles): PrefixParams| {
         k.reqntid(1024, 1, 1);
@@ -117,7 +117,7 @@ pub fn scan_tile_prefix(m: &mut Module) -> Result<KernelRef<PrefixParams>, Error
 }
 
 /// Phase 3: each tile's inclusive scan, offset by its prefix: a thread scans its
-/// [`SCAN_ITEMS`] elements, [`block_scan_exclusive`](Kernel::block_scan_exclusive) gives the
+/// [`SCAN_ITEMS`] elements, [`block_scan_exclusive`](BlockOps::block_scan_exclusive) gives the
 /// thread's offset within the tile, and the results go out as 16-byte vectors.
 pub fn scan_tiles(m: &mut Module) -> Result<KernelRef<ScanParams>, Error> {
     m.kernel("scan_tiles", |k, (x, y, prefix, n): ScanParams| {
@@ -153,7 +153,7 @@ const INCLUSIVE: u32 = 2;
 /// order the hardware runs blocks in) and stages it in shared memory: each warp loads its
 /// segment with 16-byte accesses that cover 512 contiguous bytes per instruction. Each
 /// thread then sums a run of `items` consecutive elements,
-/// [`block_scan_exclusive_with_total`](Kernel::block_scan_exclusive_with_total) gives its
+/// [`block_scan_exclusive_with_total`](BlockOps::block_scan_exclusive_with_total) gives its
 /// offset and the tile's sum, and the thread writes its run's running sums back in place.
 /// The first warp publishes the tile's sum and looks back over its predecessors' status
 /// words for the prefix, 32 at a time; the warps then add it while they store their
@@ -302,7 +302,7 @@ fn publish_and_look_back(k: &mut Kernel, status: GlobalPtr<U64>, tile: Reg<U32>,
         let state = ptx!(k, "selp.u32", INCLUSIVE, AGGREGATE, first_tile);
         let word = pack_status(k, state, agg);
         let lane0 = ptx!(k, "setp.eq.u32", lane, 0u32);
-        k.if_(lane0, |k| k.store(Relaxed, Gpu, status.at(tile), word));
+        k.if_(lane0, |k| k.st_ordered(Relaxed, Gpu, status.at(tile), word));
         let prefix = ptx!(k, "mov.f32", 0.0f32);
         k.if_(!first_tile, |k| {
             let base = ptx!(k, "mov.u32", tile);
@@ -317,7 +317,7 @@ fn publish_and_look_back(k: &mut Kernel, status: GlobalPtr<U64>, tile: Reg<U32>,
                 let j = ptx!(k, "sub.u32", base, back);
                 let w = ptx!(k, "mov.u64", empty);
                 k.if_(exists, |k| {
-                    let seen = k.load(Relaxed, Gpu, status.at(j));
+                    let seen = k.ld_ordered(Relaxed, Gpu, status.at(j));
                     ptx!(k, "mov.u64" => w, seen);
                 });
                 let [lo, hi] = ptx!(k, "mov.b64" as unpack, w.bitcast::<B64>());
@@ -345,7 +345,7 @@ fn publish_and_look_back(k: &mut Kernel, status: GlobalPtr<U64>, tile: Reg<U32>,
             let inclusive = add_f32(k, prefix, agg);
             let st = ptx!(k, "mov.u32", INCLUSIVE);
             let done = pack_status(k, st, inclusive);
-            k.if_(lane0, |k| k.store(Relaxed, Gpu, status.at(tile), done));
+            k.if_(lane0, |k| k.st_ordered(Relaxed, Gpu, status.at(tile), done));
         });
         k.if_(lane0, |k| k.st(shared_prefix.offset(0), prefix));
     });

@@ -1,5 +1,5 @@
 //! Chains composed from types, for helpers generic over the state space and the element
-//! type (`k.ld(p)`, `k.store(Release, Gpu, p, v)`, `k.vload`, kernel parameters, `assign`):
+//! type (`k.ld(p)`, `k.st_ordered(Release, Gpu, p, v)`, `k.vload`, kernel parameters, `assign`):
 //! the modifiers of `ld.acquire.gpu.global.u32` are `(m::Acquire, m::Gpu) ++ (m::Global,) ++
 //! (U32,)`, and the form is `<op::Ld as Select<(m::Acquire, m::Gpu, m::Global, U32)>>::Form`
 //! (the `select` rows of the `mem` table), so it is found by the type checker, as a `ptx!`

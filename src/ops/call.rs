@@ -315,7 +315,9 @@ fn group_dst(kind: DstKind, buf: &mut Vec<Opnd>) {
     }
 }
 
-/// The guard `@p` or `@!p` (`negate` flips it) of a `ptx!(k, @p, ...)` call.
+/// The guard `@p` or `@!p` (`negate` flips it) of a `ptx!(k, @p, ...)` call (what the
+/// macro's expansion calls).
+#[doc(hidden)]
 pub fn guard_of<P: IntoGuard>(k: &mut Kernel, p: P, negate: bool) -> Guard {
     let (r, n) = p.into_guard(k);
     Some((r, n ^ negate))

@@ -160,7 +160,9 @@ impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: PointsTo<E>> Operand<Addr
 }
 
 /// An address operand whose state space and element type are known: a pointer or an
-/// indexed element. [`Kernel::ld`] and [`Kernel::st`] take these.
+/// indexed element. The plain and ordered loads and stores
+/// ([`MemoryOps`](crate::intrinsics::order::MemoryOps)) and the vector accesses
+/// ([`VectorOps`](crate::intrinsics::vector::VectorOps)) take these.
 pub trait Address: Operand<Addr<Self::Space, Self::Elem>> + Operand<Addr<Self::Space, <Self::Elem as MemType>::Mem>> {
     type Space: StateSpace;
     type Elem: MemType;

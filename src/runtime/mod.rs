@@ -95,4 +95,3 @@ pub use texture::{AddressMode, ArrayDesc, CudaArray, FilterMode, ReadMode, SurfO
 
 pub use cudarc;
 pub use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut};
-pub use gemm_check::{discrepancy, Discrepancy};

@@ -5,8 +5,8 @@
 use crate::{rng, sized, skip, Test};
 use half::bf16;
 use ptxkit::kernels::gemm::{GemmConfig, Layout};
-use ptxkit::runtime::testing::{normal_bf16, poisoned};
-use ptxkit::runtime::{discrepancy, AutoGemm, Cublas, CudaSlice, Gemm, Gpu};
+use ptxkit::runtime::testing::{discrepancy, normal_bf16, poisoned};
+use ptxkit::runtime::{AutoGemm, Cublas, CudaSlice, Gemm, Gpu};
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
 use rand::Rng;

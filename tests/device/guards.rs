@@ -3,7 +3,7 @@
 //! ran where it should not have, or did not run where it should, shows.
 
 use super::*;
-use ptxkit::intrinsics::vector::{Align, Index};
+use ptxkit::intrinsics::vector::Align;
 use ptxkit::runtime::testing::POISON;
 use rand::Rng;
 
@@ -37,7 +37,7 @@ fn guarded_helpers_run_only_where_the_predicate_holds(gpu: Gpu) {
                 let five = ptx!(k, "rem.u32", i, 5u32);
                 let q = ptx!(k, "setp.ne.u32", five, 0u32);
                 k.guarded(p, |k| {
-                    let v = k.vload::<4, U32, _>(x, i, Index::Direct, Align::Unknown);
+                    let v = k.vload::<4, _>(x.at(i), Align::Unknown);
                     let a = ptx!(k, "add.u32", v[0], v[1]);
                     let b = ptx!(k, "add.u32", v[2], v[3]);
                     let sum = ptx!(k, "add.u32", a, b);

@@ -4,8 +4,8 @@
 //! collectives for several block sizes, and the single-pass scan built on them.
 
 use super::*;
-use ptxkit::intrinsics::order::{Acquire, Gpu as GpuScope, NoScope, Release, Weak};
-use ptxkit::intrinsics::vector::{Align, Index};
+use ptxkit::intrinsics::order::{Acquire, Gpu as GpuScope, Release};
+use ptxkit::intrinsics::vector::Align;
 use ptxkit::intrinsics::warp::{LaneMask, Shfl};
 use ptxkit::intrinsics::{Count, WarpMultiple};
 use rand::Rng;
@@ -27,18 +27,20 @@ fn vload_vstore_on_misaligned_views(gpu: Gpu) {
     let blocks = sized(4096usize, 256);
     let src32: Vec<u32> = (0..blocks * 8 + 16).map(|_| g.gen()).collect();
     for off in 0..4usize {
-        for (ix, align) in [(Index::Rebased, Align::Unknown), (Index::Rebased, Align::Offset(off as u32)), (Index::Direct, Align::Unknown)]
-        {
+        // Thread i reads block i (elements 4i..) or elements i.. of the view.
+        for (blocks_of_4, align) in [(true, Align::Unknown), (true, Align::Offset(off as u32)), (false, Align::Unknown)] {
             // u32 blocks of 4, read from a view `off` elements in, written through `vstore`.
             let mut m = Module::new(target(&gpu));
             let kr = m
                 .kernel("vcopy", |k, (x, y): (GlobalPtr<U32>, GlobalPtr<U32>)| {
                     let i = k.global_thread_index_x();
+                    let block = ptx!(k, "mul.wide.u32", i, 4u32);
+                    let at = if blocks_of_4 { x.at(block) } else { x.at(ptx!(k, "cvt.u64.u32", i)) };
                     let v = match align {
-                        Align::Offset(0) => k.vload::<4, U32, _>(x, i, ix, Align::Aligned),
-                        a => k.vload::<4, U32, _>(x, i, ix, a),
+                        Align::Offset(0) => k.vload::<4, _>(at, Align::Aligned),
+                        a => k.vload::<4, _>(at, a),
                     };
-                    k.vstore::<4, U32, _>(y, i, v, Index::Rebased, Align::Unknown);
+                    k.vstore(y.at(block), v, Align::Unknown);
                 })
                 .unwrap();
             let module = load(&gpu, &m);
@@ -53,11 +55,11 @@ fn vload_vstore_on_misaligned_views(gpu: Gpu) {
             let want: Vec<u32> = (0..blocks * 4)
                 .map(|e| {
                     let (b, j) = (e / 4, e % 4);
-                    let first = if ix == Index::Rebased { b * 4 } else { b };
+                    let first = if blocks_of_4 { b * 4 } else { b };
                     src32[off + first + j]
                 })
                 .collect();
-            check(&format!("vload u32x4 view+{off} {ix:?} {align:?}"), |e| e, &got[off..off + blocks * 4], &want);
+            check(&format!("vload u32x4 view+{off} blocks of 4: {blocks_of_4} {align:?}"), |e| e, &got[off..off + blocks * 4], &want);
         }
     }
     // f64 pairs and u8 octets through a known offset and the run-time check.
@@ -68,10 +70,11 @@ fn vload_vstore_on_misaligned_views(gpu: Gpu) {
         let kr = m
             .kernel("v64", |k, (x, y, b, c): (GlobalPtr<F64>, GlobalPtr<F64>, GlobalPtr<U8>, GlobalPtr<U8>)| {
                 let i = k.global_thread_index_x();
-                let v = k.vload::<2, F64, _>(x, i, Index::Rebased, Align::Offset(off as u32));
-                k.vstore::<2, F64, _>(y, i, v, Index::Rebased, Align::Unknown);
-                let w = k.vload::<8, U8, _>(b, i, Index::Rebased, Align::Unknown);
-                k.vstore::<8, U8, _>(c, i, w, Index::Rebased, Align::Offset(off as u32));
+                let (pair, octet) = (ptx!(k, "mul.wide.u32", i, 2u32), ptx!(k, "mul.wide.u32", i, 8u32));
+                let v = k.vload::<2, _>(x.at(pair), Align::Offset(off as u32));
+                k.vstore(y.at(pair), v, Align::Unknown);
+                let w = k.vload::<8, _>(b.at(octet), Align::Unknown);
+                k.vstore(c.at(octet), w, Align::Offset(off as u32));
             })
             .unwrap();
         let module = load(&gpu, &m);
@@ -112,7 +115,7 @@ fn message_passing_under_contention(gpu: Gpu) {
             let wait = |k: &mut Kernel, addr: ptxkit::regs::Elem<ptxkit::ops::m::Global, U32, Reg<U32>>, want: Reg<U32>| {
                 let n = ptx!(k, "mov.u32", 0u32);
                 k.loop_(|k, l| {
-                    let seen = k.load(Acquire, GpuScope, addr);
+                    let seen = k.ld_ordered(Acquire, GpuScope, addr);
                     let ok = ptx!(k, "setp.ge.u32", seen, want);
                     k.bra_if(ok, l.brk);
                     ptx!(k, "add.u32" => n, n, 1u32);
@@ -131,20 +134,20 @@ fn message_passing_under_contention(gpu: Gpu) {
                 });
                 ptx!(k, "bar.sync", 0u32);
                 let v = ptx!(k, "mad.lo.u32", r, 0x9E37_79B9u32, mine);
-                k.store(Weak, NoScope, data.at(mine), v);
+                k.st(data.at(mine), v);
                 ptx!(k, "bar.sync", 0u32);
-                k.if_(leader, |k| k.store(Release, GpuScope, flags.at(b), r));
+                k.if_(leader, |k| k.st_ordered(Release, GpuScope, flags.at(b), r));
                 // Consume the neighbour's round r.
                 k.if_(leader, |k| wait(k, flags.at(src), r));
                 ptx!(k, "bar.sync", 0u32);
-                let got = k.load(Weak, NoScope, data.at(theirs));
+                let got = k.ld(data.at(theirs));
                 let want = ptx!(k, "mad.lo.u32", r, 0x9E37_79B9u32, theirs);
                 let bad = ptx!(k, "setp.ne.u32", got, want);
                 k.if_(bad, |k| {
                     ptx!(k, "red.global.add.u32", errors.offset(0), 1u32);
                 });
                 ptx!(k, "bar.sync", 0u32);
-                k.if_(leader, |k| k.store(Release, GpuScope, acks.at(src), r));
+                k.if_(leader, |k| k.st_ordered(Release, GpuScope, acks.at(src), r));
             });
         })
         .unwrap();

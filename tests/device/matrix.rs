@@ -37,8 +37,8 @@ fn run(
         .kernel(name, |k, (input, rowidx, regs, out): P| {
             let lane = ptx!(k, "mov.u32", sreg::LANEID);
             let sm = k.shared_array::<B16>("tile", 256, 16);
-            let v =
-                k.vload::<8, U16, _>(input, lane, ptxkit::intrinsics::vector::Index::Rebased, ptxkit::intrinsics::vector::Align::Aligned);
+            let first = ptx!(k, "mul.wide.u32", lane, 8u32);
+            let v = k.vload::<8, _>(input.at(first), ptxkit::intrinsics::vector::Align::Aligned);
             let words: [Reg<B32>; 4] =
                 std::array::from_fn(|i| ptx!(k, "mov.b32" as pack, [v[2 * i].bitcast::<B16>(), v[2 * i + 1].bitcast::<B16>()]));
             let off = ptx!(k, "mul.lo.u32", lane, 8u32);

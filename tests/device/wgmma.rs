@@ -4,7 +4,7 @@
 //! accumulated in place, random ±1 scales, and an accumulator full of junk that the first
 //! k-step (scale-d false) must ignore. The tiles get into shared memory by ordinary stores
 //! of an image laid out on the host by `descriptors::TileLayout`; the kernel takes their
-//! descriptors with `Kernel::gmma_desc`.
+//! descriptors with `DescriptorOps::gmma_desc`.
 
 use super::*;
 use ptxkit::descriptors::{AtomOrder, ElemBytes, Major, Swizzle, TileLayout};

@@ -6,6 +6,6 @@ fn main() {
     let _ = m.kernel("k", |k, (x,): (GlobalPtr<U32>,)| {
         let _ = x;
         let c: ConstPtr<U32> = ConstPtr::from_reg(k.reg());
-        let _ = k.load(Relaxed, Gpu, c.offset(0));
+        let _ = k.ld_ordered(Relaxed, Gpu, c.offset(0));
     });
 }

@@ -4,6 +4,6 @@ use ptxkit::prelude::*;
 fn main() {
     let mut m = Module::new(Target::SM_90);
     let _ = m.kernel("k", |k, (x,): (GlobalPtr<U32>,)| {
-        let _ = k.load(Volatile, Gpu, x.offset(0));
+        let _ = k.ld_ordered(Volatile, Gpu, x.offset(0));
     });
 }
