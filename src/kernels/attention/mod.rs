@@ -98,11 +98,11 @@ impl AttentionConfig {
     pub fn new(head_dim: u32, causal: bool) -> AttentionConfig {
         let soft_exp = 0;
         // Measured on an H200 (bench/results/2026-11-27-h200-attention.md): at D = 64 three
-        // consumers of 128 keys beat two of 192 by 18 % (v9); 176 keys at D = 128 beat 128 by
-        // 5-8 % (v8).
+        // consumers of 128 keys beat two of 192 by 16-18 % (v10); at D = 128, 176 keys beat
+        // 128 by 5-8 % (v8) and 192 beat 176 by 0.5-2 % (v10).
         let (bn, consumers) = match head_dim {
             64 => (128, 3),
-            128 => (176, 2),
+            128 => (192, 2),
             _ => (64, 2),
         };
         AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24, soft_exp, bn, consumers }.with_bn(bn)
