@@ -51,17 +51,52 @@ fn fast_tol(k: u32) -> f64 {
 }
 
 /// The product of the decoded e4m3 inputs (A `m × k`, B `n × k`) in f64 on the CPU, times α.
-fn cpu_product(ha: &[u8], hb: &[u8], alpha: f32, (m, n, k): (u32, u32, u32)) -> Vec<f32> {
+fn cpu_product(ha: &[u8], hb: &[u8], alpha: f32, mnk: (u32, u32, u32)) -> Vec<f32> {
+    cpu_product_and_magnitudes(ha, hb, alpha, mnk).0
+}
+
+/// The product (as [`cpu_product`]) and, for each element, the sum of its terms' magnitudes
+/// `α · Σ|a·b|`, which bounds every partial sum of the element.
+fn cpu_product_and_magnitudes(ha: &[u8], hb: &[u8], alpha: f32, (m, n, k): (u32, u32, u32)) -> (Vec<f32>, Vec<f64>) {
     let k = k as usize;
     let decode = |v: &[u8]| v.iter().map(|&c| e4m3_to_f32(c) as f64).collect::<Vec<f64>>();
     let (a, b) = (decode(ha), decode(hb));
     (0..m as usize * n as usize)
         .map(|i| {
             let (r, c) = (i / n as usize, i % n as usize);
-            let dot: f64 = a[r * k..(r + 1) * k].iter().zip(&b[c * k..(c + 1) * k]).map(|(x, y)| x * y).sum();
-            (dot * alpha as f64) as f32
+            let terms = a[r * k..(r + 1) * k].iter().zip(&b[c * k..(c + 1) * k]).map(|(x, y)| x * y);
+            let (dot, mag) = terms.fold((0f64, 0f64), |(d, m), t| (d + t, m + t.abs()));
+            ((dot * alpha as f64) as f32, mag * alpha as f64)
         })
-        .collect()
+        .unzip()
+}
+
+/// Judges `got` against the f64 product `want` element by element, by the error model of FP8
+/// accumulation on the tensor cores: each of the `K/32` additions of a wgmma's partial sum
+/// into the accumulator keeps about 14 significant bits, so it may lose up to 2⁻¹³ of the
+/// running sum, and a running sum is at most the element's `mag` (`α · Σ|a·b|`). An element
+/// is wrong past `K/32 · 2⁻¹³ · mag` plus f32's rounding of it. The bound holds for any
+/// inputs (a test against it cannot fail by the seed), and it is far below what a wrong
+/// index, transposition or scale gives (errors on the order of the elements themselves).
+fn judge_accumulation(what: &str, got: &[f32], want: &[f32], mag: &[f64], (n, k): (u32, u32), failures: &mut Vec<String>) {
+    let steps = k.div_ceil(32) as f64;
+    let (mut wrong, mut first, mut worst) = (0, None, 0f64);
+    for (i, ((&g, &w), &m)) in got.iter().zip(want).zip(mag).enumerate() {
+        let bound = steps * 2f64.powi(-13) * m + (w as f64).abs() * 2f64.powi(-23) + f64::MIN_POSITIVE;
+        let e = (g as f64 - w as f64).abs();
+        worst = worst.max(e / bound);
+        if !(e <= bound) {
+            wrong += 1;
+            first.get_or_insert((i, g, w, bound));
+        }
+    }
+    println!("{what}: largest error {worst:.3} of the accumulation bound, {wrong} elements past it");
+    if let Some((i, g, w, bound)) = first {
+        let (r, c) = (i / n as usize, i % n as usize);
+        failures.push(format!(
+            "{what}: {wrong} elements past the accumulation bound; first at row {r}, column {c}: {g} against {w} (bound {bound:.3e})"
+        ));
+    }
 }
 
 /// The stream-K shape of the odd-shape tests (FP8): 3 tiles of 27 k-tiles over 5 CTAs, the
@@ -170,21 +205,17 @@ fn fp8_gemm_and_cublaslt_match_a_cpu_product(gpu: Gpu) {
     // N a multiple of 16, which cuBLASLt's FP8 kernels need.
     let (m, n, k) = (190u32, 336u32, 272u32);
     let (a, b, ha, hb, alpha) = inputs(&gpu, &mut g, (m, n, k));
-    let cpu = cpu_product(&ha, &hb, alpha, (m, n, k));
+    let (cpu, mag) = cpu_product_and_magnitudes(&ha, &hb, alpha, (m, n, k));
     let mut failures = vec![];
+    // cuBLASLt without fast accumulation promotes its partial sums to f32 every few wgmmas,
+    // so it stays within the bound of the GEMM, which promotes them only at the end.
     let mut theirs = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
     LtFp8::<F32>::new(&gpu, m, n, k, false).unwrap().run(&a, &b, &mut theirs, alpha).unwrap();
-    // cuBLASLt without fast accumulation promotes its partial sums to f32 registers.
-    judge("cuBLASLt (f32 C) against the CPU", &gpu.download(&theirs).unwrap(), &cpu, n, 1e-3, &mut failures);
+    judge_accumulation("cuBLASLt (f32 C) against the CPU", &gpu.download(&theirs).unwrap(), &cpu, &mag, (n, k), &mut failures);
     let gemm = Gemm::<F32, E4m3>::new(&gpu, GemmConfig::default()).unwrap();
     let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
     gemm.run_scaled(&gpu, &a, &b, &mut c, alpha, m, n, k).unwrap();
-    // The GEMM's sum stays in the tensor cores' accumulator, which keeps about 14 bits of
-    // the partial sum at each of the K/32 wgmma additions (module docs): with partial sums
-    // up to 4 times the elements' scale, K/32 · 2⁻¹² (2.2e-3 here; one seed in five runs
-    // came to 1.1e-3 of it) where an f32 sum would stay within 1e-6.
-    let tol = k.div_ceil(32) as f64 * 2f64.powi(-12);
-    judge("GEMM (e4m3, f32 C) against the CPU", &gpu.download(&c).unwrap(), &cpu, n, tol, &mut failures);
+    judge_accumulation("GEMM (e4m3, f32 C) against the CPU", &gpu.download(&c).unwrap(), &cpu, &mag, (n, k), &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
