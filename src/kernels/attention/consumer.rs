@@ -165,56 +165,72 @@ impl Ctx<'_> {
             k.if_(!keep, |k| next_bar.arrive(k));
         };
         k.if_(last_consumer, |k| next_bar.arrive(k));
-        // Block 0: its scores and P (O is still zero: no correction).
-        let (k_slot, kb) = wait_full(k, false, zero);
-        my_turn(k);
-        let pending = scores(k, kb);
-        hand_over(k);
-        let _ = pending.wait(k, 0);
-        k.if_(lead, |k| k_slot.release(k));
-        mask(k, zero);
-        let _ = soft.step(k, &s.0);
-        Softmax::pack(k, &s.0, &p);
-        // Block j: its scores issued, then block j-1's P·V; block j's softmax runs while both are
-        // on the tensor cores; then O is corrected and block j's P replaces block j-1's. K_j is
-        // released when its scores are done, V_(j-1) when its product is.
-        k.for_range(1u32, mine, 1, |k, j| {
-            let (k_slot, kb) = wait_full(k, false, j);
-            let prev = ptx!(k, "sub.u32", j, 1u32);
-            let (v_slot, vb) = wait_full(k, true, prev);
-            my_turn(k);
-            let pending_s = scores(k, kb);
-            let pending_o = values(k, vb);
-            hand_over(k);
-            let _ = pending_s.wait(k, 1);
-            k.if_(lead, |k| k_slot.release(k));
-            mask(k, j);
-            let (corr, moved) = soft.step(k, &s.0);
-            // The wait for P·V in a block of its own: in the same block ptxas schedules it
-            // above the softmax (to start the O rescale early), which then no longer overlaps
-            // the product. `live` always holds, but ptxas cannot know it.
-            k.if_(live, |k| {
-                let _ = pending_o.wait(k, 0);
-                k.if_(lead, |k| v_slot.release(k));
-                k.if_(moved, |k| Softmax::rescale(k, &o.0, corr));
+        // A consumer whose rows all lie past S_q (in the last tile of a sequence) computes
+        // nothing: it takes its turns and releases every block unread.
+        let active = ptx!(k, "setp.lt.u32", first_row, plan.seq_q);
+        k.if_else(
+            active,
+            |k| {
+                // Block 0: its scores and P (O is still zero: no correction).
+                let (k_slot, kb) = wait_full(k, false, zero);
+                my_turn(k);
+                let pending = scores(k, kb);
+                hand_over(k);
+                let _ = pending.wait(k, 0);
+                k.if_(lead, |k| k_slot.release(k));
+                mask(k, zero);
+                let _ = soft.step(k, &s.0);
                 Softmax::pack(k, &s.0, &p);
-            });
-        });
-        // Q is no longer read: the producer may load the next tile's.
-        k.if_(lead, |k| {
-            plan.q_empty.arrive(k);
-        });
-        // The last block's P·V.
-        let last = ptx!(k, "sub.u32", mine, 1u32);
-        let (v_slot, vb) = wait_full(k, true, last);
-        my_turn(k);
-        wgmma::fence(k);
-        let pending = values(k, vb);
-        hand_over(k);
-        let _ = pending.wait(k, 0);
-        k.if_(lead, |k| v_slot.release(k));
-        // Blocks the other consumer needs and this one does not (causal): released unread.
-        k.for_range(mine, all, 1, |k, j| {
+                // Block j: its scores issued, then block j-1's P·V; block j's softmax runs while both are
+                // on the tensor cores; then O is corrected and block j's P replaces block j-1's. K_j is
+                // released when its scores are done, V_(j-1) when its product is.
+                k.for_range(1u32, mine, 1, |k, j| {
+                    let (k_slot, kb) = wait_full(k, false, j);
+                    let prev = ptx!(k, "sub.u32", j, 1u32);
+                    let (v_slot, vb) = wait_full(k, true, prev);
+                    my_turn(k);
+                    let pending_s = scores(k, kb);
+                    let pending_o = values(k, vb);
+                    hand_over(k);
+                    let _ = pending_s.wait(k, 1);
+                    k.if_(lead, |k| k_slot.release(k));
+                    mask(k, j);
+                    let (corr, moved) = soft.step(k, &s.0);
+                    // The wait for P·V in a block of its own: in the same block ptxas schedules it
+                    // above the softmax (to start the O rescale early), which then no longer overlaps
+                    // the product. `live` always holds, but ptxas cannot know it.
+                    k.if_(live, |k| {
+                        let _ = pending_o.wait(k, 0);
+                        k.if_(lead, |k| v_slot.release(k));
+                        k.if_(moved, |k| Softmax::rescale(k, &o.0, corr));
+                        Softmax::pack(k, &s.0, &p);
+                    });
+                });
+                // Q is no longer read: the producer may load the next tile's.
+                k.if_(lead, |k| {
+                    plan.q_empty.arrive(k);
+                });
+                // The last block's P·V.
+                let last = ptx!(k, "sub.u32", mine, 1u32);
+                let (v_slot, vb) = wait_full(k, true, last);
+                my_turn(k);
+                wgmma::fence(k);
+                let pending = values(k, vb);
+                hand_over(k);
+                let _ = pending.wait(k, 0);
+                k.if_(lead, |k| v_slot.release(k));
+            },
+            |k| {
+                my_turn(k);
+                hand_over(k);
+                k.if_(lead, |k| {
+                    plan.q_empty.arrive(k);
+                });
+            },
+        );
+        let unread_from = ptx!(k, "selp.u32", mine, 0u32, active);
+        // Blocks the other consumers need and this one does not: released unread.
+        k.for_range(unread_from, all, 1, |k, j| {
             my_turn(k);
             hand_over(k);
             for v in [false, true] {
@@ -222,7 +238,7 @@ impl Ctx<'_> {
                 k.if_(lead, |k| slot.release(k));
             }
         });
-        soft.finish(k, &o.0, &rows, plan, tile, out);
+        k.if_(active, |k| soft.finish(k, &o.0, &rows, plan, tile, out));
         all
     }
 }
