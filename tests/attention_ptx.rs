@@ -27,21 +27,18 @@ fn every_attention_variant_assembles_clean() {
             attention::attention(&mut again, "attn", &attention::AttentionConfig::new(d, causal).with_bn(bn).with_consumers(consumers))
                 .unwrap();
             assert_eq!(again.to_ptx().unwrap(), text, "d = {d}, causal = {causal}: the public build differs");
-            let lines = match ptxkit::ptxas::resources(&px, &text, Target::SM_90A) {
-                Ok(l) => l,
+            let report = match ptxkit::ptxas::report(&px, &text, Target::SM_90A) {
+                Ok(r) => r,
                 Err(e) => {
                     failures.push(format!("d = {d}, causal = {causal}: ptxas refused it:\n{e}"));
                     continue;
                 }
             };
-            println!("d = {d}, bn = {bn}, {consumers} consumers, causal = {causal}, {} stages: {}", cfg.stages, lines.join(" | "));
-            let cap = cfg.roles().at_entry();
-            failures.extend(
-                lines
-                    .iter()
-                    .filter(|l| common::bad_resource_line(l, cap))
-                    .map(|l| format!("d = {d}, bn = {bn}, {consumers} consumers, causal = {causal}: {l}")),
-            );
+            let attn = report.kernel("attn");
+            println!("d = {d}, bn = {bn}, {consumers} consumers, causal = {causal}, {} stages: {attn:?}", cfg.stages);
+            if let Err(e) = report.check_clean(Some(cfg.roles().at_entry())) {
+                failures.push(format!("d = {d}, bn = {bn}, {consumers} consumers, causal = {causal}: {e}"));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -126,8 +126,43 @@ fn setmaxnreg_needs_a_register_count_at_entry() {
     assert!(said.iter().any(|w| w.contains("setmaxnreg") && w.contains("ignored")), "{said:?}\n{with}");
 }
 
+/// `ptxas::report` on real ptxas output: a lean kernel's registers within a `.maxnreg`
+/// and nothing wrong; a kernel whose local array is indexed at run time gets a stack frame
+/// at least the array's size, which `check_clean` names.
+fn ptxas_report_reads_each_kernel() {
+    let px = common::ptxas("ptxas_report_reads_each_kernel");
+    let mut m = Module::new(Target::SM_90A);
+    m.kernel("lean", |k, (out, v): (GlobalPtr<U32>, Reg<U32>)| {
+        k.maxnreg(32);
+        let i = k.global_thread_index_x();
+        let w = ptx!(k, "add.u32", v, i);
+        k.st(out.at(i), w);
+    })
+    .unwrap();
+    m.kernel("framed", |k, (out, v): (GlobalPtr<U32>, Reg<U32>)| {
+        let buf = k.local_array::<U32>("buf", 64, 4);
+        let i = k.global_thread_index_x();
+        let slot = ptx!(k, "and.b32", i.bitcast::<B32>(), 63u32).bitcast::<U32>();
+        k.st(buf.at(slot), v);
+        let other = ptx!(k, "xor.b32", slot.bitcast::<B32>(), 1u32).bitcast::<U32>();
+        let x = k.ld(buf.at(other));
+        k.st(out.at(i), x);
+    })
+    .unwrap();
+    let report = ptxkit::ptxas::report(&px, &m.to_ptx().unwrap(), Target::SM_90A).unwrap();
+    println!("{report:#?}");
+    let lean = report.kernel("lean").expect("lean's report");
+    assert!(lean.registers > 0 && lean.registers <= 32, "{lean:?}");
+    assert!(lean.problems(Some(32)).is_empty(), "{:?}", lean.problems(Some(32)));
+    let framed = report.kernel("framed").expect("framed's report");
+    assert!(framed.stack_frame >= 256, "{framed:?}");
+    let err = report.check_clean(None).unwrap_err();
+    assert!(err.contains("framed: a stack frame of") && !err.contains("lean"), "{err}");
+}
+
 fn main() {
     common::harness::main(&[&[
+        host!(ptxas_report_reads_each_kernel),
         host!(minnctapersm_bounds_match_ptxas),
         host!(conflicting_directives_are_errors),
         host!(setmaxnreg_needs_a_register_count_at_entry),

@@ -39,28 +39,21 @@ fn every_mma_gemm_variant_assembles_clean() {
             if let Some(dir) = &dump {
                 std::fs::write(format!("{dir}/mma_gemm_{i}_{target}.ptx"), &text).unwrap();
             }
-            let lines = match ptxkit::ptxas::resources(&px, &text, target) {
-                Ok(l) => l,
+            let report = match ptxkit::ptxas::report(&px, &text, target) {
+                Ok(r) => r,
                 Err(e) => {
                     failures.push(format!("{cfg:?} {target}: ptxas refused it:\n{e}"));
                     continue;
                 }
             };
             let cap = 65536 / (cfg.threads() * cfg.ctas_per_sm);
-            for l in &lines {
-                if common::bad_resource_line(l, cap) {
-                    failures.push(format!("{cfg:?} {target}: {l}"));
-                }
-                if l.contains("Used ") {
-                    println!("{cfg:?} {target}: {}", l.trim());
-                }
+            if let Err(e) = report.check_clean(Some(cap)) {
+                failures.push(format!("{cfg:?} {target}: {e}"));
             }
-            assert_eq!(
-                lines.iter().filter(|l| l.contains("spill stores")).count(),
-                2,
-                "{cfg:?}: a resource line per kernel:\n{}",
-                lines.join("\n")
-            );
+            for k in &report.kernels {
+                println!("{cfg:?} {target}: {} {} registers", k.name, k.registers);
+            }
+            assert_eq!(report.kernels.len(), 2, "{cfg:?}: a report per kernel: {report:?}");
         }
     }
     println!("{kernels} mma GEMM kernels assembled for sm_80 and sm_90");

@@ -59,25 +59,18 @@ fn every_gemm_variant_assembles_clean() {
             kernels += 3;
         }
         let text = m.to_ptx().unwrap();
-        let lines = match ptxkit::ptxas::resources(&px, &text, Target::SM_90A) {
-            Ok(l) => l,
+        let report = match ptxkit::ptxas::report(&px, &text, Target::SM_90A) {
+            Ok(r) => r,
             Err(e) => {
                 failures.push(format!("{cfg:?}: ptxas refused it:\n{e}"));
                 continue;
             }
         };
         let (cap, _, _) = cfg.registers();
-        for l in &lines {
-            if common::bad_resource_line(l, cap) {
-                failures.push(format!("{cfg:?}: {l}"));
-            }
+        if let Err(e) = report.check_clean(Some(cap)) {
+            failures.push(format!("{cfg:?}: {e}"));
         }
-        assert_eq!(
-            lines.iter().filter(|l| l.contains("spill stores")).count(),
-            if with_nn { 9 } else { 6 },
-            "{cfg:?}: a resource line per kernel:\n{}",
-            lines.join("\n")
-        );
+        assert_eq!(report.kernels.len(), if with_nn { 9 } else { 6 }, "{cfg:?}: a report per kernel: {report:?}");
     }
     println!("{kernels} GEMM kernels assembled for sm_90a");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -105,26 +98,22 @@ fn every_tcgen05_gemm_variant_assembles_clean() {
         gemm_tcgen05::<Bf16>(&mut m, "tcgen05_bf16", &cfg).unwrap();
         gemm_tcgen05::<F32>(&mut m, "tcgen05_f32", &cfg).unwrap();
         let text = m.to_ptx().unwrap();
-        let lines = match ptxkit::ptxas::resources(&px, &text, target) {
-            Ok(l) => l,
+        let report = match ptxkit::ptxas::report(&px, &text, target) {
+            Ok(r) => r,
             Err(e) => {
                 failures.push(format!("{target} {cfg:?}: ptxas refused it:\n{e}"));
                 continue;
             }
         };
-        for l in &lines {
-            if common::bad_resource_line(l, 255) {
-                failures.push(format!("{target} {cfg:?}: {l}"));
-            }
+        if let Err(e) = report.check_clean(Some(255)) {
+            failures.push(format!("{target} {cfg:?}: {e}"));
         }
         for name in ["tcgen05_bf16", "tcgen05_f32"] {
-            // ptxas reports each function's properties, then its registers.
-            let at = lines.iter().position(|l| l.contains(&format!("Function properties for {name}")));
-            let used = at.and_then(|i| lines[i..].iter().find(|l| l.contains("Used ") && l.contains(" registers")));
-            let spills = at.and_then(|i| lines[i..].iter().find(|l| l.contains("spill stores")));
-            match (used, spills) {
-                (Some(u), Some(s)) => println!("{target} bn {} stages {} {name}: {} |{}", cfg.bn, cfg.stages, u.trim(), s.trim()),
-                _ => failures.push(format!("{target} {cfg:?}: no register count for {name}:\n{}", lines.join("\n"))),
+            match report.kernel(name) {
+                Some(k) if k.registers > 0 => {
+                    println!("{target} bn {} stages {} {name}: {} registers, {} bytes smem", cfg.bn, cfg.stages, k.registers, k.shared)
+                }
+                _ => failures.push(format!("{target} {cfg:?}: no register count for {name}: {report:?}")),
             }
         }
     }

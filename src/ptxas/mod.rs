@@ -4,7 +4,10 @@
 //! `/usr/local/cuda/bin/ptxas`, and the `nvidia-cuda-nvcc` Python package
 //! (`python3 -m pip install nvidia-cuda-nvcc==13.0.88`).
 
+mod report;
 pub mod sample;
+
+pub use report::{parse as parse_report, report, KernelReport, Report};
 
 use crate::core::Target;
 use std::path::{Path, PathBuf};

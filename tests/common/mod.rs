@@ -36,14 +36,3 @@ pub fn assemble_allowing(name: &str, m: &ptxkit::Module, allowed: &[&str]) -> St
     assert!(unexpected.is_empty(), "{name}: ptxas warned:\n{unexpected:?}\n{text}");
     text
 }
-
-/// Whether a line of `ptxas -v` output reports a problem: a warning (`setmaxnreg` ignored,
-/// ...), wgmmas serialised (ptxas 13.0 reports that as info: "Potential Performance Loss"),
-/// a spill, a stack frame, or more than `cap` registers.
-pub fn bad_resource_line(l: &str, cap: u32) -> bool {
-    l.contains("warning")
-        || l.contains("Potential Performance Loss")
-        || (l.contains("spill") && !l.contains("0 bytes spill stores, 0 bytes spill loads"))
-        || (l.contains("stack frame") && !l.trim_start().starts_with("0 bytes stack frame"))
-        || l.split("Used ").nth(1).and_then(|r| r.split(' ').next()?.parse::<u32>().ok()).is_some_and(|r| r > cap)
-}
