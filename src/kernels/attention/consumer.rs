@@ -181,9 +181,10 @@ impl Ctx<'_> {
                 mask(k, zero);
                 let _ = soft.step(k, &s.0);
                 Softmax::pack(k, &s.0, &p);
-                // Block j: its scores issued, then block j-1's P·V; block j's softmax runs while both are
-                // on the tensor cores; then O is corrected and block j's P replaces block j-1's. K_j is
-                // released when its scores are done, V_(j-1) when its product is.
+                // Block j: its scores issued, then block j-1's P·V; block j's softmax runs
+                // while both are on the tensor cores; then O is corrected and block j's P
+                // replaces block j-1's. K_j is released when its scores are done, V_(j-1)
+                // when its product is.
                 k.for_range(1u32, mine, 1, |k, j| {
                     let (k_slot, kb) = wait_full(k, false, j);
                     let prev = ptx!(k, "sub.u32", j, 1u32);
@@ -196,9 +197,10 @@ impl Ctx<'_> {
                     k.if_(lead, |k| k_slot.release(k));
                     mask(k, j);
                     let (corr, moved) = soft.step(k, &s.0);
-                    // The wait for P·V in a block of its own: in the same block ptxas schedules it
-                    // above the softmax (to start the O rescale early), which then no longer overlaps
-                    // the product. `live` always holds, but ptxas cannot know it.
+                    // The wait for P·V in a block of its own: in the same block ptxas
+                    // schedules it above the softmax (to start the O rescale early), which
+                    // then no longer overlaps the product. `live` always holds, but ptxas
+                    // cannot know it.
                     k.if_(live, |k| {
                         let _ = pending_o.wait(k, 0);
                         k.if_(lead, |k| v_slot.release(k));
