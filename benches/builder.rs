@@ -1,7 +1,8 @@
 //! Builder speed and memory: build and print kernels of 10^4, 10^5 and 10^6 instructions.
 //! A table gives, per size, the median time, instructions per second and the peak heap
 //! (measured by a counting allocator) per instruction, so that linear growth shows as
-//! constant rates; criterion times the 10^4 kernel and the Hopper GEMM.
+//! constant rates, without and with line info (`Module::set_line_info`); criterion times the
+//! 10^4 kernel and the Hopper GEMM.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ptxkit::prelude::*;
@@ -40,9 +41,10 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOC: Counting = Counting;
 
 /// A kernel of exactly `n` instructions (a mix of loads, arithmetic, compares, selects,
-/// stores and a loop), as text.
-fn build(n: usize) -> (usize, String) {
+/// stores and a loop), as text; with a `.loc` per source line when `line_info`.
+fn build_with(n: usize, line_info: bool) -> (usize, String) {
     let mut m = Module::new(Target::SM_90);
+    m.set_line_info(line_info);
     let mut count = 0;
     m.kernel("big", |k, (x, y, a): (GlobalPtr<F32>, GlobalPtr<F32>, Reg<F32>)| {
         let i = k.global_thread_index_x();
@@ -69,9 +71,14 @@ fn build(n: usize) -> (usize, String) {
     (count, m.to_ptx().unwrap())
 }
 
+fn build(n: usize) -> (usize, String) {
+    build_with(n, false)
+}
+
 /// Median seconds of `reps` builds of `n` instructions, and the peak heap of one build
 /// (bytes above what was live before it).
-fn measure(n: usize, reps: usize) -> (f64, usize) {
+fn measure(n: usize, reps: usize, line_info: bool) -> (f64, usize) {
+    let build = |n| build_with(n, line_info);
     let base = LIVE.load(Relaxed);
     PEAK.store(base, Relaxed);
     let (count, text) = build(n);
@@ -94,12 +101,15 @@ fn measure(n: usize, reps: usize) -> (f64, usize) {
 
 fn bench_sizes(_: &mut Criterion) {
     println!("builder: build and print, median of the reps; peak heap of one build");
-    println!("| instructions | reps | median | million instructions/s | peak heap | heap bytes per instruction |");
-    println!("|---|---|---|---|---|---|");
-    for (n, reps) in [(10_000, 200), (100_000, 30), (1_000_000, 7)] {
-        let (t, peak) = measure(n, reps);
+    println!("| instructions | line info | reps | median | million instructions/s | peak heap | heap bytes per instruction |");
+    println!("|---|---|---|---|---|---|---|");
+    for (n, reps, line_info) in
+        [(10_000, 200, false), (100_000, 30, false), (1_000_000, 7, false), (10_000, 200, true), (100_000, 30, true), (1_000_000, 7, true)]
+    {
+        let (t, peak) = measure(n, reps, line_info);
         println!(
-            "| {n} | {reps} | {:.2} ms | {:.1} | {:.1} MiB | {:.0} |",
+            "| {n} | {} | {reps} | {:.2} ms | {:.1} | {:.1} MiB | {:.0} |",
+            if line_info { "on" } else { "off" },
             t * 1e3,
             n as f64 / t / 1e6,
             peak as f64 / (1 << 20) as f64,

@@ -99,11 +99,17 @@ impl Module {
     /// assert!(msg.contains("`cvt.rn.bf16x2.f32` is not on sm_75: it needs sm_80 or newer"), "{msg}");
     /// assert!(m.to_ptx().is_err());
     /// ```
+    #[track_caller]
     pub fn kernel<P: KernelParams>(&mut self, name: &str, body: impl FnOnce(&mut Kernel, P)) -> Result<KernelRef<P>, Error> {
+        // With line info, the parameter loads and the closing `ret` point at this call.
+        let here = std::panic::Location::caller();
         self.add_body(name, |m| {
             let mut k = m.new_body(name, BodyKind::Entry);
+            k.loc_override = Some(here);
             let params = P::declare_all(&mut k);
+            k.loc_override = None;
             body(&mut k, params);
+            k.loc_override = Some(here);
             k.ret();
             if !m.unchecked {
                 k.check_target(m.target);

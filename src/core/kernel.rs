@@ -195,6 +195,49 @@ pub struct Kernel {
     /// Forms met lately (address, index), by a hash of their address: most instructions
     /// repeat one of them, and skip the map.
     recent: Box<[(usize, u32); 64]>,
+    /// With line info on ([`crate::Module::set_line_info`]): the Rust source location that
+    /// emitted each instruction, as (statement index, location), in statement order.
+    pub(crate) line_info: bool,
+    pub(crate) locs: Vec<(u32, &'static std::panic::Location<'static>)>,
+    /// The location recorded instead of the caller's, for what the builder emits on a
+    /// call's behalf (a kernel's parameter loads and closing `ret`: that `Module::kernel`).
+    pub(crate) loc_override: Option<&'static std::panic::Location<'static>>,
+}
+
+thread_local! {
+    /// With line info: where the outermost instruction helper running now was called.
+    static HELPER_CALLER: std::cell::Cell<Option<&'static std::panic::Location<'static>>> = const { std::cell::Cell::new(None) };
+}
+
+/// While alive, the instructions a helper emits (through closures, loops and other helpers
+/// alike) take the location its caller called it from: `#[track_caller]` alone stops at the
+/// first closure. The outermost helper wins. Nothing happens with line info off.
+#[doc(hidden)]
+pub struct HelperScope(bool);
+
+impl HelperScope {
+    #[track_caller]
+    #[inline]
+    pub fn enter(line_info: bool) -> HelperScope {
+        if !line_info {
+            return HelperScope(false);
+        }
+        let at = std::panic::Location::caller();
+        HelperScope(HELPER_CALLER.with(|c| {
+            c.get().is_none() && {
+                c.set(Some(at));
+                true
+            }
+        }))
+    }
+}
+
+impl Drop for HelperScope {
+    fn drop(&mut self) {
+        if self.0 {
+            HELPER_CALLER.with(|c| c.set(None));
+        }
+    }
 }
 
 /// Hashes form addresses cheaply (they are distinct and 8-aligned).
@@ -251,6 +294,9 @@ impl Kernel {
             forms: Vec::new(),
             form_index: HashMap::default(),
             recent: Box::new([(0, 0); 64]),
+            line_info: false,
+            locs: Vec::new(),
+            loc_override: None,
         }
     }
 
@@ -307,7 +353,10 @@ impl Kernel {
         self.opnds.run(start, len)
     }
 
-    /// Appends one instruction of a form; the operands are drained from `ops`.
+    /// Appends one instruction of a form; the operands are drained from `ops`. With line
+    /// info on, records the caller's source location (through `#[track_caller]` callers:
+    /// `ptx!`'s expansion names the user's line).
+    #[track_caller]
     pub(crate) fn push_ins(&mut self, form: &'static FormDesc, guard: Guard, ops: &mut Vec<Opnd>) {
         // Immediates ptxas bounds beyond their type: `bar{.cta}.*` and `barrier{.cta}.*` (not
         // `bar.warp.sync` or `barrier.cluster.*`), `createpolicy` (a byte test first: this runs
@@ -337,6 +386,16 @@ impl Kernel {
         let start = self.opnds.append(ops);
         self.stmts.push(Stmt::Ins { form, start, len, guard: PackedGuard::pack(guard) });
         self.count += 1;
+        if self.line_info {
+            // The outermost helper's caller, else the builder's stand-in, else the caller.
+            // (Not `unwrap_or_else(Location::caller)`: called through `FnOnce`, that names
+            // the standard library.)
+            let at = match (HELPER_CALLER.get(), self.loc_override) {
+                (Some(at), _) | (None, Some(at)) => at,
+                (None, None) => std::panic::Location::caller(),
+            };
+            self.locs.push((self.stmts.len() as u32 - 1, at));
+        }
     }
 
     /// Immediates of `bar`/`barrier` that ptxas refuses: a barrier number beyond 15, a

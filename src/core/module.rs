@@ -28,6 +28,8 @@ pub struct Module {
     pub(crate) tex_mode: TexMode,
     /// The first kernel or function that failed to build: the module then has no text.
     pub(crate) failed: Option<Error>,
+    /// Whether bodies built from now on record the Rust source line of each instruction.
+    pub(crate) line_info: bool,
 }
 
 impl Module {
@@ -42,6 +44,7 @@ impl Module {
             unchecked: false,
             tex_mode: TexMode::Unified,
             failed: None,
+            line_info: false,
         }
     }
 
@@ -75,10 +78,35 @@ impl Module {
         Ok(())
     }
 
-    /// A new body of this module, built for its texturing mode.
+    /// Line info: with it on, each instruction of the bodies built afterwards carries a
+    /// `.loc` naming the Rust file, line and column that emitted it (for `ptx!` and the
+    /// typed calls, the user's line; for a helper, the helper's own line inside it), after
+    /// `.file` entries for the files, so that `ptxas -lineinfo`, compute-sanitizer and
+    /// `ncu --print-source` point at Rust. Off (the default), the text is as without it.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    ///
+    /// let mut m = Module::new(Target::SM_80);
+    /// m.set_line_info(true);
+    /// m.kernel("k", |k, (x,): (Reg<U32>,)| {
+    ///     let _ = ptx!(k, "add.u32", x, 1u32); let here = line!();
+    ///     assert!(here > 0);
+    /// })?;
+    /// let text = m.to_ptx()?;
+    /// assert!(text.contains(".file 1 \"src/core/module.rs\"") || text.contains(".file 1"));
+    /// assert!(text.lines().any(|l| l.trim_start().starts_with(".loc 1 ")));
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn set_line_info(&mut self, on: bool) {
+        self.line_info = on;
+    }
+
+    /// A new body of this module, built for its texturing mode and line info.
     pub(crate) fn new_body(&self, name: &str, kind: BodyKind) -> Kernel {
         let mut k = Kernel::new(name, self.id, kind);
         k.tex_mode = self.tex_mode;
+        k.line_info = self.line_info;
         k
     }
 

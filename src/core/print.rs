@@ -309,7 +309,8 @@ fn param_call(out: &mut String, k: &Kernel, c: &CallStmt, i: usize) {
 }
 
 /// Prints one body.
-fn body(out: &mut String, k: &Kernel) {
+/// `body`'s text; `files` numbers the source files of its `.loc` lines (from 1).
+fn body(out: &mut String, k: &Kernel, files: &[&str]) {
     let entry = k.kind == BodyKind::Entry;
     if entry {
         let _ = write!(out, ".visible .entry {}(", k.name);
@@ -366,9 +367,20 @@ fn body(out: &mut String, k: &Kernel) {
         }
     }
     out.push('\n');
+    // The next recorded location, and the last one printed (a `.loc` only where it changes).
+    let mut locs = k.locs.iter().peekable();
+    let mut last_loc = None;
     for (i, s) in k.stmts.iter().enumerate() {
         match s {
             Stmt::Ins { form, start, len, guard: g } => {
+                if let Some(&(_, at)) = locs.next_if(|(si, _)| *si as usize == i) {
+                    let key = (at.file(), at.line(), at.column());
+                    if last_loc != Some(key) {
+                        let file = files.iter().position(|f| *f == at.file()).map_or(0, |p| p + 1);
+                        let _ = writeln!(out, "\t.loc {file} {} {}", at.line(), at.column());
+                        last_loc = Some(key);
+                    }
+                }
                 out.push('\t');
                 guard(out, &g.unpack());
                 put(out, k.forms[*form as usize].chain);
@@ -484,6 +496,23 @@ fn module(m: &Module) -> Result<String, Error> {
         m.target,
         if m.tex_mode == super::desc::TexMode::Independent { ", texmode_independent" } else { "" }
     );
+    // The source files line info names, numbered from 1 in order of first use.
+    let mut files: Vec<&str> = vec![];
+    for item in &m.items {
+        if let Item::Body(k) = item {
+            for (_, at) in &k.locs {
+                if !files.contains(&at.file()) {
+                    files.push(at.file());
+                }
+            }
+        }
+    }
+    for (i, f) in files.iter().enumerate() {
+        let _ = writeln!(out, ".file {} \"{}\"", i + 1, f.replace('\\', "/").replace('"', "'"));
+    }
+    if !files.is_empty() {
+        out.push('\n');
+    }
     let dyn_align = m.items.iter().filter_map(|i| if let Item::Body(k) = i { k.dyn_smem } else { None }).max();
     if let Some(a) = dyn_align {
         let _ = writeln!(out, ".extern .shared .align {a} .b8 {DYN_SMEM}[];\n");
@@ -495,7 +524,7 @@ fn module(m: &Module) -> Result<String, Error> {
                 out.push_str("\n\n");
             }
             Item::Body(k) => {
-                body(&mut out, k);
+                body(&mut out, k, &files);
                 out.push('\n');
             }
         }

@@ -71,34 +71,43 @@ pub trait BlockOps: Sealed {
 }
 
 impl BlockOps for Kernel {
+    #[track_caller]
     fn block_reduce<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
     where
         Count<BLOCK>: WarpMultiple,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         reduce_block(self, BLOCK as u32, v, op, false)
     }
 
+    #[track_caller]
     fn block_reduce_commutative<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
     where
         Count<BLOCK>: WarpMultiple,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         reduce_block(self, BLOCK as u32, v, op, true)
     }
 
+    #[track_caller]
     fn block_scan<const BLOCK: usize, V: Value>(&mut self, v: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
     where
         Count<BLOCK>: WarpMultiple,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         block_scan_parts::<V>(self, BLOCK as u32, v, op).0
     }
 
+    #[track_caller]
     fn block_scan_exclusive<const BLOCK: usize, V: Value>(&mut self, v: V, identity: V, op: impl FnMut(&mut Kernel, V, V) -> V) -> V
     where
         Count<BLOCK>: WarpMultiple,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         self.block_scan_exclusive_with_total::<BLOCK, V>(v, identity, op).0
     }
 
+    #[track_caller]
     fn block_scan_exclusive_with_total<const BLOCK: usize, V: Value>(
         &mut self,
         v: V,
@@ -108,6 +117,7 @@ impl BlockOps for Kernel {
     where
         Count<BLOCK>: WarpMultiple,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let (inc, prefix, total) = block_scan_parts::<V>(self, BLOCK as u32, v, op);
         let one: Reg<U32> = ptx!(self, "mov.u32", 1u32);
         let (up, in_warp) = self.shfl_checked(Shfl::Up, inc, one, LaneMask::FULL);

@@ -79,11 +79,13 @@ pub trait DescriptorOps: Sealed {
 }
 
 impl DescriptorOps for Kernel {
+    #[track_caller]
     fn gmma_desc<S, T>(&mut self, layout: &TileLayout, tile: Ptr<S, T>) -> Reg<Gdesc>
     where
         S: StateSpace<AddrT = U32> + InWindow<m::SharedCta>,
         T: DataType,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let base = match layout.desc(0) {
             Ok(d) => d.bits(),
             Err(e) => {
@@ -94,15 +96,19 @@ impl DescriptorOps for Kernel {
         desc_at(self, base, tile)
     }
 
+    #[track_caller]
     fn gmma_desc_k(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32) -> Reg<Gdesc> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         desc_step(self, desc, layout, k, "wgmma")
     }
 
+    #[track_caller]
     fn tcgen05_desc<S, T>(&mut self, layout: &TileLayout, tile: Ptr<S, T>) -> Reg<Gdesc>
     where
         S: StateSpace<AddrT = U32> + InWindow<m::SharedCta>,
         T: DataType,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let base = match layout.tcgen05_desc(0) {
             Ok(d) => d.bits(),
             Err(e) => {
@@ -113,7 +119,9 @@ impl DescriptorOps for Kernel {
         desc_at(self, base, tile)
     }
 
+    #[track_caller]
     fn tcgen05_desc_k(&mut self, desc: Reg<Gdesc>, layout: &TileLayout, k: u32) -> Reg<Gdesc> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         desc_step(self, desc, layout, k, "tcgen05")
     }
 }

@@ -334,12 +334,16 @@ pub trait BarrierOps: Sealed {
 }
 
 impl BarrierOps for Kernel {
+    #[track_caller]
     fn mbarriers(&mut self, name: &str, len: u32) -> Mbarriers {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let base = self.shared_array::<B64>(name, len, 8);
         Mbarriers { base, len }
     }
 
+    #[track_caller]
     fn init_barriers(&mut self, publish: Publish, init: impl FnOnce(&mut Kernel)) {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let t = self.thread_rank();
         let first = ptx!(self, "setp.eq.u32", t, 0u32);
         self.if_(first, |k| {
@@ -356,12 +360,16 @@ impl BarrierOps for Kernel {
         }
     }
 
+    #[track_caller]
     fn cluster_sync(&mut self) {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         ptx!(self, "barrier.cluster.arrive.release");
         ptx!(self, "barrier.cluster.wait.acquire");
     }
 
+    #[track_caller]
     fn map_shared<S: CtaShared, T: crate::types::DataType>(&mut self, ptr: Ptr<S, T>, rank: impl Operand<U32>) -> Ptr<m::SharedCluster, T> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let a = ptr.addr(self);
         let r = ptx!(self, "mapa.shared::cluster.u32", a, rank);
         Ptr::from_reg32(r)

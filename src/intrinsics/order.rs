@@ -213,41 +213,51 @@ pub trait MemoryOps: Sealed {
 }
 
 impl MemoryOps for Kernel {
+    #[track_caller]
     fn ld<A: Address>(&mut self, addr: A) -> Reg<A::Elem>
     where
         A::Elem: Load<(), A::Space>,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let d: Reg<A::Elem> = self.reg();
         <A::Elem as Load<(), A::Space>>::emit_ld(self, None, d.retype(), addr);
         d
     }
 
+    #[track_caller]
     fn st<A: Address>(&mut self, addr: A, v: impl Operand<<A::Elem as MemType>::Mem>)
     where
         A::Elem: Store<(), A::Space>,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         <A::Elem as Store<(), A::Space>>::emit_st(self, None, addr, v);
     }
 
+    #[track_caller]
     fn ld_ordered<O: LoadOrder<S>, S, A: Address>(&mut self, _: O, _: S, addr: A) -> Reg<A::Elem>
     where
         A::Elem: Load<O::Prefix, A::Space>,
         A::Space: OrderedSpace,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let d: Reg<A::Elem> = self.reg();
         <A::Elem as Load<O::Prefix, A::Space>>::emit_ld(self, None, d.retype(), addr);
         d
     }
 
+    #[track_caller]
     fn st_ordered<O: StoreOrder<S>, S, A: Address>(&mut self, _: O, _: S, addr: A, v: impl Operand<Mem<A::Elem>>)
     where
         A::Elem: Store<O::Prefix, A::Space>,
         A::Space: OrderedSpace,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         <A::Elem as Store<O::Prefix, A::Space>>::emit_st(self, None, addr, v);
     }
 
+    #[track_caller]
     fn fence<O: FenceOrder<S>, S>(&mut self, _: O, _: S) {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         O::emit(self);
     }
 }

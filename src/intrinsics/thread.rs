@@ -33,19 +33,27 @@ pub trait ThreadIndex: Sealed {
 }
 
 impl ThreadIndex for Kernel {
+    #[track_caller]
     fn warp_size(&mut self) -> Reg<U32> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         ptx!(self, "mov.u32", sreg::WARP_SZ)
     }
+    #[track_caller]
     fn lane_id(&mut self) -> Reg<U32> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         ptx!(self, "mov.u32", sreg::LANEID)
     }
+    #[track_caller]
     fn thread_rank(&mut self) -> Reg<U32> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let (tx, ty, tz) = (ptx!(self, "mov.u32", sreg::TID_X), ptx!(self, "mov.u32", sreg::TID_Y), ptx!(self, "mov.u32", sreg::TID_Z));
         let (nx, ny) = (ptx!(self, "mov.u32", sreg::NTID_X), ptx!(self, "mov.u32", sreg::NTID_Y));
         let zy = ptx!(self, "mad.lo.u32", tz, ny, ty);
         ptx!(self, "mad.lo.u32", zy, nx, tx)
     }
+    #[track_caller]
     fn global_thread_index_x(&mut self) -> Reg<U32> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let tid = ptx!(self, "mov.u32", sreg::TID_X);
         let ntid = ptx!(self, "mov.u32", sreg::NTID_X);
         let ctaid = ptx!(self, "mov.u32", sreg::CTAID_X);

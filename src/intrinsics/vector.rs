@@ -204,21 +204,25 @@ pub trait VectorOps: Sealed {
 }
 
 impl VectorOps for Kernel {
+    #[track_caller]
     fn vload<const N: usize, A: Address>(&mut self, addr: A, align: Align) -> [Reg<A::Elem>; N]
     where
         A::Elem: VecLoad<A::Space>,
         Count<N>: PowerOfTwo,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let out: [Reg<A::Elem>; N] = std::array::from_fn(|_| self.reg());
         vaccess::<A::Elem, A::Space, A>(self, &mut <A::Elem as VecLoad<A::Space>>::load_chunk, addr, align, &out);
         out
     }
 
+    #[track_caller]
     fn vstore<const N: usize, A: Address>(&mut self, addr: A, vals: [Reg<A::Elem>; N], align: Align)
     where
         A::Elem: VecStore<A::Space>,
         Count<N>: PowerOfTwo,
     {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         vaccess::<A::Elem, A::Space, A>(self, &mut <A::Elem as VecStore<A::Space>>::store_chunk, addr, align, &vals);
     }
 }

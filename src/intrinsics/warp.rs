@@ -141,7 +141,9 @@ pub trait WarpOps: Sealed {
 }
 
 impl WarpOps for Kernel {
+    #[track_caller]
     fn shfl_checked<V: Value>(&mut self, dir: Shfl, v: V, d: impl Operand<U32> + Copy, mask: impl Into<LaneMask>) -> (V, Reg<Pred>) {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let mask = mask.into();
         let c = if dir == Shfl::Up { 0u32 } else { 0x1f };
         let ws = words(self, v);
@@ -161,11 +163,15 @@ impl WarpOps for Kernel {
         (from_words(self, &out), ok)
     }
 
+    #[track_caller]
     fn shfl<V: Value>(&mut self, dir: Shfl, v: V, d: impl Operand<U32> + Copy, mask: impl Into<LaneMask>) -> V {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         self.shfl_checked(dir, v, d, mask).0
     }
 
+    #[track_caller]
     fn warp_scan<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, mut op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let mask = mask.into();
         let acc = copy(self, v);
         if mask.is_full() {
@@ -189,7 +195,9 @@ impl WarpOps for Kernel {
         acc
     }
 
+    #[track_caller]
     fn warp_scan_exclusive<V: Value>(&mut self, v: V, identity: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let mask = mask.into();
         let inc = self.warp_scan(v, mask, op);
         let one: Reg<U32> = ptx!(self, "mov.u32", 1u32);
@@ -205,27 +213,39 @@ impl WarpOps for Kernel {
         }
     }
 
+    #[track_caller]
     fn warp_reduce<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         reduce_lanes(self, v, mask.into(), op, false)
     }
 
+    #[track_caller]
     fn warp_reduce_commutative<V: Value>(&mut self, v: V, mask: impl Into<LaneMask>, op: impl FnMut(&mut Kernel, V, V) -> V) -> V {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         reduce_lanes(self, v, mask.into(), op, true)
     }
 
+    #[track_caller]
     fn vote_all(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         ptx!(self, "vote.sync.all.pred", p, mask.into())
     }
 
+    #[track_caller]
     fn vote_any(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         ptx!(self, "vote.sync.any.pred", p, mask.into())
     }
 
+    #[track_caller]
     fn vote_uni(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<Pred> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         ptx!(self, "vote.sync.uni.pred", p, mask.into())
     }
 
+    #[track_caller]
     fn ballot(&mut self, p: Reg<Pred>, mask: impl Into<LaneMask>) -> Reg<B32> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         ptx!(self, "vote.sync.ballot.b32", p, mask.into())
     }
 }

@@ -157,6 +157,7 @@ where
     op::Ld: Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>,
     <op::Ld as Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>>::Form: Instr<Out = W::Regs<T::Mem>, Src = (Addr<S, T::Mem>,)>,
 {
+    #[track_caller]
     fn emit_ld<A: Operand<Addr<S, T::Mem>>>(k: &mut Kernel, guard: Guard, dst: W::Regs<T::Mem>, addr: A) {
         <<op::Ld as Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>>::Form as Call<(A,)>>::call_into_if(k, guard, dst, (addr,));
     }
@@ -182,6 +183,7 @@ where
     op::St: Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>,
     <op::St as Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>>::Form: Instr<Out = (), Src = (Addr<S, T::Mem>, W::Kind<T::Mem>)>,
 {
+    #[track_caller]
     fn emit_st<A: Operand<Addr<S, T::Mem>>, V: Operand<W::Kind<T::Mem>>>(k: &mut Kernel, guard: Guard, addr: A, v: V) {
         <<op::St as Select<<P as ChainOf<S, W::Suffix<T::Mem>>>::Mods>>::Form as Call<(A, V)>>::call_into_if(k, guard, (), (addr, v));
     }

@@ -257,6 +257,7 @@ where
 {
     type Out = F::Out;
     #[inline]
+    #[track_caller]
     fn call_into_if(k: &mut Kernel, guard: Guard, dst: F::Out, args: Args) -> F::Out {
         emit::<F>(k, guard, dst, |k, out| args.lower_into(k, out))
     }
@@ -267,11 +268,21 @@ where
 /// operand at a time (so that a wrong one is reported where it is written).
 #[doc(hidden)]
 #[inline]
+#[track_caller]
 pub fn emit<F: Instr>(k: &mut Kernel, guard: Guard, dst: F::Out, lower: impl FnOnce(&mut Kernel, &mut Vec<Opnd>)) -> F::Out {
     let mut buf = k.take_scratch();
+    // With line info, what lowering the operands emits (address arithmetic) takes this
+    // instruction's location.
+    let set = k.line_info && k.loc_override.is_none();
+    if set {
+        k.loc_override = Some(std::panic::Location::caller());
+    }
     dst.lower_dst(k, &mut buf);
     group_dst(F::DESC.dst, &mut buf);
     lower(k, &mut buf);
+    if set {
+        k.loc_override = None;
+    }
     let guard = in_scope(k, guard);
     k.push_ins(F::DESC, guard, &mut buf);
     k.put_scratch(buf);
@@ -281,6 +292,7 @@ pub fn emit<F: Instr>(k: &mut Kernel, guard: Guard, dst: F::Out, lower: impl FnO
 /// [`emit`] into a fresh destination.
 #[doc(hidden)]
 #[inline]
+#[track_caller]
 pub fn emit_new<F: Instr>(k: &mut Kernel, guard: Guard, lower: impl FnOnce(&mut Kernel, &mut Vec<Opnd>)) -> F::Out
 where
     F::Out: Alloc,

@@ -1,0 +1,77 @@
+//! Line info (`Module::set_line_info`): each instruction's `.loc` names the Rust line that
+//! emitted it. `ptx!` and the typed calls name their own line; helpers (`k.ld`, a warp
+//! reduction, a descriptor) the line that called them; a kernel's parameter loads and
+//! closing `ret` the `Module::kernel` call. ptxas assembles the text with `-lineinfo`
+//! without a word; off, the text has no `.file` or `.loc`.
+
+#[macro_use]
+mod common;
+
+use ptxkit::prelude::*;
+use std::process::Command;
+
+/// A kernel of a `ptx!` chain, two helpers and a store, with the line of each call.
+fn build(on: bool) -> (String, [u32; 5]) {
+    let mut m = Module::new(Target::SM_90A);
+    m.set_line_info(on);
+    let mut lines = [0; 5];
+    #[rustfmt::skip]
+    m.kernel("k", |k, (out, v): (GlobalPtr<U32>, Reg<U32>)| {
+        let i = k.global_thread_index_x(); lines[1] = line!();
+        let w = ptx!(k, "add.u32", v, i); lines[2] = line!();
+        let s = k.warp_reduce_commutative(w, LaneMask::FULL, |k: &mut Kernel, a, b| ptx!(k, "add.u32", a, b)); lines[3] = line!();
+        k.st(out.at(i), s); lines[4] = line!();
+    })
+    .unwrap();
+    lines[0] = line!() - 6;
+    (m.to_ptx().unwrap(), lines)
+}
+
+/// The `.loc` line numbers in `text`, in order, for file 1.
+fn loc_lines(text: &str) -> Vec<u32> {
+    text.lines().filter_map(|l| l.trim().strip_prefix(".loc 1 ")).map(|r| r.split(' ').next().unwrap().parse().unwrap()).collect()
+}
+
+fn every_instruction_names_the_rust_line_that_emitted_it() {
+    let (text, [kernel, index, add, reduce, store]) = build(true);
+    assert!(text.contains(".file 1 \"tests/line_info.rs\""), "{text}");
+    assert_eq!(text.matches(".file ").count(), 1, "only this file emitted instructions:\n{text}");
+    let seen = loc_lines(&text);
+    // Parameters, then each call in order (the reduction's loop and its operator's `add`
+    // both name the reduction's line: the operator closure is the caller's code on that
+    // line), then the closing `ret`.
+    let mut want = vec![kernel, index, add, reduce, store, kernel];
+    want.dedup();
+    let mut got = seen.clone();
+    got.dedup();
+    assert_eq!(got, want, "the .loc lines in order:\n{text}");
+    // Every instruction is under a `.loc`: the first statement line after the declarations is one.
+    let body: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.trim().starts_with(".reg"))
+        .skip_while(|l| l.trim().starts_with(".reg"))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert!(body[0].trim().starts_with(".loc 1 "), "{body:?}");
+    let px = common::ptxas("every_instruction_names_the_rust_line_that_emitted_it");
+    let file = std::env::temp_dir().join(format!("ptxkit-line-info-{}.ptx", std::process::id()));
+    std::fs::write(&file, &text).unwrap();
+    let out = Command::new(&px).args(["-lineinfo", "-arch", "sm_90a"]).arg(&file).args(["-o", "/dev/null"]).output().unwrap();
+    let _ = std::fs::remove_file(&file);
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && said.trim().is_empty(), "ptxas -lineinfo: {said}\n{text}");
+}
+
+fn off_the_text_has_no_line_info() {
+    let (off, _) = build(false);
+    assert!(!off.contains(".file") && !off.contains(".loc"), "{off}");
+    let (on, _) = build(true);
+    let stripped: String =
+        on.lines().filter(|l| !l.trim().starts_with(".loc ") && !l.starts_with(".file ")).map(|l| format!("{l}\n")).collect();
+    // The same instructions either way: only the `.file` block's blank line differs.
+    assert_eq!(stripped.replacen("\n\n\n", "\n\n", 1), off);
+}
+
+fn main() {
+    common::harness::main(&[&[host!(every_instruction_names_the_rust_line_that_emitted_it), host!(off_the_text_has_no_line_info)]]);
+}
