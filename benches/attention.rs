@@ -43,19 +43,13 @@ const CASES: [(u32, u32, u32, u32); 4] = [(16, 16, 4096, 128), (4, 16, 16384, 12
 fn main() {
     let Some(gpu) = ptxkit::runtime::testing::gpu_or_skip("attention bench") else { return };
     let soft: Option<u32> = std::env::var("PTXKIT_ATTN_SOFT_EXP").ok().and_then(|v| v.parse().ok());
-    let attn = Attention::with_configs(&gpu, |d, causal| {
+    let mut attn = Attention::with_configs(&gpu, |d, causal| {
         let cfg = AttentionConfig::new(d, causal);
         let cfg = AttentionConfig { soft_exp: soft.unwrap_or(cfg.soft_exp), ..cfg };
-        // `PTXKIT_ATTN_BN=d:bn,..` picks the keys per block of head dimension d.
-        let bn = std::env::var("PTXKIT_ATTN_BN").ok().and_then(|v| {
-            v.split(',').filter_map(|p| p.split_once(':')).find(|(dd, _)| dd.parse() == Ok(d)).and_then(|(_, b)| b.parse().ok())
-        });
-        let cfg = bn.map_or(cfg, |bn| cfg.with_bn(bn));
-        // `PTXKIT_ATTN_CONSUMERS=d:n,..` picks the consumer warpgroups of head dimension d.
-        let consumers = std::env::var("PTXKIT_ATTN_CONSUMERS").ok().and_then(|v| {
-            v.split(',').filter_map(|p| p.split_once(':')).find(|(dd, _)| dd.parse() == Ok(d)).and_then(|(_, n)| n.parse().ok())
-        });
-        consumers.map_or(cfg, |n| cfg.with_consumers(n))
+        // `PTXKIT_ATTN_BN=d:bn,..` and `PTXKIT_ATTN_CONSUMERS=d:n,..` pick the keys per block and
+        // the consumer warpgroups of head dimension d.
+        let cfg = per_head_dim("PTXKIT_ATTN_BN", d).map_or(cfg, |bn| cfg.with_bn(bn));
+        per_head_dim("PTXKIT_ATTN_CONSUMERS", d).map_or(cfg, |n| cfg.with_consumers(n))
     })
     .expect("the kernels load");
     let grid = match std::env::var("PTXKIT_ATTN_GRID").as_deref() {
@@ -63,7 +57,6 @@ fn main() {
         Ok("per_tile") => AttentionGrid::PerTile,
         _ => AttentionGrid::Auto,
     };
-    let mut attn = attn;
     attn.set_grid(grid);
     let mut g = rand::rngs::StdRng::from_entropy();
     if let Ok(dir) = std::env::var("PTXKIT_ATTN_SWEEP") {
@@ -116,6 +109,12 @@ fn main() {
     if let Ok(path) = std::env::var("PTXKIT_RESULTS") {
         std::fs::write(path, &report).unwrap();
     }
+}
+
+/// The value for head dimension `d` in the environment variable `var` (`d:value,..`).
+fn per_head_dim(var: &str, d: u32) -> Option<u32> {
+    let v = std::env::var(var).ok()?;
+    v.split(',').filter_map(|p| p.split_once(':')).find(|(dd, _)| dd.parse() == Ok(d)).and_then(|(_, n)| n.parse().ok())
 }
 
 /// Median TFLOP/s of `shape` on fresh random inputs.

@@ -42,11 +42,10 @@ fn build(m: &mut Module) -> Result<KernelRef<Params>, Box<dyn std::error::Error>
             tmem::fence_before(k);
         });
         // The commits arrive from the asynchronous proxy: fence the initialisation for it.
-        k.init_barriers(Publish::Cta, |k| {
+        k.init_barriers(Publish::CtaAsync, |k| {
             ring.full().init(k, 1);
             ring.empty().init(k, 1);
             done.init(k, 1);
-            ptx!(k, "fence.mbarrier_init.release.cluster");
         });
         tmem::fence_after(k);
         let base = columns.base(k);

@@ -170,16 +170,22 @@ fn reduce_block<V: Value>(k: &mut Kernel, block: u32, v: V, mut op: impl FnMut(&
     if sh.nwarps == 1 {
         return part;
     }
-    let s = scratch(k, sh.nwarps * V::words_len() as u32);
-    let first = ptx!(k, "setp.eq.u32", sh.lane, 0u32);
-    k.if_(first, |k| put(k, s, sh.warp, part));
-    ptx!(k, "bar.sync", 0u32);
-    // Every warp scans the warp totals across all its lanes (lanes past the last warp
-    // repeat its total; an inclusive scan never looks up, so they change nothing below)
-    // and takes the scan at the last warp: the block's combination, in order.
-    let t = clamped_total::<V>(k, s, &sh);
-    let r = k.warp_scan(t, LaneMask::FULL, &mut op);
+    // Takes the scan at the last warp: the block's combination, in order.
+    let r = scan_warp_totals(k, &sh, 0, part, &mut op);
     k.shfl(Shfl::Idx, r, sh.nwarps - 1, LaneMask::FULL)
+}
+
+/// Each warp's total (held by its lane `holder`) through shared memory, then in every warp
+/// the inclusive scan of the warp totals across its lanes: lane `l` holds the combination
+/// of warps `0..=min(l, nwarps - 1)` (lanes past the last warp repeat its total; an
+/// inclusive scan never looks up, so they change nothing below).
+fn scan_warp_totals<V: Value>(k: &mut Kernel, sh: &Shape, holder: u32, total: V, op: &mut impl FnMut(&mut Kernel, V, V) -> V) -> V {
+    let s = scratch(k, sh.nwarps * V::words_len() as u32);
+    let holds = ptx!(k, "setp.eq.u32", sh.lane, holder);
+    k.if_(holds, |k| put(k, s, sh.warp, total));
+    ptx!(k, "bar.sync", 0u32);
+    let t = clamped_total::<V>(k, s, sh);
+    k.warp_scan(t, LaneMask::FULL, op)
 }
 
 /// The total of warp `min(lane, nwarps - 1)` from the scratch.
@@ -203,13 +209,7 @@ fn block_scan_parts<V: Value>(
         let total = k.shfl(Shfl::Idx, inc, 31u32, LaneMask::FULL);
         return (inc, None, total);
     }
-    let s = scratch(k, sh.nwarps * V::words_len() as u32);
-    let last = ptx!(k, "setp.eq.u32", sh.lane, 31u32);
-    k.if_(last, |k| put(k, s, sh.warp, inc));
-    ptx!(k, "bar.sync", 0u32);
-    // Every warp scans the warp totals across all its lanes (see block_reduce).
-    let t = clamped_total::<V>(k, s, &sh);
-    let totals = k.warp_scan(t, LaneMask::FULL, &mut op);
+    let totals = scan_warp_totals(k, &sh, 31, inc, &mut op);
     // The prefix of warp w is the scanned total of warp w - 1.
     let has_prefix = ptx!(k, "setp.ne.u32", sh.warp, 0u32);
     let wm1 = ptx!(k, "sub.u32", sh.warp, 1u32);

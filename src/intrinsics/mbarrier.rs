@@ -289,6 +289,10 @@ pub enum Publish {
     /// The threads of the CTA: `bar.sync 0` after the initialisation (every thread of the
     /// CTA must reach it).
     Cta,
+    /// The threads of the CTA and its asynchronous units (TMA completing bytes, `tcgen05`
+    /// commits): `fence.mbarrier_init.release.cluster` by the initialising thread, then
+    /// `bar.sync 0`.
+    CtaAsync,
     /// The cluster and the asynchronous units (other CTAs arriving remotely, `st.async`,
     /// bulk copies): `fence.mbarrier_init.release.cluster` by the initialising thread, then
     /// `barrier.cluster.arrive.release` and `barrier.cluster.wait.acquire` in every thread of
@@ -348,12 +352,12 @@ impl BarrierOps for Kernel {
         let first = ptx!(self, "setp.eq.u32", t, 0u32);
         self.if_(first, |k| {
             init(k);
-            if publish == Publish::Cluster {
+            if publish != Publish::Cta {
                 ptx!(k, "fence.mbarrier_init.release.cluster");
             }
         });
         match publish {
-            Publish::Cta => {
+            Publish::Cta | Publish::CtaAsync => {
                 ptx!(self, "bar.sync", 0u32);
             }
             Publish::Cluster => self.cluster_sync(),

@@ -234,12 +234,11 @@ fn body<O: GemmOut>(
     // empty barriers: the issuer's commit, or every epilogue thread. The commits and TMA
     // complete on them from the asynchronous proxy, for which the initialisation is fenced
     // (`fence.mbarrier_init`) before the CTA barrier publishes it.
-    k.init_barriers(Publish::Cta, |k| {
+    k.init_barriers(Publish::CtaAsync, |k| {
         ring.full().init(k, 1);
         ring.empty().init(k, 1);
         acc.full().init(k, 1);
         acc.empty().init(k, 32 * EPILOGUE_WARPS);
-        ptx!(k, "fence.mbarrier_init.release.cluster");
     });
     tmem::fence_after(k);
     let tmem = columns.base(k);
