@@ -5,7 +5,7 @@ use super::params::KernelParams;
 use crate::core::kernel::BodyKind;
 use crate::core::module::Item;
 use crate::core::names::intern;
-use crate::core::{check_ident, Error, Kernel, Module, RegClass};
+use crate::core::{check_ident, Error, Kernel, Module, Probes, RegClass};
 use crate::ops::{m, StateSpace};
 use crate::regs::Ptr;
 use crate::types::DataType;
@@ -15,11 +15,17 @@ use std::sync::Arc;
 #[derive(Clone, Debug)]
 pub struct KernelRef<P> {
     name: Arc<str>,
+    probes: Arc<Probes>,
     _p: std::marker::PhantomData<fn(P)>,
 }
 impl<P> KernelRef<P> {
     pub fn name(&self) -> &str {
         &self.name
+    }
+    /// What the kernel's probes write by number: the barriers and Rust locations of its
+    /// recorded waits, its timeline's event names (empty for a kernel of PTX text).
+    pub fn probes(&self) -> &Arc<Probes> {
+        &self.probes
     }
 }
 
@@ -40,7 +46,7 @@ impl<P: KernelParams> KernelRef<P> {
         if found != want {
             return Err(bad(format!("parameters are ({}) in the text but ({}) in the Rust type", found.join(", "), want.join(", "))));
         }
-        Ok(KernelRef { name: name.into(), _p: std::marker::PhantomData })
+        Ok(KernelRef { name: name.into(), probes: Default::default(), _p: std::marker::PhantomData })
     }
 }
 
@@ -103,7 +109,7 @@ impl Module {
     pub fn kernel<P: KernelParams>(&mut self, name: &str, body: impl FnOnce(&mut Kernel, P)) -> Result<KernelRef<P>, Error> {
         // With line info, the parameter loads and the closing `ret` point at this call.
         let here = std::panic::Location::caller();
-        self.add_body(name, |m| {
+        let probes = self.add_body(name, |m| {
             let mut k = m.new_body(name, BodyKind::Entry);
             k.loc_override = Some(here);
             let params = P::declare_all(&mut k);
@@ -116,9 +122,10 @@ impl Module {
             }
             k.check_directives(m.target);
             k.finish()?;
-            Ok((k, ()))
+            let probes = Arc::new(std::mem::take(&mut k.probes));
+            Ok((k, probes))
         })?;
-        Ok(KernelRef { name: name.into(), _p: std::marker::PhantomData })
+        Ok(KernelRef { name: name.into(), probes, _p: std::marker::PhantomData })
     }
 
     fn var<S: StateSpace, T: DataType, H: InitValue>(

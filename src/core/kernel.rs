@@ -202,6 +202,8 @@ pub struct Kernel {
     /// The location recorded instead of the caller's, for what the builder emits on a
     /// call's behalf (a kernel's parameter loads and closing `ret`: that `Module::kernel`).
     pub(crate) loc_override: Option<&'static std::panic::Location<'static>>,
+    /// What the kernel's probes (recorded waits, timeline stamps) refer to.
+    pub(crate) probes: super::probes::Probes,
 }
 
 thread_local! {
@@ -297,6 +299,7 @@ impl Kernel {
             line_info: false,
             locs: Vec::new(),
             loc_override: None,
+            probes: Default::default(),
         }
     }
 
@@ -390,11 +393,20 @@ impl Kernel {
             // The outermost helper's caller, else the builder's stand-in, else the caller.
             // (Not `unwrap_or_else(Location::caller)`: called through `FnOnce`, that names
             // the standard library.)
-            let at = match (HELPER_CALLER.get(), self.loc_override) {
-                (Some(at), _) | (None, Some(at)) => at,
-                (None, None) => std::panic::Location::caller(),
-            };
+            let at = self.source_location();
             self.locs.push((self.stmts.len() as u32 - 1, at));
+        }
+    }
+
+    /// The Rust source location of what is being emitted: the outermost helper's caller
+    /// (with line info on), else the builder's stand-in, else the caller. (Not
+    /// `unwrap_or_else(Location::caller)`: called through `FnOnce`, that names the standard
+    /// library.)
+    #[track_caller]
+    pub(crate) fn source_location(&self) -> &'static std::panic::Location<'static> {
+        match (HELPER_CALLER.get(), self.loc_override) {
+            (Some(at), _) | (None, Some(at)) => at,
+            (None, None) => std::panic::Location::caller(),
         }
     }
 

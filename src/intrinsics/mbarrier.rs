@@ -62,7 +62,7 @@ use super::thread::ThreadIndex;
 use crate::builder::Kernel;
 use crate::ops::{m, Operand, StateSpace};
 use crate::ptx;
-use crate::regs::Ptr;
+use crate::regs::{GlobalPtr, Ptr};
 use crate::types::{Pred, Reg, B64, U32};
 
 /// State spaces an [`Mbarrier`] may live in: the executing CTA's shared window.
@@ -81,6 +81,17 @@ impl CtaShared for m::SharedCta {}
 #[derive(Clone, Copy, Debug)]
 pub struct Mbarrier {
     ptr: Ptr<m::Shared, B64>,
+    which: Which,
+}
+
+/// Which barrier of a named array an [`Mbarrier`] is, for the record of a timed-out wait.
+#[derive(Clone, Copy, Debug)]
+enum Which {
+    Unnamed,
+    /// Array number (in the kernel's probes) and a constant index.
+    Const(u32, u32),
+    /// Array number and an index in a register.
+    Reg(u32, Reg<U32>),
 }
 
 impl Mbarrier {
@@ -88,7 +99,7 @@ impl Mbarrier {
     /// a place in dynamic shared memory. A generic, global or `.shared::cluster` pointer
     /// does not compile.
     pub fn at<S: CtaShared>(ptr: Ptr<S, B64>) -> Mbarrier {
-        Mbarrier { ptr: Ptr::from_base(ptr.base).byte_offset(ptr.off) }
+        Mbarrier { ptr: Ptr::from_base(ptr.base).byte_offset(ptr.off), which: Which::Unnamed }
     }
 
     /// The barrier's address.
@@ -154,7 +165,21 @@ impl Mbarrier {
     /// the phase completed, `false` when the wait gave up (the deadline then counts a
     /// timeout; a thread whose deadline has one gives up at once). Acquire semantics at CTA
     /// scope (sm_90).
+    ///
+    /// With a [`Deadline::recording`], the first wait of a warp's threads that gives up
+    /// writes a record naming this call's Rust location, the barrier (its array and index,
+    /// when it came from [`BarrierOps::mbarriers`] or a [`Ring`]), the parity, the CTA, the
+    /// thread and the lanes that gave up with it.
+    #[track_caller]
     pub fn wait<P: Operand<U32> + Copy>(self, k: &mut Kernel, parity: P, deadline: &Deadline) -> Reg<Pred> {
+        let site = deadline.log.map(|_| {
+            let at = k.source_location();
+            let array = match self.which {
+                Which::Unnamed => None,
+                Which::Const(a, _) | Which::Reg(a, _) => Some(a),
+            };
+            k.probes.wait(array, at)
+        });
         let done: Reg<Pred> = k.reg();
         ptx!(k, "mov.pred" => done, false);
         let tries = ptx!(k, "mov.u32", 0u32);
@@ -172,8 +197,48 @@ impl Mbarrier {
         let more = ptx!(k, "setp.lt.u32", tries, deadline.tries);
         k.bra_if(more, head);
         ptx!(k, "add.u32" => deadline.timeouts, deadline.timeouts, 1u32);
+        if let (Some(log), Some(site)) = (deadline.log, site) {
+            self.record_timeout(k, log, site, parity);
+        }
         k.place(end);
         done
+    }
+
+    /// Writes the record of a wait that gave up (see [`WaitLog layout`](Deadline::recording)):
+    /// one per group of lanes giving up together, by the lowest of them.
+    fn record_timeout<P: Operand<U32> + Copy>(self, k: &mut Kernel, log: GlobalPtr<U32>, site: u32, parity: P) {
+        let lanes = ptx!(k, "activemask.b32");
+        let below = ptx!(k, "and.b32", lanes, crate::regs::sreg::LANEMASK_LT);
+        let leader = ptx!(k, "setp.eq.b32", below, 0u32);
+        k.if_(leader, |k| {
+            let slot = ptx!(k, "atom.global.add.u32", log.offset(0), 1u32);
+            let capacity = ptx!(k, "ld.global.u32", log.offset(1));
+            let fits = ptx!(k, "setp.lt.u32", slot, capacity);
+            k.if_(fits, |k| {
+                let word = ptx!(k, "mad.lo.u32", slot, WAIT_RECORD_WORDS, WAIT_LOG_HEADER_WORDS);
+                let rec = log.at(word);
+                let index = match self.which {
+                    Which::Unnamed => ptx!(k, "mov.u32", u32::MAX),
+                    Which::Const(_, i) => ptx!(k, "mov.u32", i),
+                    Which::Reg(_, r) => r,
+                };
+                let parity = ptx!(k, "mov.u32", parity);
+                let thread = k.thread_rank();
+                let words = [
+                    ptx!(k, "mov.u32", site + 1),
+                    index,
+                    parity,
+                    thread,
+                    ptx!(k, "mov.u32", crate::regs::sreg::CTAID_X),
+                    ptx!(k, "mov.u32", crate::regs::sreg::CTAID_Y),
+                    ptx!(k, "mov.u32", crate::regs::sreg::CTAID_Z),
+                    lanes.bitcast(),
+                ];
+                for (i, w) in words.into_iter().enumerate() {
+                    ptx!(k, "st.global.u32", rec.offset(i as i64), w);
+                }
+            });
+        });
     }
 
     /// The barrier at the same offset in the shared memory of CTA `rank` of the cluster
@@ -220,13 +285,52 @@ pub struct Deadline {
     tries: u32,
     hint_ns: Option<u32>,
     timeouts: Reg<U32>,
+    log: Option<GlobalPtr<U32>>,
 }
+
+/// Words of a wait log's header: records written (counting those that did not fit), capacity.
+pub const WAIT_LOG_HEADER_WORDS: u32 = 4;
+/// Words of one record of a wait log.
+pub const WAIT_RECORD_WORDS: u32 = 8;
 
 impl Deadline {
     /// A deadline of `tries` tries per wait, with no timeout yet (`mov.u32 t, 0`).
     pub fn new(k: &mut Kernel, tries: u32) -> Deadline {
         let timeouts = ptx!(k, "mov.u32", 0u32);
-        Deadline { tries: tries.max(1), hint_ns: None, timeouts }
+        Deadline { tries: tries.max(1), hint_ns: None, timeouts, log: None }
+    }
+    /// Waits that give up write what they waited for into the wait log at `log` (a kernel
+    /// parameter, or a module variable), for the host to read after the kernel ends:
+    /// `runtime::WaitLog` allocates one, passes as the parameter, and turns its records into
+    /// an error naming each barrier, index, parity, CTA, warp and Rust line.
+    ///
+    /// The log is `u32` words: a header of [`WAIT_LOG_HEADER_WORDS`] (the number of records
+    /// written, counting those that did not fit; the capacity in records, set by the host),
+    /// then records of [`WAIT_RECORD_WORDS`]: wait site + 1 (its number in the kernel's
+    /// [`Probes`](crate::core::Probes)), barrier index (`u32::MAX` when unknown), parity,
+    /// thread rank in the CTA, `%ctaid.x/y/z`, and the mask of the lanes that gave up
+    /// together. Only a thread's first timeout is recorded (its later waits give up at once),
+    /// once per group of lanes.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    /// use ptxkit::intrinsics::mbarrier::{Deadline, Publish};
+    ///
+    /// let mut m = Module::new(Target::SM_90);
+    /// let kr = m.kernel("k", |k, (log,): (GlobalPtr<U32>,)| {
+    ///     let bars = k.mbarriers("ready", 2);
+    ///     k.init_barriers(Publish::Cta, |k| bars.init(k, 1));
+    ///     let d = Deadline::new(k, 1000).recording(log);
+    ///     bars.get(1).wait(k, 0u32, &d); // nobody arrives: this wait gives up
+    /// })?;
+    /// let site = &kr.probes().wait_sites()[0];
+    /// assert_eq!(site.barrier.as_deref(), Some("ready"));
+    /// assert_eq!(site.line, line!() - 4);
+    /// assert!(m.to_ptx()?.contains("atom.global.add.u32"));
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn recording(self, log: GlobalPtr<U32>) -> Deadline {
+        Deadline { log: Some(log), ..self }
     }
     /// Each try suspends for about `ns` nanoseconds at most (the suspend-time hint of
     /// `try_wait`), so a wait that gives up does so after about `tries * ns` nanoseconds.
@@ -248,12 +352,14 @@ impl Deadline {
 pub struct Mbarriers {
     base: Ptr<m::Shared, B64>,
     len: u32,
+    /// The array's number in the kernel's probes, when it has a name.
+    name: Option<u32>,
 }
 
 impl Mbarriers {
     /// `len` barriers from `ptr` on (8 bytes each).
     pub fn from_ptr<S: CtaShared>(ptr: Ptr<S, B64>, len: u32) -> Mbarriers {
-        Mbarriers { base: Mbarrier::at(ptr).ptr, len }
+        Mbarriers { base: Mbarrier::at(ptr).ptr, len, name: None }
     }
     /// How many barriers there are.
     pub fn len(&self) -> u32 {
@@ -266,13 +372,15 @@ impl Mbarriers {
     /// Barrier `i` (a constant index, folded into the address). Panics if `i >= len`.
     pub fn get(&self, i: u32) -> Mbarrier {
         assert!(i < self.len, "barrier {i} of an array of {}", self.len);
-        Mbarrier { ptr: self.base.offset(i as i64) }
+        let which = self.name.map_or(Which::Unnamed, |a| Which::Const(a, i));
+        Mbarrier { ptr: self.base.offset(i as i64), which }
     }
     /// Barrier `i` for an index in a register (`base + 8 * i`, not checked).
     pub fn at(&self, k: &mut Kernel, i: Reg<U32>) -> Mbarrier {
         let base = self.base.addr(k);
         let a = ptx!(k, "mad.lo.u32", i, 8u32, base);
-        Mbarrier { ptr: Ptr::from_reg32(a) }
+        let which = self.name.map_or(Which::Unnamed, |n| Which::Reg(n, i));
+        Mbarrier { ptr: Ptr::from_reg32(a), which }
     }
     /// Initialises every barrier to complete after `count` arrivals (one `mbarrier.init`
     /// each); the same rules as [`Mbarrier::init`].
@@ -342,7 +450,8 @@ impl BarrierOps for Kernel {
     fn mbarriers(&mut self, name: &str, len: u32) -> Mbarriers {
         let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         let base = self.shared_array::<B64>(name, len, 8);
-        Mbarriers { base, len }
+        let name = Some(self.probes.barrier(name));
+        Mbarriers { base, len, name }
     }
 
     #[track_caller]
@@ -475,6 +584,7 @@ pub struct Slot {
 impl Slot {
     /// Producer: waits (bounded) until the consumers released this stage's previous round
     /// (`empty`, parity `parity ^ 1`; the first round passes at once). `true` when it did.
+    #[track_caller]
     pub fn acquire(&self, k: &mut Kernel, deadline: &Deadline) -> Reg<Pred> {
         let prev = ptx!(k, "xor.b32", self.parity, 1u32).bitcast::<U32>();
         self.empty.wait(k, prev, deadline)
@@ -485,6 +595,7 @@ impl Slot {
     }
     /// Consumer: waits (bounded) until the stage is full for this round (`full`, parity
     /// `parity`). `true` when it is.
+    #[track_caller]
     pub fn wait(&self, k: &mut Kernel, deadline: &Deadline) -> Reg<Pred> {
         self.full.wait(k, self.parity, deadline)
     }
