@@ -72,6 +72,40 @@ fn off_the_text_has_no_line_info() {
     assert_eq!(stripped.replacen("\n\n\n", "\n\n", 1), off);
 }
 
+/// The SASS (ptxas `-lineinfo`, then nvdisasm) names the Rust line of each instruction:
+/// the index reads, the shuffles, the store, the exit.
+fn sass_names_the_rust_line_of_each_instruction() {
+    let (text, [kernel, index, _, reduce, store]) = build(true);
+    let px = common::ptxas("sass_names_the_rust_line_of_each_instruction");
+    let Some(nvdisasm) = ptxkit::ptxas::find_nvdisasm() else {
+        common::harness::skip("nvdisasm not found (python3 -m pip install nvidia-cuda-nvdisasm, or set NVDISASM)")
+    };
+    let sass = ptxkit::ptxas::sass(&px, &nvdisasm, &text, Target::SM_90A).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let k = sass.kernel("k").unwrap_or_else(|| panic!("no kernel `k` in:\n{sass}"));
+    let at = |op: &str| -> Vec<u32> {
+        k.lines
+            .iter()
+            .filter(|l| l.text.starts_with(op))
+            .map(|l| l.source.as_ref().map_or(0, |(f, n)| if f == file!() { *n } else { 0 }))
+            .collect()
+    };
+    let all = |op: &str, line: u32, what: &str| {
+        let seen = at(op);
+        assert!(!seen.is_empty() && seen.iter().all(|&n| n == line), "{what} ({op}) at lines {seen:?}, not {line}:\n{sass}");
+    };
+    all("S2R", index, "the thread and CTA index reads");
+    all("SHFL.BFLY", reduce, "the warp reduction's shuffles");
+    all("STG.E", store, "the store");
+    all("EXIT", kernel, "the closing ret");
+    assert_eq!(at("SHFL.BFLY").len(), 5, "{sass}");
+    assert!(k.lines.iter().all(|l| l.source.as_ref().is_some_and(|(f, _)| f == file!())), "{sass}");
+    println!("{sass}");
+}
+
 fn main() {
-    common::harness::main(&[&[host!(every_instruction_names_the_rust_line_that_emitted_it), host!(off_the_text_has_no_line_info)]]);
+    common::harness::main(&[&[
+        host!(every_instruction_names_the_rust_line_that_emitted_it),
+        host!(off_the_text_has_no_line_info),
+        host!(sass_names_the_rust_line_of_each_instruction),
+    ]]);
 }

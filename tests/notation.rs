@@ -47,6 +47,39 @@ fn wgmma_tied_accumulator_and_legal_immediates() {
     assert!(text.contains(".target sm_90a"));
 }
 
+/// ptxas takes a special register as an operand of `mov` and `cvt` only; written as an
+/// operand of anything else, it is read into a register first, so the text assembles.
+fn special_registers_outside_mov_and_cvt_are_read_first() {
+    let mut m = Module::new(Target::SM_90);
+    m.kernel("sregs", |k, (out,): (GlobalPtr<U32>,)| {
+        let a = ptx!(k, "add.u32", sreg::TID_X, 1u32);
+        let b = ptx!(k, "and.b32", a, sreg::LANEMASK_LT);
+        let c = ptx!(k, "mad.lo.u32", sreg::CTAID_X, sreg::NTID_X, b.bitcast::<U32>());
+        let w = ptx!(k, "cvt.u64.u32", sreg::SMID);
+        let t = ptx!(k, "mov.u64", sreg::GLOBALTIMER);
+        let s = ptx!(k, "add.u64", w, t);
+        let lo = ptx!(k, "cvt.u32.u64", s);
+        let d = ptx!(k, "add.u32", c, lo);
+        ptx!(k, "st.global.u32", out.at(a), d);
+        ptx!(k, "st.global.u32", out.at(d), sreg::TID_X);
+    })
+    .unwrap();
+    let text = assemble("sregs", &m);
+    let body: Vec<&str> = text.lines().map(str::trim).filter(|l| l.contains('%') && !l.starts_with('.')).collect();
+    for l in &body {
+        let op = l.split_whitespace().next().unwrap();
+        let sreg = ["%tid", "%lanemask", "%ctaid", "%ntid", "%smid", "%globaltimer"].iter().any(|s| l.contains(s));
+        assert!(!sreg || op.starts_with("mov.") || op.starts_with("cvt."), "a special register in `{l}`:\n{text}");
+    }
+    // Read where written, once per use: the two direct uses stay direct.
+    assert!(
+        body.iter().any(|l| l.starts_with("cvt.u64.u32") && l.ends_with("%smid;"))
+            && body.iter().any(|l| l.starts_with("mov.u64") && l.ends_with("%globaltimer;")),
+        "{text}"
+    );
+    assert_eq!(body.iter().filter(|l| l.ends_with("%tid.x;")).count(), 2, "{text}");
+}
+
 fn an_immediate_outside_its_legal_set_is_an_error() {
     let mut m = Module::new(Target::SM_90A);
     let r = m.kernel("bad", |k, ()| {
@@ -620,6 +653,7 @@ fn main() {
         host!(jump_tables_through_branch_target_lists),
         host!(calls_of_both_abis),
         host!(an_immediate_outside_its_legal_set_is_an_error),
+        host!(special_registers_outside_mov_and_cvt_are_read_first),
         host!(mbarrier_sink_and_shared_windows),
         host!(tensor_copies_with_per_operand_spaces),
         host!(bulk_copies_reductions_prefetches_and_tensor_map_instructions),

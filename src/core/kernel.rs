@@ -204,6 +204,9 @@ pub struct Kernel {
     pub(crate) loc_override: Option<&'static std::panic::Location<'static>>,
     /// What the kernel's probes (recorded waits, timeline stamps) refer to.
     pub(crate) probes: super::probes::Probes,
+    /// Whether the instruction whose operands are being lowered takes a special register
+    /// as an operand (`mov`, `cvt`); other instructions get it read into a register first.
+    pub(crate) sreg_direct: bool,
 }
 
 thread_local! {
@@ -300,6 +303,7 @@ impl Kernel {
             locs: Vec::new(),
             loc_override: None,
             probes: Default::default(),
+            sreg_direct: true,
         }
     }
 

@@ -17,6 +17,7 @@ pub mod probes;
 pub(crate) mod segments;
 pub mod sel;
 pub mod target;
+pub mod wait_report;
 
 pub use desc::{DstKind, FormDesc, Handles, Kind, Space, TexMode};
 pub use dtype::{DType, Family, RegClass};
@@ -26,3 +27,4 @@ pub use module::Module;
 pub use probes::{Probes, WaitSite};
 pub use sel::{Sel, SelSet};
 pub use target::{Suffix, Target, Version};
+pub use wait_report::{WaitRecord, WaitReport};

@@ -60,6 +60,7 @@
 use super::sealed::Sealed;
 use super::thread::ThreadIndex;
 use crate::builder::Kernel;
+use crate::core::wait_report::{WAIT_LOG_HEADER_WORDS, WAIT_RECORD_WORDS};
 use crate::ops::{m, Operand, StateSpace};
 use crate::ptx;
 use crate::regs::{GlobalPtr, Ptr};
@@ -172,8 +173,8 @@ impl Mbarrier {
     /// thread and the lanes that gave up with it.
     #[track_caller]
     pub fn wait<P: Operand<U32> + Copy>(self, k: &mut Kernel, parity: P, deadline: &Deadline) -> Reg<Pred> {
+        let at = k.source_location();
         let site = deadline.log.map(|_| {
-            let at = k.source_location();
             let array = match self.which {
                 Which::Unnamed => None,
                 Which::Const(a, _) | Which::Reg(a, _) => Some(a),
@@ -204,7 +205,7 @@ impl Mbarrier {
         done
     }
 
-    /// Writes the record of a wait that gave up (see [`WaitLog layout`](Deadline::recording)):
+    /// Writes the record of a wait that gave up (laid out as [`Deadline::recording`] says):
     /// one per group of lanes giving up together, by the lowest of them.
     fn record_timeout<P: Operand<U32> + Copy>(self, k: &mut Kernel, log: GlobalPtr<U32>, site: u32, parity: P) {
         let lanes = ptx!(k, "activemask.b32");
@@ -288,11 +289,6 @@ pub struct Deadline {
     log: Option<GlobalPtr<U32>>,
 }
 
-/// Words of a wait log's header: records written (counting those that did not fit), capacity.
-pub const WAIT_LOG_HEADER_WORDS: u32 = 4;
-/// Words of one record of a wait log.
-pub const WAIT_RECORD_WORDS: u32 = 8;
-
 impl Deadline {
     /// A deadline of `tries` tries per wait, with no timeout yet (`mov.u32 t, 0`).
     pub fn new(k: &mut Kernel, tries: u32) -> Deadline {
@@ -304,9 +300,9 @@ impl Deadline {
     /// `runtime::WaitLog` allocates one, passes as the parameter, and turns its records into
     /// an error naming each barrier, index, parity, CTA, warp and Rust line.
     ///
-    /// The log is `u32` words: a header of [`WAIT_LOG_HEADER_WORDS`] (the number of records
+    /// The log is `u32` words: a header of [`WAIT_LOG_HEADER_WORDS`](crate::core::wait_report::WAIT_LOG_HEADER_WORDS) (the number of records
     /// written, counting those that did not fit; the capacity in records, set by the host),
-    /// then records of [`WAIT_RECORD_WORDS`]: wait site + 1 (its number in the kernel's
+    /// then records of [`WAIT_RECORD_WORDS`](crate::core::wait_report::WAIT_RECORD_WORDS): wait site + 1 (its number in the kernel's
     /// [`Probes`](crate::core::Probes)), barrier index (`u32::MAX` when unknown), parity,
     /// thread rank in the CTA, `%ctaid.x/y/z`, and the mask of the lanes that gave up
     /// together. Only a thread's first timeout is recorded (its later waits give up at once),

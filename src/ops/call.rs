@@ -279,7 +279,12 @@ pub fn emit<F: Instr>(k: &mut Kernel, guard: Guard, dst: F::Out, lower: impl FnO
     }
     dst.lower_dst(k, &mut buf);
     group_dst(F::DESC.dst, &mut buf);
+    // ptxas takes special registers as operands of `mov` and `cvt` only: elsewhere the
+    // operand reads them into a register first.
+    let c = F::DESC.chain.as_bytes();
+    let direct = std::mem::replace(&mut k.sreg_direct, c.starts_with(b"mov.") || c.starts_with(b"cvt."));
     lower(k, &mut buf);
+    k.sreg_direct = direct;
     if set {
         k.loc_override = None;
     }

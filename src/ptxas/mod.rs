@@ -2,12 +2,15 @@
 //!
 //! Looked up in this order: `$PTXAS`, `ptxas` on `PATH`, `$CUDA_HOME/bin/ptxas`,
 //! `/usr/local/cuda/bin/ptxas`, and the `nvidia-cuda-nvcc` Python package
-//! (`python3 -m pip install nvidia-cuda-nvcc==13.0.88`).
+//! (`python3 -m pip install nvidia-cuda-nvcc==13.0.88`). [`sass`] adds NVIDIA's disassembler
+//! (nvdisasm) for SASS with the Rust line of each instruction.
 
 mod report;
 pub mod sample;
+mod sass;
 
 pub use report::{parse as parse_report, report, KernelReport, Report};
+pub use sass::{cubin_with_line_info, find_nvdisasm, parse as parse_sass, sass, Sass, SassKernel, SassLine};
 
 use crate::core::Target;
 use std::path::{Path, PathBuf};
@@ -15,25 +18,35 @@ use std::process::Command;
 
 /// The ptxas executable, if one can be found.
 pub fn find() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PTXAS") {
+    find_tool("ptxas", "PTXAS")
+}
+
+/// A CUDA tool: `$env`, `name` on `PATH`, `$CUDA_HOME/bin`, `/usr/local/cuda/bin`, then the
+/// `nvidia` Python packages' `cu13/bin`.
+fn find_tool(name: &str, env: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env) {
         return Some(PathBuf::from(p));
     }
     let mut cands: Vec<PathBuf> = Vec::new();
     if let Some(path) = std::env::var_os("PATH") {
-        cands.extend(std::env::split_paths(&path).map(|d| d.join("ptxas")));
+        cands.extend(std::env::split_paths(&path).map(|d| d.join(name)));
     }
     if let Some(h) = std::env::var_os("CUDA_HOME") {
-        cands.push(Path::new(&h).join("bin/ptxas"));
+        cands.push(Path::new(&h).join("bin").join(name));
     }
-    cands.push("/usr/local/cuda/bin/ptxas".into());
+    cands.push(Path::new("/usr/local/cuda/bin").join(name));
     if let Some(p) = cands.into_iter().find(|p| p.is_file()) {
         return Some(p);
     }
-    let out = Command::new("python3")
-        .args(["-c", "import nvidia, os; print('\\n'.join(os.path.join(p, 'cu13', 'bin', 'ptxas') for p in nvidia.__path__))"])
-        .output()
-        .ok()?;
+    let script = format!("import nvidia, os; print('\\n'.join(os.path.join(p, 'cu13', 'bin', '{name}') for p in nvidia.__path__))");
+    let out = Command::new("python3").args(["-c", &script]).output().ok()?;
     String::from_utf8_lossy(&out.stdout).lines().map(PathBuf::from).find(|p| p.is_file())
+}
+
+/// A fresh path in the temporary directory, ending in `.ext`.
+fn scratch_file(ext: &str) -> PathBuf {
+    let n = std::process::id() as u64 * 1_000_003 + COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("ptxkit-{n}.{ext}"))
 }
 
 /// How to run ptxas: real assembly for a GPU, or parse-only for a virtual architecture.

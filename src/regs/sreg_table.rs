@@ -4,7 +4,7 @@ use crate::core::ir::Opnd;
 use crate::core::names::intern;
 use crate::core::Kernel;
 use crate::ops::Operand;
-use crate::types::{Accepts, DataType};
+use crate::types::{Accepts, DataType, Pred, Reg, B32, U32, U64};
 use core::marker::PhantomData;
 
 /// A special register or predefined constant, read as a `T`.
@@ -13,11 +13,33 @@ pub struct SReg<T> {
     pub name: &'static str,
     _t: PhantomData<T>,
 }
-impl<I: DataType + Accepts<T>, T: DataType> Operand<I> for SReg<T> {
-    fn lower(self, _: &mut Kernel) -> Opnd {
-        Opnd::Sym(intern(self.name))
+/// As an operand of `mov` or `cvt`, the special register itself; of any other instruction
+/// (which ptxas would refuse), a register it is first read into with `mov`.
+impl<I: DataType + Accepts<T>, T: SRegType> Operand<I> for SReg<T> {
+    fn lower(self, k: &mut Kernel) -> Opnd {
+        if k.sreg_direct {
+            Opnd::Sym(intern(self.name))
+        } else {
+            <Reg<T> as Operand<I>>::lower(T::read(k, self), k)
+        }
     }
 }
+
+/// The types special registers are read as, each with its `mov`.
+pub trait SRegType: DataType + Sized {
+    #[doc(hidden)]
+    fn read(k: &mut Kernel, r: SReg<Self>) -> Reg<Self>;
+}
+macro_rules! sreg_types {
+    ($($t:ident $mov:literal;)*) => {$(
+        impl SRegType for $t {
+            fn read(k: &mut Kernel, r: SReg<$t>) -> Reg<$t> {
+                crate::ptx!(k, $mov, r)
+            }
+        }
+    )*};
+}
+sreg_types! { U32 "mov.u32"; U64 "mov.u64"; B32 "mov.b32"; Pred "mov.pred"; }
 
 /// Every special register of PTX ISA table 3, with `.x/.y/.z` where they have them.
 pub mod sreg {

@@ -20,6 +20,9 @@ pub enum RuntimeError {
     Invalid(String),
     /// A tensor map refused before it reached the driver; the error names the field.
     TensorMap(TensorMapError),
+    /// Bounded waits of a kernel gave up ([`WaitLog::check`](super::WaitLog::check)): what
+    /// each was waiting for, where.
+    Hang(crate::core::WaitReport),
 }
 
 impl fmt::Display for RuntimeError {
@@ -36,6 +39,7 @@ impl fmt::Display for RuntimeError {
             RuntimeError::Load(e) => e.fmt(f),
             RuntimeError::Invalid(what) => f.write_str(what),
             RuntimeError::TensorMap(e) => e.fmt(f),
+            RuntimeError::Hang(r) => r.fmt(f),
         }
     }
 }

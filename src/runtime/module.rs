@@ -6,6 +6,7 @@ use super::args::ArgList;
 use super::error::drv;
 use super::{CudaContext, CudaStream, Dim3, Gpu, Launch, LaunchArgs, LoadError, RuntimeError};
 use crate::builder::KernelRef;
+use crate::core::Probes;
 use cudarc::driver::{result, sys};
 use std::ffi::c_void;
 use std::fmt;
@@ -129,6 +130,7 @@ impl LoadedModule {
             func,
             module: self.handle.clone(),
             name: k.name().into(),
+            probes: k.probes().clone(),
             smem_set: AtomicU32::new(DEFAULT_SMEM_BYTES),
             nonportable: AtomicBool::new(false),
             _p: PhantomData,
@@ -141,6 +143,7 @@ pub struct TypedKernel<P> {
     func: sys::CUfunction,
     module: Arc<ModuleHandle>,
     name: Arc<str>,
+    probes: Arc<Probes>,
     /// The dynamic shared memory the function is opted in to so far.
     smem_set: AtomicU32,
     nonportable: AtomicBool,
@@ -160,6 +163,10 @@ impl<P> fmt::Debug for TypedKernel<P> {
 impl<P> TypedKernel<P> {
     pub fn name(&self) -> &str {
         &self.name
+    }
+    /// What the kernel's probes write by number (see [`KernelRef::probes`]).
+    pub fn probes(&self) -> &Probes {
+        &self.probes
     }
 
     fn set_attribute(&self, attr: sys::CUfunction_attribute, value: u32) -> Result<(), RuntimeError> {

@@ -20,6 +20,7 @@ mod barrier_red;
 mod bits;
 mod cluster;
 mod cmp_cvt;
+mod forensics;
 mod gemm;
 mod gemm_fp8;
 mod gemm_mma;
@@ -256,6 +257,7 @@ fn main() {
         bits::TESTS,
         cluster::TESTS,
         cmp_cvt::TESTS,
+        forensics::TESTS,
         gemm::TESTS,
         gemm_fp8::TESTS,
         gemm_mma::TESTS,
