@@ -102,10 +102,58 @@ fn sass_names_the_rust_line_of_each_instruction() {
     println!("{sass}");
 }
 
+/// Control flow, loops, barriers, rings, deadlines and accumulators emit under the line
+/// of the call that asked for them: no instruction names a file of the library.
+fn builder_and_helper_instructions_name_the_callers_file() {
+    use ptxkit::intrinsics::mbarrier::{Deadline, Publish, Ring};
+    let mut m = Module::new(Target::SM_90A);
+    m.set_line_info(true);
+    m.kernel("k", |k, (out, n): (GlobalPtr<U32>, Reg<U32>)| {
+        let ring = Ring::new(k, "ring", 2);
+        ring.init(k, 1, 1, Publish::CtaAsync);
+        let d = Deadline::new(k, 100).recording(out);
+        let t = k.thread_rank();
+        let acc = ptx!(k, "mov.u32", 0u32);
+        k.for_range(0u32, n, 1, |k, i| {
+            let s = ring.slot(k, i);
+            s.acquire(k, &d);
+            let _ = s.full.arrive(k);
+            s.wait(k, &d);
+            s.release(k);
+            let late = d.timed_out(k);
+            k.if_else(
+                late,
+                |k| k.assign(acc, 7u32),
+                |k| {
+                    ptx!(k, "add.u32" => acc, acc, i);
+                },
+            );
+        });
+        let j = ptx!(k, "mov.u32", 0u32);
+        k.while_(
+            |k| ptx!(k, "setp.lt.u32", j, 4u32),
+            |k| {
+                ptx!(k, "add.u32" => j, j, 1u32);
+            },
+        );
+        k.switch_(t, 2, |k, c| k.assign(acc, c as u32));
+        let first = ptx!(k, "setp.eq.u32", t, 0u32);
+        k.guarded(first, |k| k.st(out.at(t), acc));
+        let z: ptxkit::ops::Acc<F32, 4> = k.zeroed_acc();
+        k.if_(first, |k| k.st(out.cast::<F32>().at(j), z[0]));
+    })
+    .unwrap();
+    let text = m.to_ptx().unwrap();
+    let files: Vec<&str> = text.lines().filter(|l| l.starts_with(".file ")).collect();
+    assert_eq!(files, [".file 1 \"tests/line_info.rs\""], "{text}");
+    common::assemble("builder_and_helper_instructions_name_the_callers_file", &m);
+}
+
 fn main() {
     common::harness::main(&[&[
         host!(every_instruction_names_the_rust_line_that_emitted_it),
         host!(off_the_text_has_no_line_info),
         host!(sass_names_the_rust_line_of_each_instruction),
+        host!(builder_and_helper_instructions_name_the_callers_file),
     ]]);
 }

@@ -65,6 +65,7 @@ impl<P, R> FuncPtr<P, R> {
 
     /// `selp.u64`: `if_true` where `p` holds, else `if_false` (two functions of one
     /// signature; the choice may differ from thread to thread).
+    #[track_caller]
     pub fn select(k: &mut Kernel, p: Reg<crate::types::Pred>, if_true: Self, if_false: Self) -> Self {
         let addr = ptx!(k, "selp.u64", if_true.addr, if_false.addr, p);
         FuncPtr { addr, _p: std::marker::PhantomData }
@@ -89,6 +90,7 @@ fn param_var<T: crate::types::DataType>(k: &Kernel, name: &str) -> Ptr<m::Param,
 }
 
 /// `ld.param.bN` of the `.param` variable `name` into a fresh register of class `c`.
+#[track_caller]
 fn ld_param(k: &mut Kernel, c: RegClass, name: &str) -> RegRef {
     match c {
         RegClass::B16 => {
@@ -107,6 +109,7 @@ fn ld_param(k: &mut Kernel, c: RegClass, name: &str) -> RegRef {
 }
 
 /// `st.param.bN` of the register `r` into the `.param` variable `name`.
+#[track_caller]
 fn st_param(k: &mut Kernel, r: RegRef, name: &str) {
     let id = k.id;
     match r.class() {
@@ -127,6 +130,7 @@ fn st_param(k: &mut Kernel, r: RegRef, name: &str) {
 
 impl Module {
     /// Builds a device function (`.func`) with `.reg` parameters and results.
+    #[track_caller]
     pub fn func<P: FuncValues, R: FuncValues>(
         &mut self,
         name: &str,
@@ -160,6 +164,7 @@ impl Module {
     /// assert!(text.contains(".callprototype (.param .b32 _) _ (.param .b32 _, .param .b64 _);"));
     /// # Ok::<(), ptxkit::Error>(())
     /// ```
+    #[track_caller]
     pub fn func_with<P: FuncValues, R: FuncValues>(
         &mut self,
         name: &str,
@@ -220,16 +225,19 @@ impl Module {
 impl Kernel {
     /// `call (rets), f, (args);`: a call of a device function of the same module, with its
     /// ABI's conventions.
+    #[track_caller]
     pub fn call<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P) -> R {
         self.call_with(f, args, false)
     }
 
     /// `call.uni`: as [`call`](Self::call), where the call is known not to diverge (every
     /// active thread of the warp executes it, under the same guard).
+    #[track_caller]
     pub fn call_uni<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P) -> R {
         self.call_with(f, args, true)
     }
 
+    #[track_caller]
     fn call_with<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P, uni: bool) -> R {
         if f.module != self.module {
             let e = Error::ForeignValue { kernel: self.name.to_string(), what: format!("function `{}`", f.name) };
@@ -240,6 +248,7 @@ impl Kernel {
 
     /// The address of `f` (`mov.u64 %rd, f;`), for [`call_indirect`](Self::call_indirect).
     /// Only a function of the [`.param` ABI](Abi::Param) can be called through an address.
+    #[track_caller]
     pub fn func_addr<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>) -> FuncPtr<P, R> {
         if f.abi != Abi::Param {
             self.invalid(format!("`{}` has the .reg ABI: only a .param-ABI function can be called through its address", f.name));
@@ -250,11 +259,13 @@ impl Kernel {
 
     /// `call (rets), %rd, (args), prototype;`: a call through a function's address, with a
     /// `.callprototype` of its parameter list declared in the call's block.
+    #[track_caller]
     pub fn call_indirect<P: FuncValues, R: FuncValues>(&mut self, f: FuncPtr<P, R>, args: P) -> R {
         let addr = f.addr.checked(self);
         self.push_call_of(Callee::Indirect(addr), true, args, false)
     }
 
+    #[track_caller]
     fn push_call_of<P: FuncValues, R: FuncValues>(&mut self, func: Callee, param: bool, args: P, uni: bool) -> R {
         let guard = crate::ops::in_scope(self, None);
         let args = args.regs(self);

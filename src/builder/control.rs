@@ -20,11 +20,13 @@ pub struct LoopLabels {
 
 impl Kernel {
     /// `bra target;`
+    #[track_caller]
     pub fn bra(&mut self, target: Label) {
         ptx!(self, "bra", target);
     }
 
     /// `@p bra target;` (or `@!p` for a [`NotPred`](crate::NotPred)).
+    #[track_caller]
     pub fn bra_if(&mut self, p: impl IntoGuard, target: Label) {
         ptx!(self, @p, "bra", target);
     }
@@ -51,6 +53,7 @@ impl Kernel {
     /// assert!(text.contains("brx.idx %r"));
     /// # Ok::<(), ptxkit::Error>(())
     /// ```
+    #[track_caller]
     pub fn switch_(&mut self, index: Reg<U32>, cases: usize, mut case: impl FnMut(&mut Kernel, usize)) {
         if !branch_target_count_ok(self, cases) {
             return;
@@ -72,6 +75,7 @@ impl Kernel {
     }
 
     /// `if p { then }`: a forward branch around the body.
+    #[track_caller]
     pub fn if_(&mut self, p: impl IntoGuard, then: impl FnOnce(&mut Kernel)) {
         let end = self.label();
         ptx!(self, @!p, "bra", end);
@@ -80,6 +84,7 @@ impl Kernel {
     }
 
     /// `if p { then } else { els }`.
+    #[track_caller]
     pub fn if_else(&mut self, p: impl IntoGuard, then: impl FnOnce(&mut Kernel), els: impl FnOnce(&mut Kernel)) {
         let (lelse, end) = (self.label(), self.label());
         ptx!(self, @!p, "bra", lelse);
@@ -108,6 +113,7 @@ impl Kernel {
     /// assert!(text.lines().filter(|l| l.contains("ld.global.u32") || l.contains("st.global.u32")).all(|l| l.trim_start().starts_with("@%p")));
     /// # Ok::<(), ptxkit::Error>(())
     /// ```
+    #[track_caller]
     pub fn guarded<R>(&mut self, p: impl IntoGuard, body: impl FnOnce(&mut Kernel) -> R) -> R {
         let g = p.into_guard(self);
         let scope: Guard = match self.scope_guard() {
@@ -126,6 +132,7 @@ impl Kernel {
     }
 
     /// A loop: `cond` runs at the head each iteration and returns the predicate to go on.
+    #[track_caller]
     pub fn while_(&mut self, cond: impl FnMut(&mut Kernel) -> Reg<Pred>, body: impl FnMut(&mut Kernel)) {
         let (mut cond, mut body) = (cond, body);
         let (head, exit) = (self.label(), self.label());
@@ -139,6 +146,7 @@ impl Kernel {
 
     /// A counted loop `for i in (start..end).step_by(step)`, emitted as a real PTX loop
     /// (compare, body, increment, back edge). `i` is one register updated in place.
+    #[track_caller]
     pub fn for_range<E: LoopBound>(&mut self, start: impl Operand<E::T>, end: E, step: u32, mut body: impl FnMut(&mut Kernel, Reg<E::T>)) {
         if step == 0 {
             self.invalid("for_range step must be positive".into());
@@ -157,6 +165,7 @@ impl Kernel {
     }
 
     /// A loop with explicit exits: `body` gets the loop's `break` and `continue` labels.
+    #[track_caller]
     pub fn loop_(&mut self, body: impl FnOnce(&mut Kernel, LoopLabels)) {
         let (head, exit) = (self.label(), self.label());
         self.place(head);
@@ -166,12 +175,14 @@ impl Kernel {
     }
 
     /// `ret;`
+    #[track_caller]
     pub fn ret(&mut self) {
         ptx!(self, "ret");
     }
 
     /// `mov` into an existing register (for loop-carried values): `mov.u32` for a `u32`,
     /// `mov.b16` for an `f16`, `mov.u16` for a `u8` (8-bit values sit in 16-bit registers).
+    #[track_caller]
     pub fn assign<T: MovType, V>(&mut self, dst: Reg<T>, src: V)
     where
         crate::ops::op::Mov: crate::ops::Select<(T::Mov,)>,
@@ -183,7 +194,9 @@ impl Kernel {
 
 impl Kernel {
     /// A tied accumulator of `N` fresh registers, each set to zero bits (`mov.b32 r, 0`).
+    #[track_caller]
     pub fn zeroed_acc<T: DataType, const N: usize>(&mut self) -> crate::ops::Acc<T, N> {
+        let _at = crate::core::kernel::HelperScope::enter(self.line_info);
         crate::ops::Acc::from(core::array::from_fn(|_| {
             let r: Reg<T> = self.reg();
             match T::CLASS {
@@ -248,12 +261,15 @@ pub trait LoopIndex: DataType {
 macro_rules! loop_index {
     ($($t:ident $mov:literal $ge:literal $add:literal;)*) => {$(
         impl LoopIndex for $t {
+            #[track_caller]
             fn mov(k: &mut Kernel, i: Reg<Self>, v: impl Operand<Self>) {
                 ptx!(k, $mov => i, v);
             }
+            #[track_caller]
             fn ge(k: &mut Kernel, i: Reg<Self>, end: impl Operand<Self>) -> Reg<Pred> {
                 ptx!(k, $ge, i, end)
             }
+            #[track_caller]
             fn add(k: &mut Kernel, i: Reg<Self>, step: u32) {
                 ptx!(k, $add => i, i, step);
             }

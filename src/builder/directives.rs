@@ -6,6 +6,7 @@ use crate::core::kernel::{BodyKind, Directive};
 use crate::core::{Kernel, Target};
 
 impl Kernel {
+    #[track_caller]
     fn directive(&mut self, d: Directive, vals: &[u32]) {
         if self.kind != BodyKind::Entry {
             self.invalid(format!("{} applies to kernels only", d.keyword()));
@@ -19,6 +20,7 @@ impl Kernel {
     }
     /// A block shape no launch can have: more than 1,024 threads, or a dimension beyond
     /// 1,024 (x, y) or 64 (z).
+    #[track_caller]
     fn block_shape_ok(&mut self, d: Directive, x: u32, y: u32, z: u32) -> bool {
         let threads = x as u128 * y as u128 * z as u128;
         let ok = x <= 1024 && y <= 1024 && z <= 64 && threads <= 1024;
@@ -28,22 +30,26 @@ impl Kernel {
         ok
     }
     /// `.maxntid x, y, z`
+    #[track_caller]
     pub fn maxntid(&mut self, x: u32, y: u32, z: u32) {
         if self.block_shape_ok(Directive::MaxNTid(x, y, z), x, y, z) {
             self.directive(Directive::MaxNTid(x, y, z), &[x, y, z]);
         }
     }
     /// `.reqntid x, y, z`
+    #[track_caller]
     pub fn reqntid(&mut self, x: u32, y: u32, z: u32) {
         if self.block_shape_ok(Directive::ReqNTid(x, y, z), x, y, z) {
             self.directive(Directive::ReqNTid(x, y, z), &[x, y, z]);
         }
     }
     /// `.minnctapersm n`
+    #[track_caller]
     pub fn minnctapersm(&mut self, n: u32) {
         self.directive(Directive::MinNCtaPerSm(n), &[n]);
     }
     /// `.maxnreg n` (24 to 255: ptxas raises a smaller cap to 24, with a warning)
+    #[track_caller]
     pub fn maxnreg(&mut self, n: u32) {
         if !(24..=255).contains(&n) {
             self.invalid(format!(".maxnreg {n} is outside 24..=255"));
@@ -52,14 +58,17 @@ impl Kernel {
         self.directive(Directive::MaxNReg(n), &[n]);
     }
     /// `.reqnctapercluster x, y, z`
+    #[track_caller]
     pub fn reqnctapercluster(&mut self, x: u32, y: u32, z: u32) {
         self.directive(Directive::ReqNCtaPerCluster(x, y, z), &[x, y, z]);
     }
     /// `.explicitcluster`
+    #[track_caller]
     pub fn explicitcluster(&mut self) {
         self.directive(Directive::ExplicitCluster, &[1]);
     }
     /// `.maxclusterrank n`
+    #[track_caller]
     pub fn maxclusterrank(&mut self, n: u32) {
         self.directive(Directive::MaxClusterRank(n), &[n]);
     }
@@ -69,6 +78,7 @@ impl Kernel {
     /// would warn about and ignore (`.minnctapersm` without a block size, or asking for more
     /// CTAs or threads than an SM holds; `setmaxnreg` in a kernel whose register count at
     /// entry ptxas cannot tell).
+    #[track_caller]
     pub(crate) fn check_directives(&mut self, target: Target) {
         let find = |k: &Kernel, kw: &str| k.directives.iter().find(|d| d.keyword() == kw).cloned();
         let block = match (find(self, ".maxntid"), find(self, ".reqntid")) {

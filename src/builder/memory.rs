@@ -8,6 +8,7 @@ use crate::regs::{elem_bytes, Ptr};
 use crate::types::DataType;
 
 impl Kernel {
+    #[track_caller]
     fn declare_array<T: DataType>(&mut self, space: &str, name: &str, len: u32, align: u32) -> u32 {
         if let Err(e) = check_ident(name) {
             self.error(e);
@@ -43,6 +44,7 @@ impl Kernel {
 
     /// A `.shared` array of `len` elements declared in this body, aligned to `align` bytes
     /// (a power of two, at most 48 KiB); its address is 32-bit.
+    #[track_caller]
     pub fn shared_array<T: DataType>(&mut self, name: &str, len: u32, align: u32) -> Ptr<m::Shared, T> {
         let id = self.declare_array::<T>("shared", name, len, align);
         Ptr::from_sym(id, self.id)
@@ -50,6 +52,7 @@ impl Kernel {
 
     /// A `.local` array of `len` elements (per-thread memory), aligned to `align` bytes (a
     /// power of two, at most 512 KiB).
+    #[track_caller]
     pub fn local_array<T: DataType>(&mut self, name: &str, len: u32, align: u32) -> Ptr<m::Local, T> {
         let id = self.declare_array::<T>("local", name, len, align);
         Ptr::from_sym(id, self.id)
@@ -57,6 +60,7 @@ impl Kernel {
 
     /// The dynamic shared memory of the launch (`.extern .shared` at module scope), aligned
     /// to 16 bytes.
+    #[track_caller]
     pub fn dynamic_shared<T: DataType>(&mut self) -> Ptr<m::Shared, T> {
         self.dynamic_shared_aligned(16)
     }
@@ -64,6 +68,7 @@ impl Kernel {
     /// The dynamic shared memory of the launch, aligned to `align` bytes (a power of two
     /// from 16 to 1024; 1024 for 128-byte-swizzled tiles). Kernels of one module share the
     /// declaration, which takes the largest alignment any of them asks for.
+    #[track_caller]
     pub fn dynamic_shared_aligned<T: DataType>(&mut self, align: u32) -> Ptr<m::Shared, T> {
         if !align.is_power_of_two() || !(16..=1024).contains(&align) || align < elem_bytes::<T>() {
             self.invalid(format!("dynamic shared memory alignment {align} must be a power of two from 16 to 1024"));

@@ -49,6 +49,7 @@ impl<const N: usize> KernelParam for ParamBytes<N> {
         let () = Self::VALID_SIZE;
         format!(".param .align 64 .b8 {name}[{N}]")
     }
+    #[track_caller]
     fn declare(k: &mut Kernel, name: &str) -> Self {
         k.params.push(Self::decl(name));
         ParamBytes { sym: intern(name), owner: k.id }

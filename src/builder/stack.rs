@@ -19,6 +19,7 @@ pub enum Bytes {
 }
 
 impl AllocaLen for u64 {
+    #[track_caller]
     fn alloca_bytes(self, k: &mut Kernel, elem: u32) -> Bytes {
         match self.checked_mul(elem as u64) {
             Some(b) => Bytes::Const(b),
@@ -30,16 +31,19 @@ impl AllocaLen for u64 {
     }
 }
 impl AllocaLen for u32 {
+    #[track_caller]
     fn alloca_bytes(self, k: &mut Kernel, elem: u32) -> Bytes {
         (self as u64).alloca_bytes(k, elem)
     }
 }
 impl AllocaLen for Reg<U64> {
+    #[track_caller]
     fn alloca_bytes(self, k: &mut Kernel, elem: u32) -> Bytes {
         Bytes::Reg(if elem == 1 { self } else { ptx!(k, "mul.lo.u64", self, elem as u64) })
     }
 }
 impl AllocaLen for Reg<U32> {
+    #[track_caller]
     fn alloca_bytes(self, k: &mut Kernel, elem: u32) -> Bytes {
         let wide = ptx!(k, "cvt.u64.u32", self);
         wide.alloca_bytes(k, elem)
@@ -64,6 +68,7 @@ impl Kernel {
     /// assert!(m.to_ptx()?.contains("alloca.u64"));
     /// # Ok::<(), ptxkit::Error>(())
     /// ```
+    #[track_caller]
     pub fn alloca<T: DataType>(&mut self, len: impl AllocaLen, align: u32) -> LocalPtr<T> {
         if align < elem_bytes::<T>() {
             self.invalid(format!("alloca alignment {align} is smaller than its {}-byte elements", elem_bytes::<T>()));
@@ -95,6 +100,7 @@ impl Kernel {
     /// assert!(ptx.contains("stacksave.u64") && ptx.contains("stackrestore.u64"));
     /// # Ok::<(), ptxkit::Error>(())
     /// ```
+    #[track_caller]
     pub fn stack_frame<R>(&mut self, body: impl FnOnce(&mut Kernel) -> R) -> R {
         let sp = ptx!(self, "stacksave.u64");
         let r = body(self);

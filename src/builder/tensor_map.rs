@@ -134,6 +134,7 @@ impl<T: TensorElem, const R: usize> TensorMap<T, R> {
     }
 
     /// `prefetch.tensormap [map]`: fetch the map itself ahead of the first copy.
+    #[track_caller]
     pub fn prefetch(&self, k: &mut Kernel) {
         ptx!(k, "prefetch.tensormap", GenericPtr::<B8>::from_reg(self.addr));
     }
@@ -250,6 +251,7 @@ impl<T: TensorElem, const R: usize> KernelParam for TensorMap<T, R> {
         let () = Self::VALID_RANK;
         <ParamBytes<128> as KernelParam>::decl(name)
     }
+    #[track_caller]
     fn declare(k: &mut Kernel, name: &str) -> Self {
         let () = Self::VALID_RANK;
         let bytes = <ParamBytes<128> as KernelParam>::declare(k, name);

@@ -19,6 +19,7 @@ use crate::ptx;
 use crate::regs::{Ptr, Sampler, Surface, Texture};
 use crate::types::U64;
 
+#[track_caller]
 fn load_handle(k: &mut Kernel, name: &str) -> crate::types::Reg<U64> {
     k.params.push(format!(".param .u64 {name}"));
     let p: Ptr<crate::ops::m::Param, U64> = Ptr::from_sym(intern(name), k.id);
@@ -30,6 +31,7 @@ impl KernelParam for Texture {
     fn decl(name: &str) -> String {
         format!(".param .u64 {name}")
     }
+    #[track_caller]
     fn declare(k: &mut Kernel, name: &str) -> Self {
         Texture::from_reg(load_handle(k, name))
     }
@@ -40,6 +42,7 @@ impl KernelParam for Surface {
     fn decl(name: &str) -> String {
         format!(".param .u64 {name}")
     }
+    #[track_caller]
     fn declare(k: &mut Kernel, name: &str) -> Self {
         Surface::from_reg(load_handle(k, name))
     }
@@ -95,6 +98,7 @@ pub struct SamplerState {
 }
 
 impl Module {
+    #[track_caller]
     fn opaque_var(&mut self, ty: &str, name: &str, init: Option<String>) -> Result<u32, Error> {
         self.claim(name)?;
         let decl = match init {
@@ -129,12 +133,14 @@ impl Module {
     /// assert!(ptx.contains("[image, bilinear, {%r1, %r2}];"), "{ptx}");
     /// # Ok::<(), ptxkit::Error>(())
     /// ```
+    #[track_caller]
     pub fn texref(&mut self, name: &str) -> Result<Texture, Error> {
         let s = self.opaque_var("texref", name, None)?;
         Ok(Texture::from_sym(s, self.id))
     }
 
     /// A `.surfref` module variable.
+    #[track_caller]
     pub fn surfref(&mut self, name: &str) -> Result<Surface, Error> {
         let s = self.opaque_var("surfref", name, None)?;
         Ok(Surface::from_sym(s, self.id))
@@ -142,6 +148,7 @@ impl Module {
 
     /// A `.samplerref` module variable with its state: the independent texturing mode only
     /// (an `Err` in the unified mode, where a texture carries its sampler state).
+    #[track_caller]
     pub fn samplerref(&mut self, name: &str, state: &SamplerState) -> Result<Sampler, Error> {
         if self.tex_mode() != TexMode::Independent {
             return Err(Error::InvalidArgument {

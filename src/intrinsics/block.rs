@@ -130,6 +130,7 @@ impl BlockOps for Kernel {
     }
 }
 
+#[track_caller]
 fn block_shape(k: &mut Kernel, block: u32) -> Shape {
     let t = k.thread_rank();
     let warp = ptx!(k, "shr.u32", t, 5u32);
@@ -137,12 +138,14 @@ fn block_shape(k: &mut Kernel, block: u32) -> Shape {
     Shape { warp, lane, nwarps: block / 32 }
 }
 
+#[track_caller]
 fn scratch(k: &mut Kernel, words: u32) -> SharedPtr<B32> {
     let name = k.fresh_name("__ptxkit_scratch");
     k.shared_array::<B32>(&name, words.max(1), 4)
 }
 
 /// Stores `v`'s words at `slot` of `s` (slot-major: word `j` of slot `i` at `i*W + j`).
+#[track_caller]
 fn put<V: Value>(k: &mut Kernel, s: SharedPtr<B32>, slot: Reg<U32>, v: V) {
     let ws = words(k, v);
     let base = ptx!(k, "mul.lo.u32", slot, ws.len() as u32);
@@ -152,6 +155,7 @@ fn put<V: Value>(k: &mut Kernel, s: SharedPtr<B32>, slot: Reg<U32>, v: V) {
     }
 }
 
+#[track_caller]
 fn get<V: Value>(k: &mut Kernel, s: SharedPtr<B32>, slot: Reg<U32>) -> V {
     let n = V::words_len() as u32;
     let base = ptx!(k, "mul.lo.u32", slot, n);
@@ -164,6 +168,7 @@ fn get<V: Value>(k: &mut Kernel, s: SharedPtr<B32>, slot: Reg<U32>) -> V {
     from_words(k, &ws)
 }
 
+#[track_caller]
 fn reduce_block<V: Value>(k: &mut Kernel, block: u32, v: V, mut op: impl FnMut(&mut Kernel, V, V) -> V, commutative: bool) -> V {
     let sh = block_shape(k, block);
     let part = reduce_lanes(k, v, LaneMask::FULL, &mut op, commutative);
@@ -179,6 +184,7 @@ fn reduce_block<V: Value>(k: &mut Kernel, block: u32, v: V, mut op: impl FnMut(&
 /// the inclusive scan of the warp totals across its lanes: lane `l` holds the combination
 /// of warps `0..=min(l, nwarps - 1)` (lanes past the last warp repeat its total; an
 /// inclusive scan never looks up, so they change nothing below).
+#[track_caller]
 fn scan_warp_totals<V: Value>(k: &mut Kernel, sh: &Shape, holder: u32, total: V, op: &mut impl FnMut(&mut Kernel, V, V) -> V) -> V {
     let s = scratch(k, sh.nwarps * V::words_len() as u32);
     let holds = ptx!(k, "setp.eq.u32", sh.lane, holder);
@@ -189,6 +195,7 @@ fn scan_warp_totals<V: Value>(k: &mut Kernel, sh: &Shape, holder: u32, total: V,
 }
 
 /// The total of warp `min(lane, nwarps - 1)` from the scratch.
+#[track_caller]
 fn clamped_total<V: Value>(k: &mut Kernel, s: SharedPtr<B32>, sh: &Shape) -> V {
     let beyond = ptx!(k, "setp.ge.u32", sh.lane, sh.nwarps);
     let idx = ptx!(k, "selp.u32", sh.nwarps - 1, sh.lane, beyond);
@@ -197,6 +204,7 @@ fn clamped_total<V: Value>(k: &mut Kernel, s: SharedPtr<B32>, sh: &Shape) -> V {
 
 /// The inclusive scan, (for blocks of several warps) the combined total of the warps
 /// before this thread's warp with whether there are any, and the block's total.
+#[track_caller]
 fn block_scan_parts<V: Value>(
     k: &mut Kernel,
     block: u32,

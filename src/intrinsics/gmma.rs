@@ -127,6 +127,7 @@ impl DescriptorOps for Kernel {
 }
 
 /// `base | (addr(tile) & 0x3FFFF) >> 4`.
+#[track_caller]
 fn desc_at<S, T>(k: &mut Kernel, base: u64, tile: Ptr<S, T>) -> Reg<Gdesc>
 where
     S: StateSpace<AddrT = U32> + InWindow<m::SharedCta>,
@@ -140,6 +141,7 @@ where
 }
 
 /// The descriptor `desc` moved on to its `k`-th K-slice.
+#[track_caller]
 fn desc_step(kb: &mut Kernel, desc: Reg<Gdesc>, layout: &TileLayout, k: u32, what: &str) -> Reg<Gdesc> {
     match layout.k_step_offset(k) {
         Ok(0) => desc,

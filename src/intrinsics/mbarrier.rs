@@ -112,12 +112,14 @@ impl Mbarrier {
     /// `count` arrivals (1 to 2^20 - 1). One thread initialises, before any other use; the
     /// others may use the barrier once the initialisation is published, which
     /// [`BarrierOps::init_barriers`] does.
+    #[track_caller]
     pub fn init(self, k: &mut Kernel, count: impl Operand<U32>) {
         ptx!(k, "mbarrier.init.shared.b64", self.ptr, count);
     }
 
     /// `mbarrier.inval.shared.b64 [bar]`: ends the barrier's life, so that its memory can be
     /// reused (or the barrier initialised again).
+    #[track_caller]
     pub fn inval(self, k: &mut Kernel) {
         ptx!(k, "mbarrier.inval.shared.b64", self.ptr);
     }
@@ -125,12 +127,14 @@ impl Mbarrier {
     /// `mbarrier.arrive.shared.b64`: one arrival, with release semantics at CTA scope (the
     /// thread's earlier writes are visible to whoever waits on the phase). Returns the
     /// barrier's state before the arrival, for [`Mbarrier::test_wait_state`].
+    #[track_caller]
     pub fn arrive(self, k: &mut Kernel) -> Reg<B64> {
         ptx!(k, "mbarrier.arrive.shared.b64", self.ptr)
     }
 
     /// `mbarrier.arrive.shared::cta.b64 state, [bar], count`: `count` arrivals at once
     /// (sm_90).
+    #[track_caller]
     pub fn arrive_n(self, k: &mut Kernel, count: impl Operand<U32>) -> Reg<B64> {
         ptx!(k, "mbarrier.arrive.shared::cta.b64" as counted, self.ptr, count)
     }
@@ -138,12 +142,14 @@ impl Mbarrier {
     /// `mbarrier.arrive.expect_tx.shared::cta.b64`: adds `bytes` to the transaction count the
     /// phase waits for (what asynchronous copies complete with `complete_tx`), and arrives
     /// (sm_90).
+    #[track_caller]
     pub fn arrive_expect_tx(self, k: &mut Kernel, bytes: impl Operand<U32>) -> Reg<B64> {
         ptx!(k, "mbarrier.arrive.expect_tx.shared::cta.b64", self.ptr, bytes)
     }
 
     /// `mbarrier.expect_tx.relaxed.cta.shared::cta.b64`: adds `bytes` to the transaction count
     /// without arriving (sm_90).
+    #[track_caller]
     pub fn expect_tx(self, k: &mut Kernel, bytes: impl Operand<U32>) {
         ptx!(k, "mbarrier.expect_tx.relaxed.cta.shared::cta.b64", self.ptr, bytes);
     }
@@ -151,12 +157,14 @@ impl Mbarrier {
     /// `mbarrier.try_wait.parity.shared.b64`: one try (suspending up to a system-dependent
     /// time) for the completion of the phase of parity `parity`; acquire semantics at CTA
     /// scope. `true` when the phase has completed (sm_90).
+    #[track_caller]
     pub fn try_wait(self, k: &mut Kernel, parity: impl Operand<U32>) -> Reg<Pred> {
         ptx!(k, "mbarrier.try_wait.parity.shared.b64", self.ptr, parity)
     }
 
     /// `mbarrier.test_wait.shared.b64`: whether the phase of `state` (returned by an arrive
     /// on this barrier) has completed, without waiting (sm_80).
+    #[track_caller]
     pub fn test_wait_state(self, k: &mut Kernel, state: Reg<B64>) -> Reg<Pred> {
         ptx!(k, "mbarrier.test_wait.shared.b64", self.ptr, state)
     }
@@ -173,6 +181,7 @@ impl Mbarrier {
     /// thread and the lanes that gave up with it.
     #[track_caller]
     pub fn wait<P: Operand<U32> + Copy>(self, k: &mut Kernel, parity: P, deadline: &Deadline) -> Reg<Pred> {
+        let _at = crate::core::kernel::HelperScope::enter(k.line_info);
         let at = k.source_location();
         let site = deadline.log.map(|_| {
             let array = match self.which {
@@ -207,6 +216,7 @@ impl Mbarrier {
 
     /// Writes the record of a wait that gave up (laid out as [`Deadline::recording`] says):
     /// one per group of lanes giving up together, by the lowest of them.
+    #[track_caller]
     fn record_timeout<P: Operand<U32> + Copy>(self, k: &mut Kernel, log: GlobalPtr<U32>, site: u32, parity: P) {
         let lanes = ptx!(k, "activemask.b32");
         let below = ptx!(k, "and.b32", lanes, crate::regs::sreg::LANEMASK_LT);
@@ -245,6 +255,7 @@ impl Mbarrier {
     /// The barrier at the same offset in the shared memory of CTA `rank` of the cluster
     /// (`mapa.shared::cluster.u32`; sm_90). The CTA must be running: synchronise the cluster
     /// first.
+    #[track_caller]
     pub fn in_cta(self, k: &mut Kernel, rank: impl Operand<U32>) -> RemoteMbarrier {
         RemoteMbarrier { ptr: k.map_shared(self.ptr, rank) }
     }
@@ -268,10 +279,12 @@ impl RemoteMbarrier {
     }
     /// `mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar]`: one arrival, releasing
     /// the thread's earlier writes at cluster scope.
+    #[track_caller]
     pub fn arrive(self, k: &mut Kernel) {
         ptx!(k, "mbarrier.arrive.release.cluster.shared::cluster.b64", self.ptr);
     }
     /// `mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [bar], bytes`.
+    #[track_caller]
     pub fn arrive_expect_tx(self, k: &mut Kernel, bytes: impl Operand<U32>) {
         ptx!(k, "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64", self.ptr, bytes);
     }
@@ -291,6 +304,7 @@ pub struct Deadline {
 
 impl Deadline {
     /// A deadline of `tries` tries per wait, with no timeout yet (`mov.u32 t, 0`).
+    #[track_caller]
     pub fn new(k: &mut Kernel, tries: u32) -> Deadline {
         let timeouts = ptx!(k, "mov.u32", 0u32);
         Deadline { tries: tries.max(1), hint_ns: None, timeouts, log: None }
@@ -338,6 +352,7 @@ impl Deadline {
         self.timeouts
     }
     /// Whether some wait gave up.
+    #[track_caller]
     pub fn timed_out(&self, k: &mut Kernel) -> Reg<Pred> {
         ptx!(k, "setp.ne.u32", self.timeouts, 0u32)
     }
@@ -372,6 +387,7 @@ impl Mbarriers {
         Mbarrier { ptr: self.base.offset(i as i64), which }
     }
     /// Barrier `i` for an index in a register (`base + 8 * i`, not checked).
+    #[track_caller]
     pub fn at(&self, k: &mut Kernel, i: Reg<U32>) -> Mbarrier {
         let base = self.base.addr(k);
         let a = ptx!(k, "mad.lo.u32", i, 8u32, base);
@@ -380,6 +396,7 @@ impl Mbarriers {
     }
     /// Initialises every barrier to complete after `count` arrivals (one `mbarrier.init`
     /// each); the same rules as [`Mbarrier::init`].
+    #[track_caller]
     pub fn init(&self, k: &mut Kernel, count: u32) {
         for i in 0..self.len {
             self.get(i).init(k, count);
@@ -503,6 +520,7 @@ pub struct Ring {
 impl Ring {
     /// `stages` full and `stages` empty barriers, in new shared arrays `{name}_full` and
     /// `{name}_empty`.
+    #[track_caller]
     pub fn new(k: &mut Kernel, name: &str, stages: u32) -> Ring {
         if stages == 0 {
             k.invalid(format!("ring `{name}` needs at least one stage"));
@@ -514,6 +532,7 @@ impl Ring {
 
     /// Initialises the ring in thread 0 and publishes it ([`BarrierOps::init_barriers`]): each
     /// full barrier completes after `producers` arrivals, each empty one after `consumers`.
+    #[track_caller]
     pub fn init(&self, k: &mut Kernel, producers: u32, consumers: u32, publish: Publish) {
         let (full, empty) = (self.full, self.empty);
         k.init_barriers(publish, |k| {
@@ -536,6 +555,7 @@ impl Ring {
     }
 
     /// The stage of iteration `i`: `i % stages` (`and.b32` when `stages` is a power of two).
+    #[track_caller]
     pub fn stage(&self, k: &mut Kernel, i: Reg<U32>) -> Reg<U32> {
         if self.stages.is_power_of_two() {
             ptx!(k, "and.b32", i, self.stages - 1).bitcast()
@@ -545,6 +565,7 @@ impl Ring {
     }
 
     /// The parity of the phase iteration `i` fills: `(i / stages) & 1`.
+    #[track_caller]
     pub fn parity(&self, k: &mut Kernel, i: Reg<U32>) -> Reg<U32> {
         let round = if self.stages.is_power_of_two() {
             ptx!(k, "shr.u32", i, self.stages.trailing_zeros())
@@ -555,6 +576,7 @@ impl Ring {
     }
 
     /// Everything iteration `i` needs: its stage, its parity, and the stage's barriers.
+    #[track_caller]
     pub fn slot(&self, k: &mut Kernel, i: Reg<U32>) -> Slot {
         let stage = self.stage(k, i);
         let parity = self.parity(k, i);
@@ -586,6 +608,7 @@ impl Slot {
         self.empty.wait(k, prev, deadline)
     }
     /// Producer: arrives on the stage's full barrier (releasing this thread's writes).
+    #[track_caller]
     pub fn commit(&self, k: &mut Kernel) {
         self.full.arrive(k);
     }
@@ -596,6 +619,7 @@ impl Slot {
         self.full.wait(k, self.parity, deadline)
     }
     /// Consumer: arrives on the stage's empty barrier (this thread is done with it).
+    #[track_caller]
     pub fn release(&self, k: &mut Kernel) {
         self.empty.arrive(k);
     }

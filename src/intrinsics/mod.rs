@@ -52,6 +52,7 @@ pub trait Value: Copy {
 }
 
 /// The words of a value.
+#[track_caller]
 pub fn words<V: Value>(k: &mut Kernel, v: V) -> Vec<Reg<B32>> {
     let mut out = Vec::with_capacity(V::words_len());
     v.to_words(k, &mut out);
@@ -60,6 +61,7 @@ pub fn words<V: Value>(k: &mut Kernel, v: V) -> Vec<Reg<B32>> {
 
 /// A value rebuilt from words. Too few words is an error of the kernel (reported when it
 /// is built); the missing words are fresh registers.
+#[track_caller]
 pub fn from_words<V: Value>(k: &mut Kernel, words: &[Reg<B32>]) -> V {
     let need = V::words_len();
     if words.len() < need {
@@ -72,6 +74,7 @@ pub fn from_words<V: Value>(k: &mut Kernel, words: &[Reg<B32>]) -> V {
 }
 
 /// `p ? a : b`, word by word.
+#[track_caller]
 pub fn select<V: Value>(k: &mut Kernel, p: Reg<Pred>, a: V, b: V) -> V {
     let (wa, wb) = (words(k, a), words(k, b));
     let w: Vec<Reg<B32>> = wa.iter().zip(&wb).map(|(x, y)| ptx!(k, "selp.b32", *x, *y, p)).collect();
@@ -79,6 +82,7 @@ pub fn select<V: Value>(k: &mut Kernel, p: Reg<Pred>, a: V, b: V) -> V {
 }
 
 /// A fresh copy of a value in new registers (so it can be updated in place).
+#[track_caller]
 pub fn copy<V: Value>(k: &mut Kernel, v: V) -> V {
     let w = words(k, v);
     let w: Vec<Reg<B32>> = w.into_iter().map(|x| ptx!(k, "mov.b32", x)).collect();
@@ -93,6 +97,7 @@ impl<T: DataType> Value for Reg<T> {
             _ => 1,
         }
     }
+    #[track_caller]
     fn to_words(self, k: &mut Kernel, out: &mut Vec<Reg<B32>>) {
         match T::CLASS {
             RegClass::Pred => out.push(ptx!(k, "selp.b32", 1u32, 0u32, self.retype::<Pred>())),
@@ -112,6 +117,7 @@ impl<T: DataType> Value for Reg<T> {
             }
         }
     }
+    #[track_caller]
     fn from_words(k: &mut Kernel, words: &mut std::slice::Iter<'_, Reg<B32>>) -> Self {
         let mut next = || *words.next().expect("from_words passes at least words_len() words");
         match T::CLASS {
@@ -142,6 +148,7 @@ impl<T: DataType> Value for Reg<T> {
             }
         }
     }
+    #[track_caller]
     fn assign(self, k: &mut Kernel, src: Self) {
         match T::CLASS {
             RegClass::Pred => {
@@ -170,8 +177,11 @@ macro_rules! tuple_values {
     ($(($($t:ident $i:tt),*);)*) => {$(
         impl<$($t: Value),*> Value for ($($t,)*) {
             fn words_len() -> usize { 0 $(+ $t::words_len())* }
+            #[track_caller]
             fn to_words(self, k: &mut Kernel, out: &mut Vec<Reg<B32>>) { $(self.$i.to_words(k, out);)* }
+            #[track_caller]
             fn from_words(k: &mut Kernel, words: &mut std::slice::Iter<'_, Reg<B32>>) -> Self { ($($t::from_words(k, words),)*) }
+            #[track_caller]
             fn assign(self, k: &mut Kernel, src: Self) { $(self.$i.assign(k, src.$i);)* }
         }
     )*};
@@ -188,14 +198,17 @@ impl<V: Value, const N: usize> Value for [V; N] {
     fn words_len() -> usize {
         N * V::words_len()
     }
+    #[track_caller]
     fn to_words(self, k: &mut Kernel, out: &mut Vec<Reg<B32>>) {
         for v in self {
             v.to_words(k, out);
         }
     }
+    #[track_caller]
     fn from_words(k: &mut Kernel, words: &mut std::slice::Iter<'_, Reg<B32>>) -> Self {
         std::array::from_fn(|_| V::from_words(k, words))
     }
+    #[track_caller]
     fn assign(self, k: &mut Kernel, src: Self) {
         for (d, s) in self.into_iter().zip(src) {
             d.assign(k, s);

@@ -128,6 +128,7 @@ macro_rules! col {
     (FenceOrder $o:ident $s:ident $v:literal) => {
         #[diagnostic::do_not_recommend]
         impl FenceOrder<$s> for $o {
+            #[track_caller]
             fn emit(k: &mut Kernel) {
                 crate::ptx!(k, $v);
             }

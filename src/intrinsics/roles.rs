@@ -114,6 +114,7 @@ impl Roles {
     /// `consumer` in the others after `setmaxnreg.inc`. A budget that fails
     /// [`check`](Self::check) is an error of the kernel, reported when it is built. Launch
     /// it with [`threads`](Self::threads) threads.
+    #[track_caller]
     pub fn run(&self, k: &mut Kernel, producer: impl FnOnce(&mut Kernel, Reg<U32>), consumer: impl FnOnce(&mut Kernel, Consumer)) {
         if let Err(e) = self.check() {
             k.invalid(e);
@@ -160,11 +161,13 @@ pub trait BarrierId {
     fn id(self, k: &mut Kernel) -> (u32, Option<Reg<U32>>);
 }
 impl BarrierId for u32 {
+    #[track_caller]
     fn id(self, _: &mut Kernel) -> (u32, Option<Reg<U32>>) {
         (self, None)
     }
 }
 impl BarrierId for Reg<U32> {
+    #[track_caller]
     fn id(self, _: &mut Kernel) -> (u32, Option<Reg<U32>>) {
         (1, Some(self))
     }
@@ -173,6 +176,7 @@ impl BarrierId for Reg<U32> {
 impl NamedBarrier {
     /// Barrier `id` among `threads` threads. A constant id outside 1..16 or a count that is
     /// not a multiple of 32 is an error of the kernel.
+    #[track_caller]
     pub fn new(k: &mut Kernel, id: impl BarrierId, threads: u32) -> NamedBarrier {
         let (c, r) = id.id(k);
         if r.is_none() && !(1..16).contains(&c) {
@@ -185,6 +189,7 @@ impl NamedBarrier {
     }
 
     /// `bar.sync id, threads`: waits until `threads` threads arrived (this one included).
+    #[track_caller]
     pub fn sync(&self, k: &mut Kernel) {
         match self.id {
             Id::Const(c) => ptx!(k, "bar.sync" as counted, c, self.threads),
@@ -194,6 +199,7 @@ impl NamedBarrier {
 
     /// `bar.arrive id, threads`: counts this thread's arrival without waiting (a producer
     /// signalling threads that `sync`).
+    #[track_caller]
     pub fn arrive(&self, k: &mut Kernel) {
         match self.id {
             Id::Const(c) => ptx!(k, "bar.arrive", c, self.threads),

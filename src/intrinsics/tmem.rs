@@ -81,6 +81,7 @@ impl TmemAlloc {
     /// Declares the shared word `name` for the address of `cols` columns. A count that is
     /// not a power of two from 32 to 512 is an error of the kernel, returned when it is
     /// built (the allocation then takes 32 columns, and no PTX is printed).
+    #[track_caller]
     pub fn new(k: &mut Kernel, name: &str, cols: u32) -> TmemAlloc {
         let cols = if (32..=512).contains(&cols) && cols.is_power_of_two() {
             cols
@@ -103,12 +104,14 @@ impl TmemAlloc {
 
     /// `tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], cols`: executed by
     /// every thread of one warp, which waits until the columns are free.
+    #[track_caller]
     pub fn alloc(&self, k: &mut Kernel) {
         ptx!(k, "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32", self.slot, self.cols);
     }
 
     /// The allocation's address, read from the shared word: after the allocating warp's
     /// [`fence_before`], a thread synchronisation and [`fence_after`] ([`thread_sync`]).
+    #[track_caller]
     pub fn base(&self, k: &mut Kernel) -> Reg<U32> {
         ptx!(k, "ld.shared.b32", self.slot).bitcast::<U32>()
     }
@@ -116,6 +119,7 @@ impl TmemAlloc {
     /// `tcgen05.dealloc.cta_group::1.sync.aligned.b32 base, cols`, by the allocating warp once
     /// every thread's tensor-memory work is done (after `fence_before`, a synchronisation and
     /// `fence_after`).
+    #[track_caller]
     pub fn free(&self, k: &mut Kernel, base: Reg<U32>) {
         ptx!(k, "tcgen05.dealloc.cta_group::1.sync.aligned.b32", base.bitcast::<B32>(), self.cols);
     }
@@ -123,24 +127,28 @@ impl TmemAlloc {
 
 /// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned`: the CTA allocates no more
 /// (another CTA on the SM waiting in `tcgen05.alloc` may then proceed once columns free up).
+#[track_caller]
 pub fn relinquish(k: &mut Kernel) {
     ptx!(k, "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned");
 }
 
 /// `tcgen05.fence::before_thread_sync`: this thread's tcgen05 work is ordered before a
 /// following thread synchronisation (a barrier, an mbarrier arrive).
+#[track_caller]
 pub fn fence_before(k: &mut Kernel) {
     ptx!(k, "tcgen05.fence::before_thread_sync");
 }
 
 /// `tcgen05.fence::after_thread_sync`: tcgen05 work after a thread synchronisation (a
 /// barrier, an mbarrier wait) is ordered after it.
+#[track_caller]
 pub fn fence_after(k: &mut Kernel) {
     ptx!(k, "tcgen05.fence::after_thread_sync");
 }
 
 /// [`fence_before`], `bar.sync 0`, [`fence_after`]: every thread's tensor-memory work so far
 /// ordered before every thread's next.
+#[track_caller]
 pub fn thread_sync(k: &mut Kernel) {
     fence_before(k);
     ptx!(k, "bar.sync", 0u32);
@@ -149,6 +157,7 @@ pub fn thread_sync(k: &mut Kernel) {
 
 /// `base + (lane << 16) + col`: the address of column `col` of lane `lane` (a warp accesses
 /// lanes `32·(warp % 4)` to `+31`).
+#[track_caller]
 pub fn tmem_at(k: &mut Kernel, base: Reg<U32>, lane: Reg<U32>, col: u32) -> TmemAddr {
     let l = ptx!(k, "shl.b32", lane, 16u32).bitcast::<U32>();
     let a = ptx!(k, "add.u32", base, l);
@@ -156,11 +165,13 @@ pub fn tmem_at(k: &mut Kernel, base: Reg<U32>, lane: Reg<U32>, col: u32) -> Tmem
 }
 
 /// `tcgen05.wait::ld.sync.aligned`: this thread's loads are complete.
+#[track_caller]
 pub fn wait_ld(k: &mut Kernel) {
     ptx!(k, "tcgen05.wait::ld.sync.aligned");
 }
 
 /// `tcgen05.wait::st.sync.aligned`: this thread's stores are complete.
+#[track_caller]
 pub fn wait_st(k: &mut Kernel) {
     ptx!(k, "tcgen05.wait::st.sync.aligned");
 }
@@ -183,6 +194,7 @@ where
     /// `tcgen05.ld.sync.aligned.{S}.x{N}.b32 regs, [at]`: the registers the warp's lanes
     /// read (for `32x32b`, one per column per repetition; the PTX ISA's "Matrix fragments
     /// for tcgen05.ld" gives the others). Wait for them with [`wait_ld`] before use.
+    #[track_caller]
     pub fn load(k: &mut Kernel, at: TmemAddr) -> <LoadForm<S, N> as Instr>::Out
     where
         op::Tcgen05: Select<Chain<m::Ld, S, N>>,
@@ -194,6 +206,7 @@ where
 
     /// `tcgen05.st.sync.aligned.{S}.x{N}.b32 [at], regs`: the registers into tensor memory.
     /// Wait with [`wait_st`] before tensor-memory work of another thread reads the columns.
+    #[track_caller]
     pub fn store<V>(k: &mut Kernel, at: TmemAddr, values: V)
     where
         op::Tcgen05: Select<Chain<m::St, S, N>>,

@@ -83,6 +83,7 @@ pub trait VecStore<S>: VecElem {
     fn store_chunk(k: &mut Kernel, at: Ptr<S, Self>, regs: &[Reg<Self>]);
 }
 
+#[track_caller]
 fn bad_chunk(k: &mut Kernel, n: usize) {
     k.invalid(format!("a vector access of {n} elements"));
 }
@@ -97,6 +98,7 @@ macro_rules! vec_elems {
         where
             types::$t: Load<(), S> + Load<(), S, W2> + Load<(), S, W4>,
         {
+            #[track_caller]
             fn load_chunk(k: &mut Kernel, at: Ptr<S, Self>, r: &[Reg<Self>]) {
                 match *r {
                     [a] => <Self as Load<(), S>>::emit_ld(k, None, a.retype(), at),
@@ -110,6 +112,7 @@ macro_rules! vec_elems {
         where
             types::$t: Store<(), S> + Store<(), S, W2> + Store<(), S, W4>,
         {
+            #[track_caller]
             fn store_chunk(k: &mut Kernel, at: Ptr<S, Self>, r: &[Reg<Self>]) {
                 match *r {
                     [a] => <Self as Store<(), S>>::emit_st(k, None, at, a),
@@ -127,6 +130,7 @@ macro_rules! vec_elems {
         where
             types::$t: Load<(), S> + Load<(), S, W2>,
         {
+            #[track_caller]
             fn load_chunk(k: &mut Kernel, at: Ptr<S, Self>, r: &[Reg<Self>]) {
                 match *r {
                     [a] => <Self as Load<(), S>>::emit_ld(k, None, a.retype(), at),
@@ -139,6 +143,7 @@ macro_rules! vec_elems {
         where
             types::$t: Store<(), S> + Store<(), S, W2>,
         {
+            #[track_caller]
             fn store_chunk(k: &mut Kernel, at: Ptr<S, Self>, r: &[Reg<Self>]) {
                 match *r {
                     [a] => <Self as Store<(), S>>::emit_st(k, None, at, a),
@@ -232,6 +237,7 @@ type Chunk<'a, S, T> = dyn FnMut(&mut Kernel, Ptr<S, T>, &[Reg<T>]) + 'a;
 
 /// The address as a pointer: its register or symbol and its constant offset (the index of
 /// `p.at(i)` applied once, here).
+#[track_caller]
 fn address_ptr<T: VecElem, S: StateSpace, A: Address<Space = S, Elem = T>>(k: &mut Kernel, addr: A) -> Option<Ptr<S, T>> {
     match <A as Operand<Addr<S, T>>>::lower(addr, k) {
         Opnd::Addr(r, off) => Some(Ptr::from_ref(r, k.id).byte_offset(off as i64)),
@@ -240,6 +246,7 @@ fn address_ptr<T: VecElem, S: StateSpace, A: Address<Space = S, Elem = T>>(k: &m
     }
 }
 
+#[track_caller]
 fn vaccess<T: VecElem, S: StateSpace, A: Address<Space = S, Elem = T>>(
     k: &mut Kernel,
     chunk: &mut Chunk<'_, S, T>,
@@ -295,6 +302,7 @@ fn vaccess<T: VecElem, S: StateSpace, A: Address<Space = S, Elem = T>>(
 }
 
 /// The accesses of the pattern for misalignment `mis`, from `base`.
+#[track_caller]
 fn vpattern<T: VecElem, S: StateSpace>(k: &mut Kernel, chunk: &mut Chunk<'_, S, T>, base: Ptr<S, T>, mis: u32, regs: &[Reg<T>]) {
     let e = elem_bytes::<T>() as i64;
     for (pos, c) in pattern::<T>(regs.len() as u32, mis) {

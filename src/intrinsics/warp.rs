@@ -69,6 +69,7 @@ impl LaneMask {
     fn is_full(self) -> bool {
         matches!(self.0, Mask::Const(u32::MAX))
     }
+    #[track_caller]
     fn reg_in(self, k: &mut Kernel) -> Reg<B32> {
         match self.0 {
             Mask::Const(c) => ptx!(k, "mov.b32", c),
@@ -89,6 +90,7 @@ impl From<Reg<B32>> for LaneMask {
 }
 
 impl Operand<B32> for LaneMask {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> crate::core::ir::Opnd {
         match self.0 {
             Mask::Const(c) => Operand::<B32>::lower(c, k),
@@ -251,6 +253,7 @@ impl WarpOps for Kernel {
 }
 
 /// A reduction over the lanes of `mask` (the warp's, and each warp's step of the block's).
+#[track_caller]
 pub(crate) fn reduce_lanes<V: Value>(
     k: &mut Kernel,
     v: V,
@@ -289,6 +292,7 @@ pub(crate) fn reduce_lanes<V: Value>(
 
 /// A counted loop over the shuffle distances 1, 2, 4, 8, 16 (`d = 1 << step`, five trips):
 /// one loop body in the PTX, with a trip count ptxas can see.
+#[track_caller]
 fn doubling(k: &mut Kernel, mut body: impl FnMut(&mut Kernel, Reg<U32>)) {
     k.for_range(0u32, 5u32, 1, |k, step| {
         let d = ptx!(k, "shl.b32", 1u32, step).bitcast::<U32>();
@@ -297,6 +301,7 @@ fn doubling(k: &mut Kernel, mut body: impl FnMut(&mut Kernel, Reg<U32>)) {
 }
 
 /// The lane of the `d`-th participant of `mask` below `lane`, and whether there is one.
+#[track_caller]
 fn nth_below(k: &mut Kernel, mask: Reg<B32>, lane: Reg<U32>, d: Reg<U32>) -> (Reg<U32>, Reg<Pred>) {
     let has_lower = ptx!(k, "setp.ne.u32", lane, 0u32);
     let one_below = ptx!(k, "sub.u32", lane, 1u32);

@@ -132,6 +132,7 @@ pub trait Accumulator: Dst + Copy {
 }
 impl<T: DataType, const R: usize> Accumulator for Acc<T, R> {
     type Elem = T;
+    #[track_caller]
     fn zeroed(k: &mut Kernel) -> Self {
         k.zeroed_acc()
     }
@@ -145,6 +146,7 @@ where
     Self: WgmmaForm,
 {
     /// A fresh accumulator, zeroed (wgmma's first K-step may instead pass `scale_d` false).
+    #[track_caller]
     pub fn zeroed(k: &mut Kernel) -> <Self as WgmmaForm>::Acc {
         <<Self as WgmmaForm>::Acc as Accumulator>::zeroed(k)
     }
@@ -153,6 +155,7 @@ where
     /// descriptors, laid out as `major` says (K-major, or MN-major for f16 and bf16 inputs:
     /// the form's transpose immediates). An MN-major operand of a type whose form has no
     /// transpose is an error of the kernel, reported when it is built.
+    #[track_caller]
     pub fn ss(
         k: &mut Kernel,
         acc: <Self as WgmmaForm>::Acc,
@@ -202,6 +205,7 @@ impl<A: MmaIn, const N: u32, const R: usize> MmaF32<N, R> for A
 where
     Mma<N, types::F32, A>: WgmmaForm<Acc = Acc<types::F32, R>>,
 {
+    #[track_caller]
     fn ss(k: &mut Kernel, acc: Acc<types::F32, R>, a: Reg<Gdesc>, b: Reg<Gdesc>, scale_d: Reg<Pred>, major: (Major, Major)) {
         Mma::<N, types::F32, A>::ss(k, acc, a, b, scale_d, major);
     }
@@ -212,6 +216,7 @@ where
 
 /// The immediates after a wgmma's scale-d: `imm-scale-a`/`-b` 1 (the inputs as they are),
 /// then `imm-trans-*` from `majors` (last ones first missing: the forms put A's before B's).
+#[track_caller]
 fn immediates(k: &mut Kernel, src: &[Kind], majors: &[Major], out: &mut Vec<Opnd>) {
     let trans = src.iter().filter(|s| matches!(s, Kind::ImmIn(DType::U32, _))).count();
     let (dropped, kept) = majors.split_at(majors.len() - trans.min(majors.len()));
@@ -231,12 +236,14 @@ fn immediates(k: &mut Kernel, src: &[Kind], majors: &[Major], out: &mut Vec<Opnd
 /// `wgmma.fence.sync.aligned`: orders this warpgroup's register and shared-memory accesses
 /// before the wgmmas that follow (needed before the first wgmma, and whenever registers of
 /// an accumulator or an A fragment were written by other instructions).
+#[track_caller]
 pub fn fence(k: &mut Kernel) {
     ptx!(k, "wgmma.fence.sync.aligned");
 }
 
 /// `wgmma.commit_group.sync.aligned`: the wgmmas issued since the last commit form a group;
 /// their accumulator `acc` is pending until the group completes ([`Pending::wait`]).
+#[track_caller]
 pub fn commit<A>(k: &mut Kernel, acc: A) -> Pending<A> {
     ptx!(k, "wgmma.commit_group.sync.aligned");
     Pending { acc }
@@ -244,6 +251,7 @@ pub fn commit<A>(k: &mut Kernel, acc: A) -> Pending<A> {
 
 /// `wgmma.wait_group.sync.aligned newer`: wait until at most `newer` of this warpgroup's
 /// committed groups are still running (the newest ones).
+#[track_caller]
 pub fn wait(k: &mut Kernel, newer: u32) {
     ptx!(k, "wgmma.wait_group.sync.aligned", newer);
 }
@@ -259,6 +267,7 @@ impl<A> Pending<A> {
     /// Waits until at most `newer` groups committed after this one are running (0: all of
     /// them, this one included; the wgmmas of a group complete in order) and returns the
     /// accumulator.
+    #[track_caller]
     pub fn wait(self, k: &mut Kernel, newer: u32) -> A {
         wait(k, newer);
         self.acc
@@ -285,6 +294,7 @@ pub const fn a_coord(thread: u32, e: u32) -> (u32, u32) {
 
 /// The row in the tile of register 0 of `thread`'s accumulator (0..128 in the warpgroup):
 /// `16·(thread/32) + (thread%32)/4`. Registers `4j+2, 4j+3` are 8 rows below.
+#[track_caller]
 pub fn acc_row(k: &mut Kernel, thread: Reg<U32>) -> Reg<U32> {
     let warp = ptx!(k, "shr.u32", thread, 5u32);
     let lane = ptx!(k, "and.b32", thread, 31u32).bitcast::<U32>();
@@ -294,6 +304,7 @@ pub fn acc_row(k: &mut Kernel, thread: Reg<U32>) -> Reg<U32> {
 
 /// The column in the tile of register 0 of `thread`'s accumulator: `2·(thread%4)`.
 /// Register `4j + c` (c in 0..4) is `8j + c%2` columns further.
+#[track_caller]
 pub fn acc_col(k: &mut Kernel, thread: Reg<U32>) -> Reg<U32> {
     let quad = ptx!(k, "and.b32", thread, 3u32).bitcast::<U32>();
     ptx!(k, "shl.b32", quad, 1u32).bitcast::<U32>()
@@ -301,6 +312,7 @@ pub fn acc_col(k: &mut Kernel, thread: Reg<U32>) -> Reg<U32> {
 
 /// Lane `lane`'s group and place in it, `(lane / 4, lane % 4)`: the row and the column pair
 /// of its `mma.sync` fragments ([`mma_acc_coord`], [`mma_a_coord`], [`mma_b_coord`]).
+#[track_caller]
 pub fn lane_group_quad(k: &mut Kernel, lane: Reg<U32>) -> (Reg<U32>, Reg<U32>) {
     let group = ptx!(k, "shr.u32", lane, 2u32);
     let quad = ptx!(k, "and.b32", lane, 3u32).bitcast::<U32>();

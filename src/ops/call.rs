@@ -230,6 +230,7 @@ pub trait Call<Args> {
     fn call_into_if(k: &mut Kernel, guard: Guard, dst: Self::Out, args: Args) -> Self::Out;
 
     /// Emits into a fresh destination.
+    #[track_caller]
     fn call(k: &mut Kernel, args: Args) -> Self::Out
     where
         Self::Out: Alloc,
@@ -237,6 +238,7 @@ pub trait Call<Args> {
         Self::call_if(k, None, args)
     }
     /// Emits into a fresh destination under `guard`.
+    #[track_caller]
     fn call_if(k: &mut Kernel, guard: Guard, args: Args) -> Self::Out
     where
         Self::Out: Alloc,
@@ -245,6 +247,7 @@ pub trait Call<Args> {
         Self::call_into_if(k, guard, d, args)
     }
     /// Writes into an existing destination instead of allocating one.
+    #[track_caller]
     fn call_into(k: &mut Kernel, dst: Self::Out, args: Args) -> Self::Out {
         Self::call_into_if(k, None, dst, args)
     }

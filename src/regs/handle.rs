@@ -26,6 +26,7 @@ enum Handle {
 }
 
 impl Handle {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         match self {
             Handle::Reg(r) => Opnd::Reg(r.checked(k)),
@@ -35,6 +36,7 @@ impl Handle {
             }
         }
     }
+    #[track_caller]
     fn value(self, k: &mut Kernel) -> Reg<U64> {
         match self {
             Handle::Reg(r) => r,
@@ -59,6 +61,7 @@ macro_rules! handle_type {
             }
             #[doc = concat!("The ", $what, "'s handle as a 64-bit value: its register, or for a module variable the")]
             /// variable's address (`mov.u64`), as `istypep` reads it and memory can hold it.
+            #[track_caller]
             pub fn handle(self, k: &mut Kernel) -> Reg<U64> {
                 self.0.value(k)
             }
@@ -134,9 +137,11 @@ impl Sampler {
         Sampler { handle: Handle::Sym(name, module), of_texture: false }
     }
     /// The sampler's handle as a 64-bit value (`mov.u64` of a `.samplerref`).
+    #[track_caller]
     pub fn handle(self, k: &mut Kernel) -> Reg<U64> {
         self.handle.value(k)
     }
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         if self.of_texture {
             k.require_tex_mode(TexMode::Unified, "a texture's own sampler");
@@ -228,6 +233,7 @@ impl HandleFor<(h::Surf,)> for Surface {
 }
 
 impl<H: HandleFor<K>, K, C: CoordKinds, L: CoordList<C>, const P: usize> Operand<HandleAddr<K, C, P>> for At<H, L> {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         let (hs, n) = self.handles.lower_handles(k);
         handle_addr::<C, L>(k, &hs[..n], self.coords, P)
@@ -236,6 +242,7 @@ impl<H: HandleFor<K>, K, C: CoordKinds, L: CoordList<C>, const P: usize> Operand
 
 /// `[tex]`: the texture itself (`txq`'s texture queries).
 impl Operand<HandleAddr<(h::Tex,), (), 0>> for Texture {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         let t = self.0.lower(k);
         handle_addr::<(), ()>(k, &[t], (), 0)
@@ -244,6 +251,7 @@ impl Operand<HandleAddr<(h::Tex,), (), 0>> for Texture {
 
 /// `[smp]`: a sampler (`txq`'s sampler queries).
 impl Operand<HandleAddr<(h::Smp,), (), 0>> for Sampler {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         let s = Sampler::lower(self, k);
         handle_addr::<(), ()>(k, &[s], (), 0)
@@ -252,6 +260,7 @@ impl Operand<HandleAddr<(h::Smp,), (), 0>> for Sampler {
 
 /// `[surf]`: the surface itself (`suq`).
 impl Operand<HandleAddr<(h::Surf,), (), 0>> for Surface {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         let s = self.0.lower(k);
         handle_addr::<(), ()>(k, &[s], (), 0)

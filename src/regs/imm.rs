@@ -21,6 +21,7 @@ macro_rules! int_imm {
 }
 int_imm!(B8 B16 B32 B64 U8 U16 U32 U64 S8 S16 S32 S64);
 
+#[track_caller]
 fn int_opnd(k: &mut Kernel, v: i128, ty: DType) -> Opnd {
     if !ty.int_fits(v) {
         k.imm_error(v.to_string(), ty.name());
@@ -32,6 +33,7 @@ fn int_opnd(k: &mut Kernel, v: i128, ty: DType) -> Opnd {
     }
 }
 
+#[track_caller]
 fn legal_opnd<L: Legal>(k: &mut Kernel, v: i128, ty: DType) -> Opnd {
     match i64::try_from(v) {
         Ok(x) if L::contains(x) => int_opnd(k, v, ty),
@@ -51,18 +53,22 @@ macro_rules! rust_ints {
     ($($t:ty)*) => {$(
         impl<I: IntImm> Operand<I> for $t {
             #[inline]
+            #[track_caller]
             fn lower(self, k: &mut Kernel) -> Opnd { int_opnd(k, self as i128, I::ID) }
         }
         impl<I: IntImm> Operand<Imm<I>> for $t {
             #[inline]
+            #[track_caller]
             fn lower(self, k: &mut Kernel) -> Opnd { int_opnd(k, self as i128, I::ID) }
         }
         impl<I: IntImm, L: Legal> Operand<ImmIn<I, L>> for $t {
+            #[track_caller]
             fn lower(self, k: &mut Kernel) -> Opnd { legal_opnd::<L>(k, self as i128, I::ID) }
         }
         /// A scalar video source takes an immediate where it takes a part selector.
         impl<I: IntImm> Operand<Selectable<I, Scalar>> for $t {
             #[inline]
+            #[track_caller]
             fn lower(self, k: &mut Kernel) -> Opnd { int_opnd(k, self as i128, I::ID) }
         }
     )*};
@@ -71,6 +77,7 @@ rust_ints!(u8 u16 u32 u64 i8 i16 i32 i64 usize);
 
 /// `true`/`false` where the legal values are 0 and 1 (transpose flags, selectors).
 impl<I: IntImm, L: Legal> Operand<ImmIn<I, L>> for bool {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         legal_opnd::<L>(k, self as i128, I::ID)
     }
@@ -97,6 +104,7 @@ impl<const V: i64, I: IntImm, L: Legal + Admits<V>> ConstKind<V> for ImmIn<I, L>
     const TY: DType = I::ID;
 }
 impl<const V: i64, K: ConstKind<V>> Operand<K> for Const<V> {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         int_opnd(k, V as i128, K::TY)
     }
@@ -106,9 +114,11 @@ impl<const V: i64, K: ConstKind<V>> Operand<K> for Const<V> {
 macro_rules! rust_floats {
     ($($t:ty, $ty:ident, $v:ident;)*) => {$(
         impl Operand<crate::types::$ty> for $t {
+            #[track_caller]
             fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits().into()) }
         }
         impl Operand<Imm<crate::types::$ty>> for $t {
+            #[track_caller]
             fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits().into()) }
         }
     )*};

@@ -43,6 +43,7 @@ pub struct Part<T: DataType, P> {
 }
 
 impl<T: DataType + Accepts<R>, S: SelectorSet, R: DataType, P: In<S>> Operand<Selectable<T, S>> for Part<R, P> {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         Opnd::Part { reg: self.reg.checked(k), sel: P::SEL, neg: false }
     }
@@ -66,11 +67,13 @@ impl<T: Word, P> core::ops::Neg for Part<T, P> {
     }
 }
 impl<T: DataType + Accepts<R>, S, R: DataType> Operand<Negated<T, S>> for Negative<Reg<R>> {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         Opnd::Part { reg: self.0.checked(k), sel: Sel::NONE, neg: true }
     }
 }
 impl<T: DataType + Accepts<R>, S: SelectorSet, R: DataType, P: In<S>> Operand<Negated<T, S>> for Negative<Part<R, P>> {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         Opnd::Part { reg: self.0.reg.checked(k), sel: P::SEL, neg: true }
     }

@@ -93,6 +93,7 @@ impl<S: StateSpace, T: DataType> Ptr<S, T> {
         }
     }
     /// The constant byte offset, after reporting an overflow to `k`.
+    #[track_caller]
     pub(crate) fn checked_off(&self, k: &mut Kernel) -> i64 {
         if self.overflow {
             k.invalid("a pointer offset overflows the 64-bit address space".into());
@@ -108,6 +109,7 @@ impl<S: StateSpace, T: DataType> Ptr<S, T> {
         Ptr { base: self.base.clone(), off: self.off, overflow: self.overflow, _t: PhantomData }
     }
     /// The address in a register of the space's width (`mov`/`add` as needed).
+    #[track_caller]
     pub fn addr(&self, k: &mut Kernel) -> Reg<S::AddrT> {
         k.materialize(self)
     }
@@ -118,6 +120,7 @@ pub fn elem_bytes<T: DataType>() -> u32 {
     (T::BITS / 8).max(1)
 }
 
+#[track_caller]
 pub(crate) fn addr_opnd(k: &mut Kernel, base: &Base, off: i64) -> Opnd {
     let b = match base {
         Base::Reg(r) => AddrBase::Reg(r.checked(k)),
@@ -146,6 +149,7 @@ pub trait PointsTo<E: DataType> {}
 impl<K: Accepts<E>, E: DataType> PointsTo<E> for K {}
 
 impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: PointsTo<E>> Operand<Addr<S2, K>> for Ptr<S, E> {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         let off = self.checked_off(k);
         addr_opnd(k, &self.base, off)
@@ -153,6 +157,7 @@ impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: PointsTo<E>> Operand<Addr
 }
 #[diagnostic::do_not_recommend]
 impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: PointsTo<E>> Operand<Addr<S2, K>> for &Ptr<S, E> {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         let off = self.checked_off(k);
         addr_opnd(k, &self.base, off)
@@ -196,6 +201,7 @@ impl<S: StateSpace, T: DataType, I: Index> Elem<S, T, I> {
 }
 
 impl<S: StateSpace + InWindow<S2>, S2, E: DataType, I: Index, K: PointsTo<E>> Operand<Addr<S2, K>> for Elem<S, E, I> {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         self.i.index_addr(k, &self.ptr)
     }
@@ -204,6 +210,7 @@ impl<S: StateSpace + InWindow<S2>, S2, E: DataType, I: Index, K: PointsTo<E>> Op
 macro_rules! const_index {
     ($($t:ty)*) => {$(
         impl Index for $t {
+            #[track_caller]
             fn index_addr<S: StateSpace, T: DataType>(self, k: &mut Kernel, p: &Ptr<S, T>) -> Opnd {
                 let off = p.checked_off(k) as i128 + self as i128 * elem_bytes::<T>() as i128;
                 match i64::try_from(off) {
@@ -222,6 +229,7 @@ const_index!(u32 i32 u64 i64 usize);
 macro_rules! reg_index {
     ($($t:ident)*) => {$(
         impl Index for Reg<crate::types::$t> {
+            #[track_caller]
             fn index_addr<S: StateSpace, T: DataType>(self, k: &mut Kernel, p: &Ptr<S, T>) -> Opnd {
                 let r = k.index_address::<S, T, crate::types::$t>(p, self);
                 let base = match p.base {
@@ -249,6 +257,7 @@ impl<T> SymAddr<T> {
     }
 }
 impl<I: DataType + Accepts<T>, T: DataType> Operand<I> for SymAddr<T> {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         k.check_module(self.owner, sym_name(self.name));
         Opnd::Sym(self.name)
@@ -257,6 +266,7 @@ impl<I: DataType + Accepts<T>, T: DataType> Operand<I> for SymAddr<T> {
 
 impl Kernel {
     /// `base + off` in a 64-bit register, for offsets an address operand cannot hold.
+    #[track_caller]
     pub(crate) fn add_offset(&mut self, b: AddrBase, base: &Base, off: i64) -> RegRef {
         match (b, base) {
             (AddrBase::Reg(r), Base::Reg(_)) => {
@@ -271,6 +281,7 @@ impl Kernel {
     }
 
     /// The address of a pointer in a register of its space's width.
+    #[track_caller]
     pub(crate) fn materialize<S: StateSpace, T: DataType>(&mut self, p: &Ptr<S, T>) -> Reg<S::AddrT> {
         let wide = S::SPACE.addr_bits() == 64;
         let base: RegRef = match &p.base {
@@ -299,6 +310,7 @@ impl Kernel {
     }
 
     /// Address of element `i` of `p` (without `p`'s constant offset, which the operand keeps).
+    #[track_caller]
     pub(crate) fn index_address<S: StateSpace, T: DataType, I: DataType>(&mut self, p: &Ptr<S, T>, i: Reg<I>) -> RegRef {
         let size = elem_bytes::<T>();
         let base_ptr: Ptr<S, T> = Ptr::from_base(p.base);
@@ -335,6 +347,7 @@ impl<C: CoordKinds, const R: usize> Operand<HandleAddr<(h::Tmap,), C, 0>> for Te
 where
     [Reg<S32>; R]: CoordList<C>,
 {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         let map = Opnd::Reg(self.map.checked(k));
         handle_addr::<C, _>(k, &[map], self.coords, 0)
@@ -358,6 +371,7 @@ impl TmemAddr {
 }
 
 impl Operand<Addr<Tmem, AnyElem>> for TmemAddr {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         Opnd::Addr(self.0.checked(k), 0)
     }

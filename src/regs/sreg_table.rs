@@ -16,6 +16,7 @@ pub struct SReg<T> {
 /// As an operand of `mov` or `cvt`, the special register itself; of any other instruction
 /// (which ptxas would refuse), a register it is first read into with `mov`.
 impl<I: DataType + Accepts<T>, T: SRegType> Operand<I> for SReg<T> {
+    #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         if k.sreg_direct {
             Opnd::Sym(intern(self.name))
@@ -33,6 +34,7 @@ pub trait SRegType: DataType + Sized {
 macro_rules! sreg_types {
     ($($t:ident $mov:literal;)*) => {$(
         impl SRegType for $t {
+            #[track_caller]
             fn read(k: &mut Kernel, r: SReg<$t>) -> Reg<$t> {
                 crate::ptx!(k, $mov, r)
             }

@@ -21,7 +21,9 @@ const DEFAULT_SMEM_BYTES: u32 = 48 * 1024;
 impl Gpu {
     /// Loads PTX text with `cuModuleLoadDataEx`, JIT-compiling it for this device. The
     /// driver's error log comes back in the [`LoadError`]; on success the module keeps the
-    /// wall time of the load and the JIT's (verbose) info log.
+    /// wall time of the load and the JIT's (verbose) info log. Text with line info
+    /// ([`Module::set_line_info`](crate::Module::set_line_info)) is compiled with it
+    /// (`CU_JIT_GENERATE_LINE_INFO`), for compute-sanitizer and the profilers.
     ///
     /// ```no_run
     /// # let gpu = ptxkit::runtime::Gpu::new()?;
@@ -41,19 +43,24 @@ impl Gpu {
         let mut error_log = vec![0u8; LOG_BYTES];
         let mut info_log = vec![0u8; LOG_BYTES];
         use sys::CUjit_option::*;
+        // Text with line info (`.file` directives: `Module::set_line_info`) keeps it through
+        // the JIT, so compute-sanitizer and the profilers name the Rust lines.
+        let line_info = ptx.starts_with(".file ") || ptx.contains("\n.file ");
         let mut options = [
             CU_JIT_ERROR_LOG_BUFFER,
             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
             CU_JIT_INFO_LOG_BUFFER,
             CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
             CU_JIT_LOG_VERBOSE,
+            CU_JIT_GENERATE_LINE_INFO,
         ];
-        let mut values: [*mut c_void; 5] = [
+        let mut values: [*mut c_void; 6] = [
             error_log.as_mut_ptr().cast(),
             LOG_BYTES as *mut c_void,
             info_log.as_mut_ptr().cast(),
             LOG_BYTES as *mut c_void,
             1usize as *mut c_void,
+            line_info as usize as *mut c_void,
         ];
         let mut module: sys::CUmodule = std::ptr::null_mut();
         let start = Instant::now();
