@@ -49,8 +49,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         k.if_(consumer, |k| {
             let zero = ptx!(k, "mov.u32", 0u32);
             let s = ring.slot(k, zero);
-            s.wait(k, &d);
-            s.release(k);
+            let full = s.wait(k, &d);
+            k.if_(full, |k| s.release(k));
         });
     })?;
     let text = m.to_ptx()?;
@@ -79,7 +79,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let Some(gpu) = gpu_or_skip("debugging") else { return Ok(()) };
-    if gpu.target() != Some(Target::SM_90A) {
+    if gpu.compute_capability() != (9, 0) {
         println!("the GPU is {:?}; this example is built for sm_90a", gpu.compute_capability());
         return Ok(());
     }

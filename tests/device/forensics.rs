@@ -3,7 +3,9 @@
 //! transaction count never returns to zero) must end, not hang, and the host's error must
 //! name the barrier, its stage, the parity, the CTAs, the warp and the Rust line of the
 //! wait. The same kernel with every tile armed right must pass the check, and the tiles
-//! before the broken one must still arrive intact.
+//! before the broken one must still arrive intact. Producer and consumers give up on what
+//! never came (a consumer releases only a stage it consumed, a producer fills only a stage
+//! it acquired), so nothing arrives on a barrier out of turn.
 
 use super::*;
 use ptxkit::intrinsics::mbarrier::{Deadline, Publish, Ring};
@@ -45,22 +47,25 @@ fn pipeline(target: Target) -> (Module, KernelRef<P>, u32) {
                     k.if_(first, |k| {
                         k.for_range(0u32, TILES, 1, |k, i| {
                             let s = ring.slot(k, i);
-                            s.acquire(k, &d);
-                            let short = ptx!(k, "setp.eq.u32", i, broken);
-                            let bytes = ptx!(k, "selp.u32", TILE * 4 - 1, TILE * 4, short);
-                            let _ = s.full.arrive_expect_tx(k, bytes);
-                            let tile = ptx!(k, "mad.lo.u32", cta, TILES, i);
-                            let word = ptx!(k, "mul.lo.u32", tile, TILE);
-                            let dst = ptx!(k, "mul.lo.u32", s.stage, TILE);
-                            let bar = s.full.ptr();
-                            ptx!(
-                                k,
-                                "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
-                                tiles.at(dst),
-                                input.at(word),
-                                TILE * 4,
-                                bar
-                            );
+                            // A producer whose stage never came free fills nothing.
+                            let free = s.acquire(k, &d);
+                            k.if_(free, |k| {
+                                let short = ptx!(k, "setp.eq.u32", i, broken);
+                                let bytes = ptx!(k, "selp.u32", TILE * 4 - 1, TILE * 4, short);
+                                let _ = s.full.arrive_expect_tx(k, bytes);
+                                let tile = ptx!(k, "mad.lo.u32", cta, TILES, i);
+                                let word = ptx!(k, "mul.lo.u32", tile, TILE);
+                                let dst = ptx!(k, "mul.lo.u32", s.stage, TILE);
+                                let bar = s.full.ptr();
+                                ptx!(
+                                    k,
+                                    "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
+                                    tiles.at(dst),
+                                    input.at(word),
+                                    TILE * 4,
+                                    bar
+                                );
+                            });
                         });
                     });
                 },
@@ -78,8 +83,9 @@ fn pipeline(target: Target) -> (Module, KernelRef<P>, u32) {
                             let first = ptx!(k, "setp.eq.u32", lane, 0u32);
                             let tile = ptx!(k, "mad.lo.u32", cta, TILES, i);
                             k.guarded(first, |k| k.st(sums.at(tile), sum));
+                            // Only a stage that was consumed is released.
+                            s.release(k);
                         });
-                        s.release(k);
                     });
                 },
             );
@@ -145,11 +151,19 @@ fn a_short_armed_barrier_is_named_after_the_kernel_ends(gpu: Gpu) {
     let text = err.to_string();
     println!("{text}");
     let RuntimeError::Hang(report) = &err else { panic!("not a hang report: {err:?}") };
-    assert_eq!(report.written, CTAS, "one record per CTA (its consumer warp, all lanes together):\n{text}");
+    // Per CTA: the consumer warp (all lanes together) on the full barrier of tile 3's
+    // stage, and the producer thread on the empty barrier of tile 5's (the same stage, the
+    // next round), which the consumers that gave up never released.
+    assert_eq!(report.written, 2 * CTAS, "two records per CTA:\n{text}");
     assert!(text.starts_with(&format!("kernel `broken_pipeline`: {CTAS} bounded waits gave up")), "{text}");
     for c in 0..CTAS {
         let want = format!(
             "CTA ({c},0,0) warp 1 (thread 32, lanes 0xffffffff) waited on `pipe_full[1]` for the phase of parity 1 at {}:{line}:",
+            file!()
+        );
+        assert!(text.contains(&want), "missing `{want}` in:\n{text}");
+        let want = format!(
+            "CTA ({c},0,0) warp 0 (thread 0, lanes 0x00000001) waited on `pipe_empty[1]` for the phase of parity 1 at {}:",
             file!()
         );
         assert!(text.contains(&want), "missing `{want}` in:\n{text}");
