@@ -14,20 +14,25 @@
 //! advances: a lane that stamps must have been active at every earlier stamp of its warp
 //! (true of a warp that stamps converged, and of one thread that runs a role alone).
 //!
-//! **Cost.** A stamp is about 14 instructions with no branch (the lowest-lane test, the
-//! `%globaltimer` and `%smid` reads, one 16-byte and one 4-byte store, predicated), and a
-//! timeline holds three registers. A kernel that makes no `Timeline` emits nothing.
+//! **Cost.** A stamp is about 16 instructions with no branch: the lowest-lane test, the
+//! `%globaltimer` and `%smid` reads and the address, then one 16-byte and one 4-byte store,
+//! the only predicated instructions (a register written under a predicate would stay live
+//! around any loop the stamp is in). A timeline holds two registers (its next record's place
+//! and its count) besides the buffer's address, which [`Timeline::indirect`] reads from
+//! constant memory at each stamp instead. A kernel that makes no `Timeline` emits nothing.
 //!
 //! **The buffer** is `u32` words: a header of [`HEADER_WORDS`] (word [`MAGIC_WORD`] =
 //! [`MAGIC`], [`SLOTS_WORD`] = the slots per warp, [`REGIONS_WORD`] = the warps it has room
-//! for, [`WARPS_WORD`] = warps per CTA, all set by the host; [`HOMELESS_WORD`], written by
-//! the device, is non-zero when warps beyond those regions stamped), then one region per
-//! warp, warp `w` of CTA `c` (`%ctaid` flattened, x fastest) in region
-//! `c · warps + w`. A region is [`REGION_HEAD_WORDS`] (the first the warp's count of stamps,
-//! counting those that did not fit) and `slots` records of [`RECORD_WORDS`]: `%globaltimer`
-//! (ns; low word, high word), `kind << 24 | event`, `%smid`. A warp writes at most `slots`
-//! records; the rest are counted, not written. A warp whose region is beyond the header's
-//! count, or a header whose slots differ from the kernel's, writes no record at all.
+//! for, [`WARPS_WORD`] = warps per CTA, all set by the host), then one region per warp, warp
+//! `w` of CTA `c` (`%ctaid` flattened, x fastest) in region `c · warps + w`, and a spare
+//! region after them, where the warps beyond them stamp (the host reads only its count, to
+//! say that they did). A region is [`REGION_HEAD_WORDS`] (the first the warp's count of
+//! stamps, counting those that did not fit) and `slots` records of [`RECORD_WORDS`]:
+//! `%globaltimer` (ns; low word, high word), `kind << 24 | event`, `%smid`. A warp writes at
+//! most `slots` records; the rest are counted, not written. A header whose slots per warp
+//! differ from the kernel's makes the kernel trap. [`buffer_words`] and [`header`] size and
+//! fill a buffer; records are numbered in 32 bits, so `(regions + 1) · (slots + 1)` stays
+//! below 2³².
 //!
 //! ```
 //! use ptxkit::prelude::*;
@@ -56,7 +61,7 @@
 use super::thread::ThreadIndex;
 use crate::builder::Kernel;
 use crate::ptx;
-use crate::regs::{sreg, GlobalPtr};
+use crate::regs::{sreg, ConstPtr, GlobalPtr};
 use crate::types::{Reg, B32, B64, U32, U64};
 
 /// Words of the buffer's header.
@@ -69,8 +74,6 @@ pub const SLOTS_WORD: u32 = 1;
 pub const REGIONS_WORD: u32 = 2;
 /// Header word holding the warps per CTA (for the host, which numbers CTAs and warps by it).
 pub const WARPS_WORD: u32 = 3;
-/// Header word the warps without a region write their counts to (0 when there were none).
-pub const HOMELESS_WORD: u32 = 4;
 /// `"PTL1"`, the header's first word.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"PTL1");
 /// Words before a region's records: its count of stamps, then padding.
@@ -115,20 +118,57 @@ pub struct Timeline {
 
 #[derive(Clone, Copy, Debug)]
 struct On {
-    /// The warp's region less [`HEADER_WORDS`] (folded into the address operands).
-    base: Reg<U64>,
-    /// Stamps made so far: the next record's slot.
+    buf: Buffer,
+    /// The next record's place, in 16-byte cells from the end of the header: the warp's
+    /// region (`region · (slots + 1)`, its head) + 1 + `n`.
+    cell: Reg<U32>,
+    /// Stamps made so far.
     n: Reg<U32>,
     slots: u32,
+}
+
+/// Where the buffer's address comes from.
+#[derive(Clone, Copy, Debug)]
+enum Buffer {
+    /// A pointer (a kernel parameter, a module variable, a register).
+    At(GlobalPtr<U32>),
+    /// Read from constant memory at each stamp.
+    Indirect(ConstPtr<U64>),
+}
+
+impl Buffer {
+    fn addr(self, k: &mut Kernel) -> Reg<U64> {
+        match self {
+            Buffer::At(p) => p.addr(k),
+            Buffer::Indirect(c) => {
+                let at = ptx!(k, "ld.const.u64", c);
+                ptx!(k, "cvta.to.global.u64", at)
+            }
+        }
+    }
 }
 
 impl Timeline {
     /// This warp's place in the buffer at `buf`, of `slots` records per warp: computed once
     /// (the warp's region from `%ctaid`, `%nctaid`, `%ntid` and the thread's rank, and two
-    /// header words read). Make it inside the role that stamps, after any `setmaxnreg`.
+    /// header words read). A header of other slots per warp is a fault of the host: the
+    /// kernel traps. Make it inside the role that stamps, after any `setmaxnreg`.
     #[track_caller]
     pub fn new(k: &mut Kernel, buf: GlobalPtr<U32>, slots: u32) -> Timeline {
         let _at = crate::core::kernel::HelperScope::enter(k.line_info);
+        Timeline::place(k, Buffer::At(buf), slots)
+    }
+
+    /// As [`new`](Self::new), for a buffer whose address the host writes into constant
+    /// memory at `at` (a module `.const` variable, set through `cuModuleGetGlobal`): it is
+    /// read again at each stamp, so the timeline holds no register for it.
+    #[track_caller]
+    pub fn indirect(k: &mut Kernel, at: ConstPtr<U64>, slots: u32) -> Timeline {
+        let _at = crate::core::kernel::HelperScope::enter(k.line_info);
+        Timeline::place(k, Buffer::Indirect(at), slots)
+    }
+
+    fn place(k: &mut Kernel, buf: Buffer, slots: u32) -> Timeline {
         if slots == 0 || slots > MAX_SLOTS {
             k.invalid(format!("a timeline of {slots} slots per warp: it takes 1 to {MAX_SLOTS}"));
         }
@@ -145,18 +185,17 @@ impl Timeline {
         let cta = ptx!(k, "mad.lo.u32", cz, gy, cy);
         let cta = ptx!(k, "mad.lo.u32", cta, gx, cx);
         let region = ptx!(k, "mad.lo.u32", cta, warps, warp);
-        let have_slots = ptx!(k, "ld.global.u32", buf.offset(SLOTS_WORD as i64));
-        let regions = ptx!(k, "ld.global.u32", buf.offset(REGIONS_WORD as i64));
-        let fits = ptx!(k, "setp.lt.u32", region, regions);
-        let same = ptx!(k, "setp.eq.u32", have_slots, slots);
-        let ok = ptx!(k, "and.pred", fits, same);
-        let at = buf.addr(k);
-        let placed = ptx!(k, "mad.wide.u32", region, region_bytes(slots), at);
-        // A warp without a region counts into the header's HOMELESS_WORD and writes no record.
-        let homeless = ptx!(k, "sub.u64", at, 4 * (HEADER_WORDS - HOMELESS_WORD) as u64);
-        let base = ptx!(k, "selp.u64", placed, homeless, ok);
-        let n = ptx!(k, "selp.u32", 0u32, slots, ok);
-        Timeline { on: Some(On { base, n, slots }) }
+        let header = GlobalPtr::<U32>::from_reg(buf.addr(k));
+        let have_slots = ptx!(k, "ld.global.u32", header.offset(SLOTS_WORD as i64));
+        let regions = ptx!(k, "ld.global.u32", header.offset(REGIONS_WORD as i64));
+        let other = ptx!(k, "setp.ne.u32", have_slots, slots);
+        k.if_(other, |k| ptx!(k, "trap"));
+        // A warp beyond the regions stamps into the spare one after them, which the host
+        // reads only to say that such warps stamped.
+        let region = ptx!(k, "min.u32", region, regions);
+        let cell = ptx!(k, "mad.lo.u32", region, slots + 1, 1u32);
+        let n = ptx!(k, "mov.u32", 0u32);
+        Timeline { on: Some(On { buf, cell, n, slots }) }
     }
 
     /// A timeline that stamps nothing: its calls emit no instruction.
@@ -201,7 +240,7 @@ impl Timeline {
     }
 
     fn stamp(&self, k: &mut Kernel, kind: StampKind, name: &str) {
-        let Some(On { base, n, slots }) = self.on else { return };
+        let Some(On { buf, cell, n, slots }) = self.on else { return };
         let event = k.probes.event(name);
         if event >= MAX_EVENTS {
             k.invalid(format!("timeline event `{name}`: more than {MAX_EVENTS} names"));
@@ -213,19 +252,23 @@ impl Timeline {
         let leader = ptx!(k, "setp.eq.b32", below, 0u32);
         let room = ptx!(k, "setp.lt.u32", n, slots);
         let write = ptx!(k, "and.pred", leader, room);
-        k.guarded(write, |k| {
-            let t = ptx!(k, "mov.u64", sreg::GLOBALTIMER);
-            let [lo, hi] = ptx!(k, "mov.b64" as unpack, t.bitcast::<B64>());
-            let meta = ptx!(k, "mov.b32", ((kind as u32) << 24) | (event % MAX_EVENTS));
-            let sm = ptx!(k, "mov.u32", sreg::SMID).bitcast::<B32>();
-            let at = ptx!(k, "mad.wide.u32", n, 4 * RECORD_WORDS, base);
-            let first = 4 * (HEADER_WORDS + REGION_HEAD_WORDS);
-            ptx!(k, "st.global.v4.b32", GlobalPtr::<B32>::from_reg(at).byte_offset(first as i64), [lo, hi, meta, sm]);
-        });
+        const CELL: u32 = 4 * RECORD_WORDS;
+        let header = 4 * HEADER_WORDS as i64;
+        // Only the stores are predicated: a register written under a predicate stays live
+        // around the loop the stamp is in (ptxas cannot tell the use is guarded the same way).
+        let t = ptx!(k, "mov.u64", sreg::GLOBALTIMER);
+        let [lo, hi] = ptx!(k, "mov.b64" as unpack, t.bitcast::<B64>());
+        let meta = ptx!(k, "mov.b32", ((kind as u32) << 24) | (event % MAX_EVENTS));
+        let sm = ptx!(k, "mov.u32", sreg::SMID).bitcast::<B32>();
+        let at = buf.addr(k);
+        let rec = ptx!(k, "mad.wide.u32", cell, CELL, at);
+        ptx!(k, @write, "st.global.v4.b32", GlobalPtr::<B32>::from_reg(rec).byte_offset(header), [lo, hi, meta, sm]);
         ptx!(k, "add.u32" => n, n, 1u32);
-        k.guarded(leader, |k| {
-            ptx!(k, "st.global.u32", GlobalPtr::<U32>::from_reg(base).offset(HEADER_WORDS as i64), n);
-        });
+        ptx!(k, "add.u32" => cell, cell, 1u32);
+        // The region's head: `n` cells before the next record's.
+        let head = ptx!(k, "sub.u32", cell, n);
+        let count = ptx!(k, "mad.wide.u32", head, CELL, at);
+        ptx!(k, @leader, "st.global.u32", GlobalPtr::<U32>::from_reg(count).byte_offset(header - CELL as i64), n);
     }
 }
 
@@ -234,9 +277,10 @@ pub fn region_bytes(slots: u32) -> u32 {
     4 * (REGION_HEAD_WORDS + slots * RECORD_WORDS)
 }
 
-/// Words of a buffer of `regions` warp regions of `slots` records each.
+/// Words of a buffer of `regions` warp regions of `slots` records each (and the spare
+/// region after them).
 pub fn buffer_words(slots: u32, regions: u32) -> u64 {
-    HEADER_WORDS as u64 + regions as u64 * (region_bytes(slots) / 4) as u64
+    HEADER_WORDS as u64 + (regions as u64 + 1) * (region_bytes(slots) / 4) as u64
 }
 
 /// The header a host writes before a launch.
