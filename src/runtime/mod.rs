@@ -74,6 +74,7 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 mod texture;
+mod timeline;
 
 pub use args::{ArgList, HostArg, HostBytes, LaunchArgs};
 pub use attention::{Attention, AttentionGrid, AttentionShape, QkvLayout};
@@ -92,6 +93,7 @@ pub use launch::{Dim3, Launch};
 pub use module::{LoadedModule, TypedKernel};
 pub use tensor_map::{HostTensorMap, MapBuffer};
 pub use texture::{AddressMode, ArrayDesc, CudaArray, FilterMode, ReadMode, SurfObject, TexObject, Texel, TextureDesc};
+pub use timeline::TimelineBuffer;
 
 pub use cudarc;
 pub use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut};
