@@ -111,6 +111,31 @@ impl StampKind {
 
 /// A warp's place in a timeline buffer (see the module docs), or no timeline at all
 /// ([`Timeline::off`]), so that one body builds with and without stamps.
+///
+/// ```
+/// use ptxkit::prelude::*;
+/// use ptxkit::intrinsics::timeline::Timeline;
+///
+/// let mut m = Module::new(Target::SM_90);
+/// let kr = m.kernel("loop", |k, (buf, n): (GlobalPtr<U32>, Reg<U32>)| {
+///     let tl = Timeline::new(k, buf, 256);
+///     k.for_range(0u32, n, 1, |k, _| {
+///         tl.begin(k, "step");
+///         ptx!(k, "nanosleep.u32", 100u32);
+///         tl.end(k, "step");
+///     });
+///     tl.mark(k, "done");
+/// })?;
+/// assert_eq!(kr.probes().events(), ["step", "done"]);
+/// // Off, the same body emits no stamp.
+/// let mut plain = Module::new(Target::SM_90);
+/// plain.kernel("loop", |k, (_buf, n): (GlobalPtr<U32>, Reg<U32>)| {
+///     let tl = Timeline::off();
+///     k.for_range(0u32, n, 1, |k, _| tl.span(k, "step", |k| ptx!(k, "nanosleep.u32", 100u32)));
+/// })?;
+/// assert!(m.to_ptx()?.contains("%globaltimer") && !plain.to_ptx()?.contains("%globaltimer"));
+/// # Ok::<(), ptxkit::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Timeline {
     on: Option<On>,

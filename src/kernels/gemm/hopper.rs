@@ -142,6 +142,7 @@ impl<I: GemmIn> Inputs<I> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn body<O: GemmOut, I: GemmIn, const R: usize>(
     k: &mut Kernel,
     cfg: &GemmConfig,
