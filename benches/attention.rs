@@ -30,6 +30,8 @@ use ptxkit::runtime::{median, Attention, AttentionGrid, AttentionShape};
 use rand::{Rng, SeedableRng};
 use std::fmt::Write;
 
+#[path = "../examples/common/canvas.rs"]
+mod canvas;
 #[path = "gemm/plot.rs"]
 #[allow(dead_code)]
 mod plot;

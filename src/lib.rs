@@ -13,6 +13,7 @@ pub mod reference;
 pub mod regs;
 #[cfg(feature = "cuda")]
 pub mod runtime;
+pub mod trace;
 pub mod types;
 
 #[doc(inline)]

@@ -3,7 +3,9 @@
 //! serialised, C7510 and kin; no `setmaxnreg` ignored, C7508), no spill and no stack, and
 //! its registers under the `.maxnreg` cap that `setmaxnreg` budgets from. The tcgen05
 //! kernel's variants assemble the same way for sm_100a (and the other `tcgen05` targets),
-//! and its PTX holds the tensor-memory life cycle in order.
+//! and its PTX holds the tensor-memory life cycle in order. With `GemmConfig::timeline` the
+//! Hopper kernels assemble as clean (the producer's 32 registers hold its stamps), and
+//! without it they hold no stamp.
 
 #[macro_use]
 mod common;
@@ -73,6 +75,62 @@ fn every_gemm_variant_assembles_clean() {
         assert_eq!(report.kernels.len(), if with_nn { 9 } else { 6 }, "{cfg:?}: a report per kernel: {report:?}");
     }
     println!("{kernels} GEMM kernels assembled for sm_90a");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The stamped GEMM: every tile width, one and two consumers, a cluster, stream-K, the plain
+/// and the deferred store, bf16 and e4m3 inputs, TN and NN.
+fn gemm_with_a_timeline_assembles_clean() {
+    let px = common::ptxas("gemm_with_a_timeline_assembles_clean");
+    let base = GemmConfig { timeline: Some(4096), ..GemmConfig::default() };
+    let mut cfgs = vec![];
+    for bn in TILE_NS {
+        for consumers in [1, 2] {
+            cfgs.push(GemmConfig { bn, consumers, ..base }.with_most_stages());
+        }
+    }
+    cfgs.push(GemmConfig { cluster: 2, ..base });
+    cfgs.push(GemmConfig { stream_k: true, defer_store: false, ..base });
+    cfgs.push(GemmConfig { stream_k: true, consumers: 1, bn: 128, ..base }.with_most_stages());
+    cfgs.push(GemmConfig { overlap: false, defer_store: false, ..base });
+    let mut failures = vec![];
+    for cfg in cfgs {
+        let mut m = Module::new(Target::SM_90A);
+        let kr = gemm_staged::<Bf16>(&mut m, "staged", &cfg).unwrap();
+        let mut events = kr.probes().events().to_vec();
+        events.sort();
+        let mut want = vec!["consumer wait", "epilogue", "producer load", "producer wait", "wgmma"];
+        if cfg.defer_store {
+            want.insert(2, "epilogue store");
+        }
+        assert_eq!(events, want, "{cfg:?}");
+        gemm::<F32, Bf16>(&mut m, "direct_f32", &cfg).unwrap();
+        gemm_staged::<E4m3>(&mut m, "staged_e4m3", &cfg).unwrap();
+        let nn = GemmConfig { layout: Layout::NN, ..cfg };
+        if nn.check().is_ok() {
+            gemm_staged::<Bf16>(&mut m, "nn_staged", &nn).unwrap();
+        }
+        let text = m.to_ptx().unwrap();
+        assert!(text.contains(".const .align 8 .u64 staged_timeline[1] = {0};"));
+        let report = match ptxkit::ptxas::report(&px, &text, Target::SM_90A) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{cfg:?}: ptxas refused it:\n{e}"));
+                continue;
+            }
+        };
+        let (cap, producer, _) = cfg.registers();
+        assert_eq!(producer, ptxkit::kernels::gemm::TIMELINE_PRODUCER_REGS);
+        if let Err(e) = report.check_clean(Some(cap)) {
+            failures.push(format!("{cfg:?}: {e}"));
+        }
+    }
+    // Without the option: no stamp, no variable, the balanced budget.
+    let mut m = Module::new(Target::SM_90A);
+    let kr = gemm_staged::<Bf16>(&mut m, "staged", &GemmConfig::default()).unwrap();
+    let text = m.to_ptx().unwrap();
+    assert!(kr.probes().events().is_empty() && !text.contains("%globaltimer") && !text.contains("_timeline"));
+    assert_eq!(GemmConfig::default().registers().1, 24);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -184,6 +242,7 @@ fn tcgen05_gemm_ptx_holds_the_tensor_memory_life_cycle() {
 fn main() {
     common::harness::main(&[&[
         host!(every_gemm_variant_assembles_clean),
+        host!(gemm_with_a_timeline_assembles_clean),
         host!(every_tcgen05_gemm_variant_assembles_clean),
         host!(tcgen05_gemm_ptx_holds_the_tensor_memory_life_cycle),
     ]]);

@@ -14,11 +14,25 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("intrinsics", &["core", "types", "ops", "regs", "builder", "descriptors", "prelude"]),
     ("kernels", &["core", "types", "ops", "regs", "builder", "intrinsics", "descriptors", "prelude"]),
     ("ptxas", &["core", "types", "ops", "regs", "builder"]),
-    ("runtime", &["core", "types", "ops", "regs", "builder", "intrinsics", "kernels", "descriptors", "prelude"]),
+    ("trace", &["intrinsics"]),
+    ("runtime", &["core", "types", "ops", "regs", "builder", "intrinsics", "kernels", "descriptors", "trace", "prelude"]),
     ("reference", &[]),
 ];
-const LAYERS: &[&str] =
-    &["core", "descriptors", "types", "ops", "regs", "builder", "intrinsics", "kernels", "ptxas", "runtime", "reference", "prelude"];
+const LAYERS: &[&str] = &[
+    "core",
+    "descriptors",
+    "types",
+    "ops",
+    "regs",
+    "builder",
+    "intrinsics",
+    "kernels",
+    "ptxas",
+    "trace",
+    "runtime",
+    "reference",
+    "prelude",
+];
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {

@@ -16,6 +16,8 @@
 //! square sizes of the first configuration are plotted (TFLOP/s against size: ptxkit and
 //! cuBLAS in bf16 and FP8) into `bench/results/gemm.png`, or `PTXKIT_PLOT=path`.
 
+#[path = "../../examples/common/canvas.rs"]
+mod canvas;
 mod env;
 mod plot;
 

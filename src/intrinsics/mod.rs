@@ -3,7 +3,8 @@
 //! ([`vector`]), thread indices ([`thread`]), warp and block collectives ([`warp`],
 //! [`block`]) over any [`Value`], shared-memory barrier objects with bounded waits and
 //! producer–consumer rings ([`mbarrier`]), matrix descriptors ([`gmma`]), and the parts of
-//! tensor-core kernels ([`wgmma`], [`tmem`], [`roles`]).
+//! tensor-core kernels ([`wgmma`], [`tmem`], [`roles`]), and per-warp phase stamps
+//! ([`timeline`]).
 //!
 //! What a module emits on a kernel is a method of its extension trait of [`Kernel`]:
 //! [`MemoryOps`](order::MemoryOps), [`VectorOps`](vector::VectorOps),
@@ -20,6 +21,7 @@ pub mod mbarrier;
 pub mod order;
 pub mod roles;
 pub mod thread;
+pub mod timeline;
 pub mod tmem;
 pub mod vector;
 pub mod warp;

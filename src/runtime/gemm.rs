@@ -26,17 +26,20 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{CudaSlice, Gpu, HostTensorMap, Launch, LoadedModule, RuntimeError, TypedKernel};
+use super::{CudaSlice, Gpu, HostTensorMap, Launch, LoadedModule, RuntimeError, TimelineBuffer, TypedKernel};
 use crate::builder::Module;
 use crate::core::target::Target;
+use crate::core::Probes;
 use crate::descriptors::{L2Promotion, Swizzle, TiledMap};
 use crate::kernels::gemm::{
-    check_shape, gemm, gemm_staged, GemmConfig, GemmIn, GemmOut, GemmParams, GemmStagedParams, Layout, MAX_DYNAMIC_SHARED, NN_BOX,
+    check_shape, gemm, gemm_staged, timeline_symbol, GemmConfig, GemmIn, GemmOut, GemmParams, GemmStagedParams, Layout, MAX_DYNAMIC_SHARED,
+    NN_BOX,
 };
+use crate::trace::Trace;
 use crate::types::{Bf16, DataType, F32};
 use half::bf16;
 use std::marker::PhantomData;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// One kernel of the GEMM with its launch shape.
 struct Loaded<P> {
@@ -44,11 +47,13 @@ struct Loaded<P> {
     shared: u32,
     /// Clusters (CTAs when the cluster size is 1) resident at once: the persistent grid.
     clusters: u32,
+    /// What the kernel's timeline stamps are named by.
+    probes: Arc<Probes>,
 }
 
 impl<P> Loaded<P> {
     fn new(module: &LoadedModule, kref: &crate::builder::KernelRef<P>, cfg: &GemmConfig, shared: u32) -> Result<Self, RuntimeError> {
-        let mut l = Loaded { kernel: module.kernel(kref)?, shared, clusters: 0 };
+        let mut l = Loaded { kernel: module.kernel(kref)?, shared, clusters: 0, probes: kref.probes().clone() };
         l.clusters = l.kernel.max_active_clusters(&l.launch(cfg, cfg.cluster))?;
         if l.clusters == 0 {
             return Err(RuntimeError::Invalid(format!("no cluster of the GEMM ({cfg:?}) fits on this GPU")));
@@ -86,6 +91,9 @@ pub struct Gemm<O: GemmOut, I: GemmIn = Bf16> {
     /// element each without `stream_k`). Launches lock it, and the kernels run in stream
     /// order on the GPU's stream, so no two use it at once.
     workspace: Mutex<(CudaSlice<u32>, CudaSlice<f32>)>,
+    /// With [`GemmConfig::timeline`]: the buffer both kernels stamp into (their `.const`
+    /// variables hold its address), and the names of the kernel that ran last.
+    timeline: Option<Mutex<(TimelineBuffer, Option<Arc<Probes>>)>>,
     _o: PhantomData<(O, I)>,
 }
 
@@ -128,7 +136,19 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         let flags = if cfg.stream_k { (grid * cfg.consumers) as usize } else { 1 };
         let sums = (cfg.workspace_bytes(grid) / 4).max(1) as usize;
         let workspace = Mutex::new((gpu.zeros::<u32>(flags)?, gpu.zeros::<f32>(sums)?));
-        Ok(Gemm { cfg, module, direct, staged, grid, workspace, _o: PhantomData })
+        let timeline = match cfg.timeline {
+            Some(slots) => {
+                let tb = TimelineBuffer::new(gpu, slots, grid * cfg.cluster, cfg.threads() / 32)?;
+                let at = tb.device_address(gpu);
+                module.write_global(&timeline_symbol("gemm"), &[at])?;
+                if staged.is_some() {
+                    module.write_global(&timeline_symbol("gemm_staged"), &[at])?;
+                }
+                Some(Mutex::new((tb, None)))
+            }
+            None => None,
+        };
+        Ok(Gemm { cfg, module, direct, staged, grid, workspace, timeline, _o: PhantomData })
     }
 
     /// The configuration the kernels were built for.
@@ -144,6 +164,29 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     pub fn resident_clusters(&self) -> u32 {
         self.staged.as_ref().map_or(self.direct.clusters, |s| s.clusters)
     }
+    /// With [`GemmConfig::timeline`], the stamps of the last run, decoded (waiting for it):
+    /// a span per phase per warp ([`GemmConfig::timeline`] names them). `Err` without a
+    /// timeline or before a run.
+    pub fn timeline(&self, gpu: &Gpu) -> Result<Trace, RuntimeError> {
+        let Some(tl) = &self.timeline else {
+            return Err(RuntimeError::Invalid("this GEMM was built without a timeline (GemmConfig::timeline)".into()));
+        };
+        let tl = tl.lock().map_err(|_| RuntimeError::Invalid("a launch of this GEMM panicked while holding its timeline".into()))?;
+        match &tl.1 {
+            Some(probes) => tl.0.read(gpu, probes.events()),
+            None => Err(RuntimeError::Invalid("no run of this GEMM has stamped its timeline yet".into())),
+        }
+    }
+
+    /// With a timeline, clears it for the launch of the kernel named by `probes`.
+    fn clear_timeline(&self, gpu: &Gpu, probes: &Arc<Probes>) -> Result<(), RuntimeError> {
+        let Some(tl) = &self.timeline else { return Ok(()) };
+        let mut tl = tl.lock().map_err(|_| RuntimeError::Invalid("a launch of this GEMM panicked while holding its timeline".into()))?;
+        tl.0.reset(gpu)?;
+        tl.1 = Some(probes.clone());
+        Ok(())
+    }
+
     /// Runs `launch` with the stream-K workspace (flags, partial sums), held for the launch.
     fn with_workspace(
         &self,
@@ -234,10 +277,12 @@ impl<I: GemmIn> Gemm<Bf16, I> {
                 let shape = TiledMap::new([n as u64, m as u64], [64, 64]).swizzle(Swizzle::B128);
                 let mut c_map = HostTensorMap::<Bf16, 2>::tiled_mut(c, &shape)?;
                 let launch = staged.persistent(gpu, &self.cfg, m, n);
+                self.clear_timeline(gpu, &staged.probes)?;
                 self.with_workspace(|flags, sums| staged.kernel.launch(&launch, (&a_map, &b_map, &mut c_map, alpha, m, n, k, flags, sums)))
             }
             _ => {
                 let launch = self.direct.persistent(gpu, &self.cfg, m, n);
+                self.clear_timeline(gpu, &self.direct.probes)?;
                 self.with_workspace(|flags, sums| self.direct.kernel.launch(&launch, (&a_map, &b_map, c, alpha, m, n, k, flags, sums)))
             }
         }
@@ -266,6 +311,7 @@ impl<I: GemmIn> Gemm<F32, I> {
     ) -> Result<(), RuntimeError> {
         let (a_map, b_map) = self.inputs(a, b, c.len(), alpha, (m, n, k))?;
         let launch = self.direct.persistent(gpu, &self.cfg, m, n);
+        self.clear_timeline(gpu, &self.direct.probes)?;
         self.with_workspace(|flags, sums| self.direct.kernel.launch(&launch, (&a_map, &b_map, c, alpha, m, n, k, flags, sums)))
     }
 }

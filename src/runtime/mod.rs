@@ -74,6 +74,7 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 mod texture;
+mod timeline;
 mod wait_log;
 
 pub use args::{ArgList, HostArg, HostBytes, LaunchArgs};
@@ -93,6 +94,7 @@ pub use launch::{Dim3, Launch};
 pub use module::{LoadedModule, TypedKernel};
 pub use tensor_map::{HostTensorMap, MapBuffer};
 pub use texture::{AddressMode, ArrayDesc, CudaArray, FilterMode, ReadMode, SurfObject, TexObject, Texel, TextureDesc};
+pub use timeline::TimelineBuffer;
 pub use wait_log::WaitLog;
 
 pub use cudarc;

@@ -125,6 +125,25 @@ impl LoadedModule {
         &self.info_log
     }
 
+    /// Writes `values` into the module variable `name` (`cuModuleGetGlobal`, then a copy
+    /// in stream order on the module's stream, waited for): a `.global` or `.const` variable
+    /// of exactly their size.
+    pub fn write_global<T: super::Elem>(&self, name: &str, values: &[T]) -> Result<(), RuntimeError> {
+        let h = &self.handle;
+        h.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
+        let cname = std::ffi::CString::new(name).map_err(|_| RuntimeError::Invalid(format!("variable name `{name}` holds a NUL")))?;
+        // SAFETY: the module is loaded and stays so while `handle` lives.
+        let (ptr, bytes) = unsafe { result::module::get_global(h.module, cname) }.map_err(drv("cuModuleGetGlobal"))?;
+        let src = super::elem::bytes_of(values);
+        if bytes != src.len() {
+            return Err(RuntimeError::Invalid(format!("module variable `{name}` holds {bytes} bytes, not {}", src.len())));
+        }
+        // SAFETY: `ptr` addresses the variable's `bytes` bytes, as many as `src` holds; the
+        // copy is waited for before `src` goes.
+        unsafe { result::memcpy_htod_async(ptr, src, h.stream.cu_stream()) }.map_err(drv("cuMemcpyHtoDAsync"))?;
+        h.stream.synchronize().map_err(drv("cuStreamSynchronize"))
+    }
+
     /// The kernel `k` in this module, launchable with host arguments matching `P`.
     pub fn kernel<P>(&self, k: &KernelRef<P>) -> Result<TypedKernel<P>, RuntimeError> {
         let h = &self.handle;

@@ -48,6 +48,7 @@ mod tcgen05_kinds;
 mod tcgen05_red;
 mod tcgen05_tmem;
 mod texture;
+mod timeline;
 mod tma;
 mod video;
 mod video_ref;
@@ -285,6 +286,7 @@ fn main() {
         tcgen05_red::TESTS,
         tcgen05_tmem::TESTS,
         texture::TESTS,
+        timeline::TESTS,
         tma::TESTS,
         video::TESTS,
         warp::TESTS,

@@ -60,6 +60,7 @@ use crate::builder::{Error, Kernel, KernelRef, Module, TensorMap};
 use crate::core::target::Suffix;
 use crate::descriptors::{F16Type, FloatAccum, MmaIssue, MmaKind, MmaParams, TileLayout, K_SLICE_BYTES};
 use crate::intrinsics::mbarrier::{Deadline, Publish, Ring};
+use crate::intrinsics::timeline::Timeline;
 use crate::intrinsics::tmem::{self, TmemAlloc};
 use crate::ops::num::Lanes;
 use crate::prelude::*;
@@ -257,7 +258,7 @@ fn body<O: GemmOut>(
                 is_producer,
                 |k| {
                     k.if_(first, |k| {
-                        let it = produce(k, &t, &grid, None, &sync.ring, &sync.deadline, smem, a_map, b_map);
+                        let it = produce(k, &t, &grid, None, &sync.ring, &sync.deadline, smem, a_map, b_map, &Timeline::off());
                         drain_ring(k, &sync, it);
                     })
                 },

@@ -5,12 +5,12 @@ use super::epilogue::{Epilogue, Out};
 use super::partials::Partials;
 use super::sched::{for_each_piece, k_major_layout, produce, stage_base, tile_of, trap_unless, Grid, Piece, Split, Tiling};
 use super::{invalid, GemmConfig, GemmIn, GemmOut, Layout, BK_BYTES, ROWS_PER_CONSUMER};
-use crate::builder::{Error, Kernel, KernelParams, KernelRef, Module, TensorMap};
+use crate::builder::{Error, Kernel, KernelParams, KernelRef, Module, TensorMap, Var};
 use crate::descriptors::{AtomOrder, ElemBytes, Major, Swizzle, TileLayout};
 use crate::intrinsics::mbarrier::{Deadline, Publish, Ring};
-use crate::intrinsics::roles::Roles;
+use crate::intrinsics::timeline::Timeline;
 use crate::intrinsics::wgmma::MmaF32;
-use crate::ops::Acc;
+use crate::ops::{m as space, Acc};
 use crate::prelude::*;
 use crate::types::Gdesc;
 
@@ -76,9 +76,10 @@ where
 /// (no shared-memory staging): any N.
 pub fn gemm<O: GemmOut, I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmParams<O, I>>, Error> {
     cfg.check_for::<I>().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
+    let tl = timeline_var(m, name, cfg)?;
     for_tile_n!(m, name, cfg, I, GemmParams<O, I>, |k, p, mma| {
         let (a, b, c, alpha, mm, nn, kk, flags, sums) = p;
-        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<O>::Direct(c), alpha, (flags, sums), mma)
+        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<O>::Direct(c), alpha, (flags, sums), tl.as_ref(), mma)
     })
 }
 
@@ -95,10 +96,25 @@ pub fn gemm_staged<I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> R
             format!("{} bytes of stages and staging exceed {}", cfg.staged_shared_bytes(), super::MAX_DYNAMIC_SHARED),
         ));
     }
+    let tl = timeline_var(m, name, cfg)?;
     for_tile_n!(m, name, cfg, I, GemmStagedParams<I>, |k, p, mma| {
         let (a, b, c, alpha, mm, nn, kk, flags, sums) = p;
-        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<Bf16>::Staged(c), alpha, (flags, sums), mma)
+        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<Bf16>::Staged(c), alpha, (flags, sums), tl.as_ref(), mma)
     })
+}
+
+/// With [`GemmConfig::timeline`], the module variable holding the kernel's timeline buffer
+/// address ([`super::timeline_symbol`]).
+fn timeline_var(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<Option<Var<space::Const, U64>>, Error> {
+    cfg.timeline.map(|_| m.constant::<U64>(&super::timeline_symbol(name), &[0])).transpose()
+}
+
+/// This warp's timeline: the buffer whose address `var` holds, or none.
+fn timeline(k: &mut Kernel, cfg: &GemmConfig, var: Option<&Var<space::Const, U64>>) -> Timeline {
+    match (var, cfg.timeline) {
+        (Some(var), Some(slots)) => Timeline::indirect(k, var.ptr(), slots),
+        _ => Timeline::off(),
+    }
 }
 
 /// Shapes known when the kernel is built.
@@ -126,6 +142,7 @@ impl<I: GemmIn> Inputs<I> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn body<O: GemmOut, I: GemmIn, const R: usize>(
     k: &mut Kernel,
     cfg: &GemmConfig,
@@ -133,6 +150,7 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(
     out: Out<O>,
     alpha: Reg<F32>,
     workspace: Workspace,
+    tl: Option<&Var<space::Const, U64>>,
     mma: Issue<R>,
 ) {
     let Inputs { a: a_map, b: b_map, m, n, k: kk } = p;
@@ -160,21 +178,23 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(
     };
 
     let deadline = Deadline::new(k, cfg.wait_tries);
-    let roles = Roles::balanced(cfg.consumers);
+    let roles = cfg.roles();
     roles.run(
         k,
         |k, tid| {
             let first = ptx!(k, "setp.eq.u32", tid, 0u32);
             k.if_(first, |k| {
+                let tl = timeline(k, cfg, tl);
                 let (grid, split) = schedule(k);
-                produce(k, &plan.tiling, &grid, split.as_ref(), &ring, &deadline, smem, a_map, b_map);
+                produce(k, &plan.tiling, &grid, split.as_ref(), &ring, &deadline, smem, a_map, b_map, &tl);
             });
         },
         |k, c| {
             let (consumer, thread) = (c.index, c.thread);
+            let tl = timeline(k, cfg, tl);
             let (grid, split) = schedule(k);
             let partials = split.map(|s| (s, Partials::new(k, workspace, (cfg.consumers, cfg.bn), consumer, thread, cfg.wait_tries)));
-            consume(k, &plan, &grid, &ring, &deadline, smem, (consumer, thread), &out, alpha, partials.as_ref(), mma);
+            consume(k, &plan, &grid, &ring, &deadline, smem, (consumer, thread), &out, alpha, partials.as_ref(), &tl, mma);
         },
     );
     if cfg.cluster > 1 {
@@ -204,6 +224,7 @@ fn consume<O: GemmOut, const R: usize>(
     out: &Out<O>,
     alpha: Reg<F32>,
     split: Option<&(Split, Partials)>,
+    tl: &Timeline,
     mma: Issue<R>,
 ) {
     let acc: Acc<F32, R> = k.zeroed_acc();
@@ -220,7 +241,7 @@ fn consume<O: GemmOut, const R: usize>(
     // one, if the piece has one).
     let k_tile = |k: &mut Kernel, first: bool, beside: &mut dyn FnMut(&mut Kernel)| {
         let slot = ring.slot(k, it);
-        let full = slot.wait(k, deadline);
+        let full = tl.span(k, "consumer wait", |k| slot.wait(k, deadline));
         trap_unless(k, full);
         let base = stage_base(k, &plan.tiling, smem, slot.stage);
         let a = ptx!(k, "add.u32", base, a_rows);
@@ -272,9 +293,10 @@ fn consume<O: GemmOut, const R: usize>(
             (owner, ptx!(k, "and.pred", owner, started))
         });
         // The piece's first k-tile (beside it the previous tile's deferred stores), then the rest.
+        tl.begin(k, "wgmma");
         k_tile(k, true, &mut |k: &mut Kernel| {
             if let Some((map, packed, m0, n0, pending)) = &deferred {
-                k.if_(*pending, |k| epilogue.write_packed(k, *m0, *n0, *map, packed));
+                k.if_(*pending, |k| tl.span(k, "epilogue store", |k| epilogue.write_packed(k, *m0, *n0, *map, packed)));
                 ptx!(k, "mov.pred" => *pending, false);
             }
         });
@@ -288,6 +310,8 @@ fn consume<O: GemmOut, const R: usize>(
                 release_stage(k, plan, g, ring, prev);
             });
         }
+        tl.end(k, "wgmma");
+        tl.begin(k, "epilogue");
         let (tm, tn) = tile_of(k, &plan.tiling, g, p.unit);
         let mut finish = |k: &mut Kernel| match &deferred {
             Some((_, packed, m0, n0, pending)) => {
@@ -332,9 +356,10 @@ fn consume<O: GemmOut, const R: usize>(
                 );
             }
         }
+        tl.end(k, "epilogue");
     });
     if let Some((map, packed, m0, n0, pending)) = &deferred {
-        k.if_(*pending, |k| epilogue.write_packed(k, *m0, *n0, *map, packed));
+        k.if_(*pending, |k| tl.span(k, "epilogue store", |k| epilogue.write_packed(k, *m0, *n0, *map, packed)));
     }
     epilogue.finish(k);
 }

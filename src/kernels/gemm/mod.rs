@@ -74,6 +74,8 @@ use crate::intrinsics::roles::Roles;
 use crate::intrinsics::wgmma::{MmaF32, MmaIn};
 use crate::types::{Bf16, DataType, F32, U8};
 
+/// The producer's registers per thread with [`GemmConfig::timeline`].
+pub const TIMELINE_PRODUCER_REGS: u32 = 32;
 /// Bytes of K per stage: one 128-byte swizzle row (64 bf16, 128 e4m3).
 pub const BK_BYTES: u32 = 128;
 /// Rows of the tile each consumer warpgroup computes (one wgmma fragment's M).
@@ -128,6 +130,16 @@ pub struct GemmConfig {
     /// last tiles. CTAs holding part of a tile exchange f32 partial sums through the launch's
     /// [`Workspace`] ([`workspace_bytes`](Self::workspace_bytes)). Needs `cluster = 1`.
     pub stream_k: bool,
+    /// Phase stamps ([`Timeline`](crate::intrinsics::timeline::Timeline)) of `slots`
+    /// records per warp, or none (`None`, the default: the kernel is then exactly as without
+    /// this field). Per k-tile the producer stamps its wait on the empty barrier
+    /// (`"producer wait"`) and its loads (`"producer load"`), each consumer warp its wait on
+    /// the full barrier (`"consumer wait"`); per tile a consumer stamps its wgmma main loop
+    /// (`"wgmma"`), its epilogue (`"epilogue"`) and, with `defer_store`, the deferred stores
+    /// (`"epilogue store"`). The kernel reads the buffer's address from the module variable
+    /// [`timeline_symbol`]`(name)` (a `.const .u64`, which the host sets), so its parameters do
+    /// not change.
+    pub timeline: Option<u32>,
 }
 
 impl Default for GemmConfig {
@@ -144,6 +156,7 @@ impl Default for GemmConfig {
             wait_tries: 1 << 22,
             defer_store: true,
             stream_k: false,
+            timeline: None,
         }
     }
 }
@@ -174,8 +187,21 @@ impl GemmConfig {
     /// and for each consumer. The CTA keeps the registers it was launched with
     /// (`.maxnreg` × threads): what the producer gives back is what the consumers may take.
     pub fn registers(&self) -> (u32, u32, u32) {
-        let roles = Roles::balanced(self.consumers);
+        let roles = self.roles();
         (roles.at_entry(), roles.producer_regs, roles.consumer_regs)
+    }
+
+    /// The roles' register budgets: [`Roles::balanced`], or with a [`timeline`](Self::timeline)
+    /// a producer of [`TIMELINE_PRODUCER_REGS`] (its stamps' registers do not fit in 24
+    /// beside the loop's) and the consumers what is left.
+    fn roles(&self) -> Roles {
+        let balanced = Roles::balanced(self.consumers);
+        if self.timeline.is_none() {
+            return balanced;
+        }
+        let held = balanced.at_entry() * balanced.threads();
+        let left = held.saturating_sub(128 * TIMELINE_PRODUCER_REGS) / (128 * self.consumers.max(1));
+        Roles { producer_regs: TIMELINE_PRODUCER_REGS, consumer_regs: (left / 8 * 8).min(240), consumers: self.consumers }
     }
 
     /// Bytes of f32 partial sums the [`Workspace`] of a stream-K launch of `grid` CTAs needs
@@ -223,6 +249,11 @@ impl GemmConfig {
         }
         if self.wait_tries == 0 {
             return Err("wait_tries = 0: a wait needs at least one try".into());
+        }
+        if let Some(slots) = self.timeline {
+            if slots == 0 || slots > crate::intrinsics::timeline::MAX_SLOTS {
+                return Err(format!("timeline of {slots} slots per warp: it takes 1 to {}", crate::intrinsics::timeline::MAX_SLOTS));
+            }
         }
         if self.layout == Layout::NN && (self.bn / self.cluster) % NN_BOX != 0 {
             return Err(format!(
@@ -293,6 +324,12 @@ pub fn check_shape<I: GemmIn>(layout: Layout, m: u32, n: u32, k: u32) -> Result<
         return Err(format!("N = {n} is not a multiple of {align}: rows of NN B ({} K×N) must be 16-byte multiples for TMA", I::NAME));
     }
     Ok(())
+}
+
+/// The module variable (a `.const .u64`) from which the kernel `kernel` built with
+/// [`GemmConfig::timeline`] reads its timeline buffer's address.
+pub fn timeline_symbol(kernel: &str) -> String {
+    format!("{kernel}_timeline")
 }
 
 /// Columns of B per TMA box in the NN layout: one 128-byte swizzle row of bf16.

@@ -6,6 +6,7 @@ use super::{GemmIn, Layout, BK_BYTES, NN_BOX};
 use crate::builder::{Kernel, TensorElem, TensorMap};
 use crate::descriptors::{Major, Swizzle, TileLayout};
 use crate::intrinsics::mbarrier::{Deadline, Ring};
+use crate::intrinsics::timeline::Timeline;
 use crate::prelude::*;
 
 /// The shape of a kernel's stages and tiles, as the producer and the tile order need it.
@@ -270,8 +271,9 @@ pub(super) fn stage_base(k: &mut Kernel, t: &Tiling, smem: SharedPtr<B8>, stage:
 
 /// The producer (one thread): for each of this CTA's pieces of work and each of their k-tiles, waits until the
 /// next stage is empty, arms its full barrier with the stage's bytes and issues the TMA
-/// loads of A and B that complete on it. Returns the register counting the iterations
-/// (stages filled), for a caller that drains the ring after the last one.
+/// loads of A and B that complete on it, stamping `tl`'s `"producer wait"` and
+/// `"producer load"` around each. Returns the register counting the iterations (stages
+/// filled), for a caller that drains the ring after the last one.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn produce<T: TensorElem>(
     k: &mut Kernel,
@@ -283,6 +285,7 @@ pub(super) fn produce<T: TensorElem>(
     smem: SharedPtr<B8>,
     a_map: TensorMap<T, 2>,
     b_map: TensorMap<T, 2>,
+    tl: &Timeline,
 ) -> Reg<U32> {
     a_map.prefetch(k);
     b_map.prefetch(k);
@@ -296,8 +299,9 @@ pub(super) fn produce<T: TensorElem>(
         let yb = ptx!(k, "mul.lo.u32", tn, bn).bitcast::<S32>();
         k.for_range(p.kb, p.ke, 1, |k, kt| {
             let slot = ring.slot(k, it);
-            let free = slot.acquire(k, deadline);
+            let free = tl.span(k, "producer wait", |k| slot.acquire(k, deadline));
             trap_unless(k, free);
+            tl.begin(k, "producer load");
             slot.full.arrive_expect_tx(k, t.stage_bytes());
             let x = ptx!(k, "mul.lo.u32", kt, t.bk).bitcast::<S32>();
             let a = stage_base(k, t, smem, slot.stage);
@@ -321,6 +325,7 @@ pub(super) fn produce<T: TensorElem>(
             } else {
                 b_map.load(k, SharedPtr::<B8>::from_reg32(b), [x, yb], slot.full.ptr());
             }
+            tl.end(k, "producer load");
             ptx!(k, "add.u32" => it, it, 1u32);
         });
     });
