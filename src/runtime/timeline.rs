@@ -61,9 +61,9 @@ impl TimelineBuffer {
             return Err(RuntimeError::Invalid(format!("a timeline of {regions} warps of {slots} slots: records are numbered in 32 bits")));
         }
         let words = buffer_words(slots, regions) as usize;
-        // SAFETY: `reset` writes the header and every count before a kernel reads them; a
-        // record is read only below its warp's count, so after the kernel wrote it.
-        let buf = unsafe { gpu.alloc::<u32>(words) }?;
+        // Zeroed once, so the download of a whole buffer reads no uninitialised memory
+        // (records past a warp's count are never decoded, but are copied).
+        let buf = gpu.zeros::<u32>(words)?;
         let mut tb = TimelineBuffer { buf, slots, regions, warps_per_cta };
         tb.reset(gpu)?;
         Ok(tb)

@@ -27,8 +27,8 @@ fn stamping_kernel(gpu: &Gpu, slots: u32) -> (ptxkit::runtime::TypedKernel<(Glob
             let tl = Timeline::new(k, buf, slots);
             tl.mark(k, "start");
             k.for_range(0u32, ROUNDS, 1, |k, _| {
-                tl.span(k, "work", |k| ptx!(k, "nanosleep.u32", 2000u32));
-                tl.span(k, "rest", |k| ptx!(k, "nanosleep.u32", 500u32));
+                tl.span(k, "work", |k| spin(k, 2000));
+                tl.span(k, "rest", |k| spin(k, 500));
             });
             let tid = ptx!(k, "mov.u32", sreg::TID_X);
             let lane = k.lane_id();
@@ -42,6 +42,21 @@ fn stamping_kernel(gpu: &Gpu, slots: u32) -> (ptxkit::runtime::TypedKernel<(Glob
     let events = kr.probes().events().to_vec();
     let module = crate::load(gpu, &m);
     (module.kernel(&kr).unwrap(), events)
+}
+
+/// Waits until `%globaltimer` has advanced by `ns` (the clock the stamps read, so a span
+/// around it lasts at least `ns`; `nanosleep` may sleep anywhere from 0 to twice its
+/// argument).
+fn spin(k: &mut Kernel, ns: u64) {
+    let t0 = ptx!(k, "mov.u64", sreg::GLOBALTIMER);
+    let until = ptx!(k, "add.u64", t0, ns);
+    k.while_(
+        |k| {
+            let t = ptx!(k, "mov.u64", sreg::GLOBALTIMER);
+            ptx!(k, "setp.lt.u64", t, until)
+        },
+        |_| {},
+    );
 }
 
 /// Stamps per warp: the mark, two spans a round, and the solo mark in one warp.
@@ -81,10 +96,11 @@ fn timeline_records_what_each_warp_stamped(gpu: Gpu) {
                 assert!(s.start_ns < s.end_ns, "CTA {cta} warp {warp}: {s:?} ends after it starts");
                 assert!(s.sm < sms, "SM {} of {sms}", s.sm);
                 assert_eq!(s.sm, spans[0].sm, "a CTA stays on its SM");
+                let least = if trace.name(s.event) == "work" { 2000 } else { 500 };
+                assert!(s.duration_ns() >= least, "a wait of {least} ns takes at least that: {s:?}");
             }
             for w in spans.windows(2) {
                 assert!(w[0].end_ns <= w[1].start_ns, "CTA {cta} warp {warp}: spans one after the other: {w:?}");
-                assert!(w[0].duration_ns() >= 1000 || trace.name(w[0].event) == "rest", "a 2 µs sleep takes about that: {w:?}");
             }
             if warp == SOLO_WARP {
                 assert_eq!(marks.len(), 2);
