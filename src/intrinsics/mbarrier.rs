@@ -8,7 +8,10 @@
 //! tries `try_wait` a fixed number of times, and a wait that runs out counts a timeout in its
 //! [`Deadline`] and returns `false`, so a test can report a barrier that never completed
 //! instead of hanging. Once a thread's deadline has a timeout, its later waits give up at
-//! once, so a kernel whose pipeline broke still finishes promptly.
+//! once, so a kernel whose pipeline broke still finishes promptly. Act on the result: a
+//! consumer whose wait gave up should not release the stage, nor a producer fill it, or
+//! it arrives on a barrier whose phase already has every arrival, which faults the kernel
+//! (`CUDA_ERROR_LAUNCH_FAILED`) instead of letting it end.
 //!
 //! A ring with one producer warp and three consumer warps, each iteration a few lines:
 //!
