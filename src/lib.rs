@@ -5,6 +5,7 @@ extern crate self as ptxkit;
 pub mod builder;
 pub mod core;
 pub mod descriptors;
+pub mod import;
 pub mod intrinsics;
 pub mod kernels;
 pub mod ops;
