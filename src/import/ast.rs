@@ -67,10 +67,11 @@ pub struct VarDecl {
     /// `.global`, `.const`, `.shared`, `.local`, `.param`, `.reg`, `.tex`, … (with a
     /// bank or window where written: `.const[2]` as `.const`, see `bank`).
     pub space: String,
-    /// Every other attribute in the order written: `.align 16`, `.v4`, `.ptr`, a space of
-    /// `.ptr` (`.global`), `.attribute(.managed)`.
+    /// The attributes and the type, in the order written: `.align 16`, `.v4`, `.ptr`, a
+    /// space of `.ptr` (`.global`), `.attribute(.managed)`, and the type itself.
     pub attrs: Vec<String>,
-    /// The element type: `.b32`, `.texref`, `.samplerref`, `.surfref`, `.f16x2`, …
+    /// The element type (also in `attrs`, where it was written): `.b32`, `.texref`,
+    /// `.samplerref`, `.surfref`, `.f16x2`, …
     pub ty: String,
     /// The names declared (several: `.reg .b32 a, b;`), each with its shape.
     pub names: Vec<VarName>,
@@ -93,9 +94,11 @@ pub struct VarName {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Init {
     /// A number, a name, `generic(name)`, `name+4`, … as its operand form.
-    Value(Operand),
+    Value(Arg),
     /// `{a, b, …}`, nested for arrays of arrays.
     List(Vec<Init>),
+    /// `field = value` in a sampler's or texture's initialiser (`filter_mode = linear`).
+    Field(String, Arg),
 }
 
 /// `.entry` or `.func`.
@@ -138,12 +141,24 @@ pub enum Stmt {
     /// `.loc`, `.pragma`, and other directives kept as words.
     Directive(Directive),
     /// `name: .branchtargets a, b, c;`
-    BranchTargets { label: String, targets: Vec<String>, span: Span },
+    BranchTargets {
+        label: String,
+        targets: Vec<String>,
+        span: Span,
+    },
     /// `name: .callprototype (.param .b32 _) _ (.param .b32 _);`, kept as its words after
     /// the directive.
-    CallPrototype { label: String, words: Vec<String>, span: Span },
+    CallPrototype {
+        label: String,
+        words: Vec<String>,
+        span: Span,
+    },
     /// `name: .calltargets a, b;`
-    CallTargets { label: String, targets: Vec<String>, span: Span },
+    CallTargets {
+        label: String,
+        targets: Vec<String>,
+        span: Span,
+    },
 }
 
 /// An instruction: `@!%p1 ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+16];`.
@@ -153,7 +168,7 @@ pub struct Instruction {
     pub guard: Option<(bool, String)>,
     /// The opcode and its modifiers, as written: `["ld", "global", "nc", "v4", "f32"]`.
     pub chain: Vec<String>,
-    pub operands: Vec<Operand>,
+    pub operands: Vec<Arg>,
     pub span: Span,
 }
 
@@ -166,30 +181,30 @@ impl Instruction {
 
 /// An operand, as written.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Operand {
+pub enum Arg {
     /// A name: a register (`%r1`, `%tid.x`), a variable, a label or a function.
     Name(String),
     /// A number, with its spelling: `42`, `0x2A`, `052`, `0b101`, `42U`, `-1`, `0f3F800000`,
     /// `0d3FF0000000000000`, `1.5`.
     Number(String),
     /// `name+4`, `name-8`, `name+0x10` (in an address or an initialiser).
-    Offset(Box<Operand>, String),
+    Offset(Box<Arg>, String),
     /// `!p`
-    Not(Box<Operand>),
+    Not(Box<Arg>),
     /// `-%r1` (a negated operand of a video instruction).
-    Neg(Box<Operand>),
+    Neg(Box<Arg>),
     /// `%r1.b0`, `%r2.h1`: a register with a part selector (and `%r1.x`-style vector parts).
-    Part(Box<Operand>, String),
+    Part(Box<Arg>, String),
     /// `[a]`, `[a+4]`, `[a, {c0, c1}]`, `[tex, smp, {x, y}]`: what is inside the brackets.
-    Address(Vec<Operand>),
+    Address(Vec<Arg>),
     /// `{a, b, …}`
-    Vector(Vec<Operand>),
+    Vector(Vec<Arg>),
     /// `a|b`
-    Pair(Box<Operand>, Box<Operand>),
+    Pair(Box<Arg>, Box<Arg>),
     /// `_`
     Sink,
     /// `generic(name)`, `mask(…)`-style calls in initialisers, kept as name and arguments.
-    Call(String, Vec<Operand>),
+    Call(String, Vec<Arg>),
     /// `(a, b)` argument lists of `call`.
-    Paren(Vec<Operand>),
+    Paren(Vec<Arg>),
 }

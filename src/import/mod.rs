@@ -3,3 +3,6 @@
 //! ([`print`]), and the resolution of each instruction to its typed form ([`resolve`]).
 
 pub mod ast;
+pub mod lex;
+pub mod parse;
+pub mod print;

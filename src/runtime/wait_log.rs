@@ -90,6 +90,7 @@ impl WaitLog {
 }
 
 /// The log is passed where the kernel takes the `GlobalPtr<U32>` its deadline records into.
+#[diagnostic::do_not_recommend]
 impl<'s> HostArg<Ptr<m::Global, U32>> for &'s mut WaitLog {
     fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
     where
