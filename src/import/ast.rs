@@ -138,12 +138,24 @@ pub enum Stmt {
     /// `.loc`, `.pragma`, and other directives kept as words.
     Directive(Directive),
     /// `name: .branchtargets a, b, c;`
-    BranchTargets { label: String, targets: Vec<String>, span: Span },
+    BranchTargets {
+        label: String,
+        targets: Vec<String>,
+        span: Span,
+    },
     /// `name: .callprototype (.param .b32 _) _ (.param .b32 _);`, kept as its words after
     /// the directive.
-    CallPrototype { label: String, words: Vec<String>, span: Span },
+    CallPrototype {
+        label: String,
+        words: Vec<String>,
+        span: Span,
+    },
     /// `name: .calltargets a, b;`
-    CallTargets { label: String, targets: Vec<String>, span: Span },
+    CallTargets {
+        label: String,
+        targets: Vec<String>,
+        span: Span,
+    },
 }
 
 /// An instruction: `@!%p1 ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+16];`.
