@@ -3,3 +3,4 @@
 //! ([`print`]), and the resolution of each instruction to its typed form ([`resolve`]).
 
 pub mod ast;
+pub mod resolve;
