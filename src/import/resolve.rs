@@ -2,9 +2,9 @@
 //! `ptx!` looks it up (in table order, or in another order ptxas accepts: `tables/orders.tsv`),
 //! with no other spelling mapped: `.shared` is the form `.shared` names, not `.shared::cta`'s,
 //! and `ld.u32` is the generic load. Then the operand list picks the variant: its shape is
-//! compared, syntactically, with each candidate's destination and source kinds
-//! ([`operands`]). What names a register, a variable or a label is not known here, so a name
-//! is taken wherever a value, a label or a handle is.
+//! compared, syntactically, with each candidate's destination and source kinds. What names a
+//! register, a variable or a label is not known here, so a name is taken wherever a value, a
+//! label or a handle is, and variants that differ only in a register's type are ambiguous.
 //!
 //! A chain that names no form is a coverage finding; a chain whose forms take other operand
 //! lists, or an instruction that several forms take, is a finding of its own kind; a `call` is
@@ -240,7 +240,7 @@ impl fmt::Display for FindingKind {
     /// The reason alone (without the chain's advice, which [`Finding`]'s display adds).
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            FindingKind::NoForm => f.write_str("no form of the tables has these parts"),
+            FindingKind::NoForm => f.write_str("names no form, in this order or any other ptxas accepts"),
             FindingKind::Call => f.write_str("a call: not a table form (the builder emits calls as statements of their own)"),
             FindingKind::Operands { written, count, expected } => {
                 let s = if *count == 1 { "" } else { "s" };
