@@ -218,3 +218,52 @@ fn variants_told_apart_by_a_register_type_are_ambiguous() {
     let ok = resolve(&ins(2, "cp.async.cg.shared.global", vec![at("%r1"), at("%rd1"), n("16"), Operand::Not(Box::new(r("%p1")))]));
     assert_eq!(ok.unwrap().variant(), "ignore_src");
 }
+
+/// The report of a file with every kind of finding.
+#[test]
+fn coverage_report() {
+    let v = vec![
+        ins(1, "add.f32", vec![r("%f1"), r("%f2"), r("%f3")]),
+        ins(2, "add.f32", vec![r("%f1"), r("%f2")]),
+        ins(3, "cvta.to.shared.u32", vec![r("%r2"), r("%r1")]),
+        ins(4, "cp.async.cg.shared.global", vec![at("%r1"), at("%rd1"), n("16"), r("%r9")]),
+        ins(5, "call", vec![r("f"), paren(vec![r("%r1")])]),
+        ins(6, "add.f32", vec![r("%f1"), r("%f2"), r("%f3"), r("%f4")]),
+        ins(7, "cvta.to.shared.u32", vec![r("%r3"), r("%r1")]),
+    ];
+    let c = coverage(&v);
+    println!("{c}");
+    assert_eq!((c.instructions, c.resolved, c.calls, c.unresolved()), (7, 1, 1, 5));
+    let chains: Vec<(&str, usize, usize, usize)> = c.chains.iter().map(|x| (x.chain.as_str(), x.resolved, x.unresolved, x.calls)).collect();
+    assert_eq!(chains, [("add.f32", 1, 2, 0), ("cvta.to.shared.u32", 0, 2, 0), ("call", 0, 0, 1), ("cp.async.cg.shared.global", 0, 1, 0)]);
+    let groups: Vec<(&str, usize)> = c.groups.iter().map(|g| (g.chain.as_str(), g.findings.len())).collect();
+    assert_eq!(groups, [("add.f32", 2), ("cvta.to.shared.u32", 2), ("cp.async.cg.shared.global", 1)]);
+    let text = c.to_string();
+    assert!(text.contains("1× at 2:5: no form takes these 2 operands (%f1, %f2):"), "{text}");
+    assert!(text.contains("1× at 6:5: no form takes these 4 operands"), "{text}");
+    assert!(text.contains("at 4:5: 2 forms take it"), "{text}");
+}
+
+/// Spellings map as `ptx!` maps them: to the form the chain names, nothing else. `.shared` is the
+/// table's `.shared` form (not `.shared::cta`'s, though ptxas takes them alike), a load with no
+/// state space is the generic one, `.u32` and `.b32` are forms of their own, and a variable's
+/// name (with an offset or not) is a value.
+#[test]
+fn spellings_resolve_as_written() {
+    let sym = |s: &str, off: &str| Operand::Offset(Box::new(r(s)), off.to_string());
+    for (chain, ops, variant) in [
+        ("ld.u32", vec![r("%r1"), at("%rd1")], "plain"),
+        ("ld.shared.u32", vec![r("%r1"), at("%r2")], "plain"),
+        ("ld.shared::cta.u32", vec![r("%r1"), at("%r2")], "plain"),
+        ("ld.param::entry.u64", vec![r("%rd1"), Operand::Address(vec![sym("k_param_0", "8")])], "plain"),
+        ("ld.b32", vec![r("%r1"), at("%rd1")], "plain"),
+        ("mov.u64", vec![r("%rd1"), r("smem")], "plain"),
+        ("cvta.shared.u64", vec![r("%rd1"), sym("smem", "4")], "plain"),
+        ("mov.b64", vec![r("%rd1"), Operand::Vector(vec![r("%r1"), r("%r2")])], "pack"),
+    ] {
+        let got = resolve(&ins(1, chain, ops)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((got.chain(), got.variant()), (chain, variant));
+    }
+    let generic = resolve(&ins(1, "ld.u32", vec![r("%r1"), at("%rd1")])).unwrap();
+    assert_eq!(generic.form.src, [ptxkit::core::Kind::Addr(ptxkit::core::Space::Generic, Some(ptxkit::core::DType::U32))]);
+}

@@ -101,7 +101,7 @@ impl FindingKind {
     /// modifier, an order ptxas rejects, the chains that add a missing part, the nearest
     /// ones). Computed when asked: it searches the tables.
     pub fn advice(&self, chain: &[impl AsRef<str>]) -> Option<String> {
-        if *self != FindingKind::NoForm || chain.is_empty() {
+        if *self != FindingKind::NoForm || chain.first().is_none_or(|p| p.as_ref().is_empty()) {
             return None;
         }
         let parts: Vec<&str> = chain.iter().map(AsRef::as_ref).collect();

@@ -11,7 +11,10 @@ use std::fmt;
 pub struct ChainCount {
     pub chain: String,
     pub resolved: usize,
+    /// Findings (calls left out).
     pub unresolved: usize,
+    /// `call`s, no table forms.
+    pub calls: usize,
 }
 
 /// The findings of one chain (as written), in the order met.
@@ -55,7 +58,8 @@ pub fn coverage<'a>(instructions: impl IntoIterator<Item = &'a Instruction>) -> 
     for ins in instructions {
         c.instructions += 1;
         let chain = ins.chain_text();
-        let count = chains.entry(chain.clone()).or_insert_with(|| ChainCount { chain: chain.clone(), resolved: 0, unresolved: 0 });
+        let count =
+            chains.entry(chain.clone()).or_insert_with(|| ChainCount { chain: chain.clone(), resolved: 0, unresolved: 0, calls: 0 });
         match resolve(ins) {
             Ok(_) => {
                 c.resolved += 1;
@@ -63,7 +67,7 @@ pub fn coverage<'a>(instructions: impl IntoIterator<Item = &'a Instruction>) -> 
             }
             Err(f) if f.kind == FindingKind::Call => {
                 c.calls += 1;
-                count.unresolved += 1;
+                count.calls += 1;
             }
             Err(f) => {
                 count.unresolved += 1;
@@ -72,7 +76,8 @@ pub fn coverage<'a>(instructions: impl IntoIterator<Item = &'a Instruction>) -> 
         }
     }
     c.chains = chains.into_values().collect();
-    c.chains.sort_by(|a, b| (b.resolved + b.unresolved).cmp(&(a.resolved + a.unresolved)).then_with(|| a.chain.cmp(&b.chain)));
+    let total = |c: &ChainCount| c.resolved + c.unresolved + c.calls;
+    c.chains.sort_by(|a, b| total(b).cmp(&total(a)).then_with(|| a.chain.cmp(&b.chain)));
     c.groups = groups.into_iter().map(|(chain, findings)| Group { chain, findings }).collect();
     c.groups.sort_by(|a, b| b.findings.len().cmp(&a.findings.len()).then_with(|| a.chain.cmp(&b.chain)));
     c
@@ -103,7 +108,8 @@ impl fmt::Display for Coverage {
                 seen.push(&x.kind);
                 let n = g.findings.iter().filter(|y| y.kind == x.kind).count();
                 let times = if n == g.findings.len() { String::new() } else { format!("{n}× ") };
-                write!(f, "\n        {times}{} (first at {}:{})", x.kind, x.span.line, x.span.col)?;
+                let why = x.kind.to_string().replace('\n', "\n        ");
+                write!(f, "\n        {times}at {}:{}: {why}", x.span.line, x.span.col)?;
                 let parts: Vec<&str> = g.chain.split('.').collect();
                 if let Some(a) = x.kind.advice(&parts) {
                     write!(f, "\n        {a}")?;
