@@ -6,3 +6,4 @@ pub mod ast;
 pub mod lex;
 pub mod parse;
 pub mod print;
+pub mod resolve;
