@@ -43,7 +43,7 @@ install() {
     fi
     echo "installing into ${dir#"$ROOT"/}: $want"
     rm -rf "$dir" "$dir.partial"
-    "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-deps --no-warn-script-location \
+    "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-deps --no-warn-script-location --root-user-action=ignore \
         --target "$dir.partial" "$@"
     echo "$want" >"$dir.partial/.installed"
     mv "$dir.partial" "$dir"
@@ -64,7 +64,7 @@ export CUDA_HOME
 CCBIN="$(command -v g++-12 || command -v g++)"
 NVCC_VERSION="$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\), V\([0-9.]*\).*/\2/p')"
 echo "nvcc $NVCC_VERSION ($NVCC), host compiler $CCBIN"
-echo "ptxas $("$PTXAS" --version | sed -n 's/.*V\([0-9.]*\).*/\1/p') ($PTXAS)"
+echo "ptxas $("$PTXAS" --version | sed -n 's/.*release \([0-9.]*\), V\([0-9.]*\).*/\2/p') ($PTXAS)"
 
 rm -rf "$OUT"/*.ptx "$OUT/MANIFEST.tsv" "$OUT/.logs"
 mkdir -p "$OUT/.logs"
