@@ -15,6 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("kernels", &["core", "types", "ops", "regs", "builder", "intrinsics", "descriptors", "prelude"]),
     ("ptxas", &["core", "types", "ops", "regs", "builder"]),
     ("trace", &["intrinsics"]),
+    ("import", &["core", "ops"]),
     ("runtime", &["core", "types", "ops", "regs", "builder", "intrinsics", "kernels", "descriptors", "trace", "prelude"]),
     ("reference", &[]),
 ];
@@ -29,6 +30,7 @@ const LAYERS: &[&str] = &[
     "kernels",
     "ptxas",
     "trace",
+    "import",
     "runtime",
     "reference",
     "prelude",

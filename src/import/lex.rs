@@ -4,7 +4,7 @@
 //! at least one character, so no input makes the lexer loop.
 
 use super::ast::Span;
-use super::parse::ParseError;
+use super::error::ParseError;
 
 /// What a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

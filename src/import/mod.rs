@@ -3,6 +3,7 @@
 //! ([`print`]), and the resolution of each instruction to its typed form ([`resolve`]).
 
 pub mod ast;
+mod error;
 pub mod lex;
 pub mod parse;
 pub mod print;
