@@ -157,32 +157,6 @@ fn cubin(px: &Path, text: &str, arch: &str, tag: &str) -> Result<Vec<u8>, String
     Ok(bytes.unwrap())
 }
 
-/// The sections of a 64-bit ELF file by name, but for the debug sections (`.debug_*`,
-/// `.nv_debug_*`, which hold the PTX text itself, and their relocations).
-fn code_sections(elf: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
-    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
-    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap()) as usize;
-    assert_eq!(&elf[..5], b"\x7fELF\x02", "a 64-bit ELF file");
-    let (shoff, shentsize, shnum, shstrndx) = (u64_at(0x28), u16_at(0x3A), u16_at(0x3C), u16_at(0x3E));
-    let header = |i: usize| shoff + i * shentsize;
-    let strtab = u64_at(header(shstrndx) + 24);
-    let mut out = vec![];
-    for i in 0..shnum {
-        let h = header(i);
-        let name_at = strtab + u32_at(h);
-        let name = String::from_utf8_lossy(&elf[name_at..name_at + elf[name_at..].iter().position(|&b| b == 0).unwrap()]).into_owned();
-        let (kind, offset, size) = (u32_at(h + 4), u64_at(h + 24), u64_at(h + 32));
-        if name.contains("debug") {
-            continue;
-        }
-        // SHT_NOBITS (8) has no bytes in the file.
-        let bytes = if kind == 8 { vec![] } else { elf[offset..offset + size].to_vec() };
-        out.push((name, bytes));
-    }
-    out
-}
-
 fn every_text_prints_back_to_itself() {
     for (name, text) in texts() {
         let tree = parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -209,7 +183,7 @@ fn printed_text_assembles_to_the_same_cubin() {
         }
         // With line info the cubin holds the PTX text in its debug sections; the code and
         // every other section must still be the same.
-        let (ca, cb) = (code_sections(&a), code_sections(&b));
+        let (ca, cb) = (common::code_sections(&a), common::code_sections(&b));
         let names = |c: &[(String, Vec<u8>)]| c.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
         assert_eq!(names(&ca), names(&cb), "{name}: the cubins' sections differ");
         for ((n, x), (_, y)) in ca.iter().zip(&cb) {

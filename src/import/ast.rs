@@ -17,6 +17,28 @@ pub struct File {
     pub items: Vec<Item>,
 }
 
+impl File {
+    /// Every instruction of every body, in order (nested blocks included).
+    pub fn instructions(&self) -> Vec<&Instruction> {
+        fn walk<'a>(body: &'a [Stmt], out: &mut Vec<&'a Instruction>) {
+            for s in body {
+                match s {
+                    Stmt::Ins(i) => out.push(i),
+                    Stmt::Block(b, _) => walk(b, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for item in &self.items {
+            if let Item::Function(Function { body: Some(b), .. }) = item {
+                walk(b, &mut out);
+            }
+        }
+        out
+    }
+}
+
 /// A module-level statement.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {

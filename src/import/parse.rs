@@ -4,12 +4,11 @@
 //! stops, so no input makes it overflow the stack or loop.
 
 use super::ast::*;
-use super::lex::{lex, Tok, Token};
 pub use super::error::ParseError;
+use super::lex::{lex, Tok, Token};
 
 /// How deeply blocks, braces, brackets and parentheses may nest.
 pub const MAX_DEPTH: u32 = 200;
-
 
 /// Parses a whole PTX file.
 ///

@@ -12,11 +12,13 @@
 //! such. [`coverage`] counts a whole file's instructions.
 
 mod coverage;
+mod decls;
 mod operands;
 #[cfg(test)]
 mod tests;
 
-pub use coverage::{coverage, ChainCount, Coverage, Group};
+pub use coverage::{coverage, coverage_of, ChainCount, Coverage, Group};
+pub use decls::{functions, resolve_in, Decls};
 pub use operands::{expected, written};
 
 use super::ast::{Instruction, Span};

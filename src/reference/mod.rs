@@ -12,13 +12,13 @@
 //! | [`cvt`](mod@cvt) | 784 |
 //! | [`mem`](mod@mem) | 33091 |
 //! | [`sync`](mod@sync) | 96 |
-//! | [`warp`](mod@warp) | 37 |
+//! | [`warp`](mod@warp) | 38 |
 //! | [`control`](mod@control) | 11 |
 //! | [`matrix`](mod@matrix) | 82 |
 //! | [`mma`](mod@mma) | 286 |
 //! | [`wmma`](mod@wmma) | 1050 |
 //! | [`wgmma`](mod@wgmma) | 2151 |
-//! | [`mbarrier`](mod@mbarrier) | 253 |
+//! | [`mbarrier`](mod@mbarrier) | 283 |
 //! | [`cpasync`](mod@cpasync) | 105 |
 //! | [`cluster`](mod@cluster) | 161 |
 //! | [`bulk`](mod@bulk) | 766 |

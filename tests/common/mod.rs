@@ -36,3 +36,27 @@ pub fn assemble_allowing(name: &str, m: &ptxkit::Module, allowed: &[&str]) -> St
     assert!(unexpected.is_empty(), "{name}: ptxas warned:\n{unexpected:?}\n{text}");
     text
 }
+
+/// The sections of a cubin (a 64-bit ELF file) that hold its code and data, by name: all
+/// but the debug sections (`.debug_*`, `.nv_debug_*`, which under line info hold the PTX
+/// text itself) and the symbol and string tables (which name the PTX text's debug section
+/// by a hash of the text).
+pub fn code_sections(elf: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap()) as usize;
+    assert_eq!(&elf[..5], b"\x7fELF\x02", "a 64-bit ELF file");
+    let (shoff, shentsize, shnum, shstrndx) = (u64_at(0x28), u16_at(0x3A), u16_at(0x3C), u16_at(0x3E));
+    let strtab = u64_at(shoff + shstrndx * shentsize + 24);
+    (0..shnum)
+        .filter_map(|i| {
+            let h = shoff + i * shentsize;
+            let at = strtab + u32_at(h);
+            let name = String::from_utf8_lossy(&elf[at..at + elf[at..].iter().position(|&b| b == 0).unwrap()]).into_owned();
+            let (kind, offset, size) = (u32_at(h + 4), u64_at(h + 24), u64_at(h + 32));
+            let skip = name.contains("debug") || matches!(name.as_str(), ".symtab" | ".strtab" | ".shstrtab");
+            // SHT_NOBITS (8) has no bytes in the file.
+            (!skip).then(|| (name, if kind == 8 { vec![] } else { elf[offset..offset + size].to_vec() }))
+        })
+        .collect()
+}

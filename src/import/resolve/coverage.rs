@@ -1,8 +1,9 @@
 //! How much of a file the tables cover: every instruction resolved, counted by chain, and the
 //! findings of those that name no single form, grouped by chain.
 
-use super::{resolve, Finding, FindingKind};
-use crate::import::ast::Instruction;
+use super::decls::{functions, resolve_in};
+use super::{resolve, Finding, FindingKind, Resolved};
+use crate::import::ast::{File, Instruction};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -50,17 +51,30 @@ impl Coverage {
     }
 }
 
-/// Resolves every instruction and counts the results by chain.
+/// Resolves every instruction and counts the results by chain. Variants that only a
+/// register's declared type tells apart stay ambiguous here; [`coverage_of`] reads the
+/// declarations.
 pub fn coverage<'a>(instructions: impl IntoIterator<Item = &'a Instruction>) -> Coverage {
+    tally(instructions.into_iter().map(|i| (i, resolve(i))))
+}
+
+/// [`coverage`] of every instruction of `files`, each resolved with its function's register
+/// declarations ([`resolve_in`]).
+pub fn coverage_of<'a>(files: impl IntoIterator<Item = &'a File>) -> Coverage {
+    let funcs = functions(files);
+    tally(funcs.iter().flat_map(|(d, ins)| ins.iter().map(move |i| (*i, resolve_in(i, d)))))
+}
+
+fn tally<'a>(results: impl Iterator<Item = (&'a Instruction, Result<Resolved, Finding>)>) -> Coverage {
     let mut c = Coverage::default();
     let mut chains: HashMap<String, ChainCount> = HashMap::new();
     let mut groups: HashMap<String, Vec<Finding>> = HashMap::new();
-    for ins in instructions {
+    for (ins, result) in results {
         c.instructions += 1;
         let chain = ins.chain_text();
         let count =
             chains.entry(chain.clone()).or_insert_with(|| ChainCount { chain: chain.clone(), resolved: 0, unresolved: 0, calls: 0 });
-        match resolve(ins) {
+        match result {
             Ok(_) => {
                 c.resolved += 1;
                 count.resolved += 1;
@@ -83,9 +97,12 @@ pub fn coverage<'a>(instructions: impl IntoIterator<Item = &'a Instruction>) -> 
     c
 }
 
+/// Distinct reasons shown per chain.
+const REASONS: usize = 3;
+
 impl fmt::Display for Coverage {
     /// A summary line, then each unresolved chain: how often, why (each distinct reason once,
-    /// at its first instruction) and, for a chain no form has, what `ptx!` would propose.
+    /// at its first instruction, the first few) and, for a chain no form has, what `ptx!` would propose.
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         let pct = |n: usize| if self.instructions == 0 { 0.0 } else { 100.0 * n as f64 / self.instructions as f64 };
         write!(
@@ -104,6 +121,11 @@ impl fmt::Display for Coverage {
             for x in &g.findings {
                 if seen.contains(&&x.kind) {
                     continue;
+                }
+                if seen.len() == REASONS {
+                    let more = g.findings.iter().filter(|y| !seen.contains(&&y.kind)).count();
+                    write!(f, "\n        and {more} more with other reasons")?;
+                    break;
                 }
                 seen.push(&x.kind);
                 let n = g.findings.iter().filter(|y| y.kind == x.kind).count();
