@@ -21,7 +21,7 @@ pub use coverage::{coverage, coverage_of, ChainCount, Coverage, Group};
 pub use decls::{functions, resolve_in, Decls};
 pub use operands::{expected, written};
 
-use super::ast::{Instruction, Span};
+use super::ast::{Arg, Instruction, Span};
 use crate::core::FormDesc;
 use crate::ops::families;
 use ptxkit_tables::{orders, suggest, tables, Form, Tables};
@@ -181,14 +181,31 @@ pub fn resolve(ins: &Instruction) -> Result<Resolved, Finding> {
     if cands.is_empty() {
         return Err(finding(FindingKind::NoForm));
     }
-    let mut taken = vec![];
-    let mut missed = vec![];
-    for &i in &cands {
-        let (d, _) = ix.descs[i];
-        match operands::check(d, &ix.t.forms[i], &ins.operands) {
-            Ok(()) => taken.push(i),
-            Err(why) => missed.push(Mismatch { form: d, expects: expected(&ix.t.forms[i]), why }),
+    let try_all = |ops: &[Arg]| {
+        let (mut taken, mut missed) = (vec![], vec![]);
+        for &i in &cands {
+            let (d, _) = ix.descs[i];
+            match operands::check(d, &ix.t.forms[i], ops) {
+                Ok(()) => taken.push(i),
+                Err(why) => missed.push(Mismatch { form: d, expects: expected(&ix.t.forms[i]), why }),
+            }
         }
+        (taken, missed)
+    };
+    let (mut taken, missed) = try_all(&ins.operands);
+    // `{x}` read as `x` where no form takes it braced: ptxas takes a braced single operand
+    // where one value goes (Triton writes its scalar loads and stores so:
+    // `ld.global.b16 {%rs1}, [%rd1];`).
+    if taken.is_empty() && ins.operands.iter().any(|o| matches!(o, Arg::Vector(v) if v.len() == 1)) {
+        let plain: Vec<Arg> = ins
+            .operands
+            .iter()
+            .map(|o| match o {
+                Arg::Vector(v) if v.len() == 1 => v[0].clone(),
+                o => o.clone(),
+            })
+            .collect();
+        taken = try_all(&plain).0;
     }
     match taken[..] {
         [i] => Ok(Resolved { form: ix.descs[i].0, family: ix.descs[i].1 }),

@@ -5,10 +5,12 @@
 //! (`python3 -m pip install nvidia-cuda-nvcc==13.0.88`). [`sass`] adds NVIDIA's disassembler
 //! (nvdisasm) for SASS with the Rust line of each instruction.
 
+mod compile;
 mod report;
 pub mod sample;
 mod sass;
 
+pub use compile::{compile, version, CompileOptions, Compiled};
 pub use report::{parse as parse_report, report, KernelReport, Report};
 pub use sass::{cubin_with_line_info, find_nvdisasm, parse as parse_sass, sass, Sass, SassKernel, SassLine};
 

@@ -76,18 +76,8 @@ impl fmt::Display for Sass {
 
 /// Assembles `ptx` for `target` with line info (`ptxas -lineinfo`) into a cubin.
 pub fn cubin_with_line_info(ptxas: &Path, ptx: &str, target: Target) -> Result<Vec<u8>, String> {
-    let (input, output) = (scratch_file("ptx"), scratch_file("cubin"));
-    std::fs::write(&input, ptx).map_err(|e| format!("writing {}: {e}", input.display()))?;
-    let out = Command::new(ptxas).arg("-lineinfo").arg("-arch").arg(target.to_string()).arg(&input).arg("-o").arg(&output).output();
-    let _ = std::fs::remove_file(&input);
-    let out = out.map_err(|e| format!("running {}: {e}", ptxas.display()))?;
-    let cubin = std::fs::read(&output);
-    let _ = std::fs::remove_file(&output);
-    if !out.status.success() {
-        let msg = format!("{}{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
-        return Err(msg.replace(&*input.to_string_lossy(), "input.ptx"));
-    }
-    cubin.map_err(|e| format!("reading ptxas's cubin: {e}"))
+    let opts = super::CompileOptions { line_info: true, ..Default::default() };
+    super::compile(ptxas, ptx, target, &opts).map(|c| c.cubin)
 }
 
 /// The SASS of `ptx` assembled for `target`, each instruction with its source line (the

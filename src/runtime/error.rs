@@ -87,6 +87,18 @@ pub struct LoadError {
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(f, "{} failed: {:?}", self.call, self.code)?;
+        use sys::CUresult::*;
+        match self.code {
+            CUDA_ERROR_UNSUPPORTED_PTX_VERSION => f.write_str(
+                " (the driver's JIT does not know this PTX ISA version: update the driver, or assemble the module \
+                 ahead of time with a ptxas that knows it (ptxas::compile) and load the cubin)",
+            )?,
+            CUDA_ERROR_NO_BINARY_FOR_GPU => f.write_str(" (the image has no code for this GPU's architecture)")?,
+            CUDA_ERROR_INVALID_IMAGE | CUDA_ERROR_INVALID_SOURCE => {
+                f.write_str(" (the driver cannot read this image: not a cubin, or one written for a newer driver)")?
+            }
+            _ => {}
+        }
         if !self.error_log.is_empty() {
             write!(f, "\n{}", self.error_log)?;
         }

@@ -34,18 +34,47 @@ impl Gpu {
     /// # Ok::<(), ptxkit::runtime::RuntimeError>(())
     /// ```
     pub fn load(&self, ptx: &str) -> Result<LoadedModule, LoadError> {
-        const LOG_BYTES: usize = 64 * 1024;
-        let fail = |call, code| LoadError { call, code, error_log: String::new(), info_log: String::new() };
-        self.ctx.bind_to_thread().map_err(|e| fail("cuCtxSetCurrent", e.0))?;
         let mut image = Vec::with_capacity(ptx.len() + 1);
         image.extend_from_slice(ptx.as_bytes());
         image.push(0);
-        let mut error_log = vec![0u8; LOG_BYTES];
-        let mut info_log = vec![0u8; LOG_BYTES];
-        use sys::CUjit_option::*;
         // Text with line info (`.file` directives: `Module::set_line_info`) keeps it through
         // the JIT, so compute-sanitizer and the profilers name the Rust lines.
         let line_info = ptx.starts_with(".file ") || ptx.contains("\n.file ");
+        self.load_image(&image, line_info)
+    }
+
+    /// Loads a cubin (from [`ptxas::compile`](crate::ptxas::compile), or a file): the
+    /// driver takes its code as it is, with no JIT. A cubin for another architecture, or
+    /// one the driver cannot read (written by a newer toolkit than the driver knows),
+    /// fails with a [`LoadError`] that says so.
+    ///
+    /// ```no_run
+    /// use ptxkit::prelude::*;
+    /// use ptxkit::ptxas::{compile, CompileOptions};
+    /// # let gpu = ptxkit::runtime::Gpu::new()?;
+    /// let mut m = Module::new(Target::SM_90A);
+    /// let saxpy = ptxkit::kernels::saxpy(&mut m)?;
+    /// let c = compile(&ptxkit::ptxas::find().unwrap(), &m.to_ptx()?, m.target(), &CompileOptions::default())?;
+    /// let kernel = gpu.load_cubin(&c.cubin)?.kernel(&saxpy)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn load_cubin(&self, cubin: &[u8]) -> Result<LoadedModule, LoadError> {
+        if !cubin.starts_with(b"\x7fELF") {
+            let code = sys::CUresult::CUDA_ERROR_INVALID_IMAGE;
+            let error_log = "not a cubin: it does not start with the ELF magic number".to_string();
+            return Err(LoadError { call: "Gpu::load_cubin", code, error_log, info_log: String::new() });
+        }
+        self.load_image(cubin, false)
+    }
+
+    /// `cuModuleLoadDataEx` of an image: NUL-terminated PTX text, or a cubin.
+    fn load_image(&self, image: &[u8], line_info: bool) -> Result<LoadedModule, LoadError> {
+        const LOG_BYTES: usize = 64 * 1024;
+        let fail = |call, code| LoadError { call, code, error_log: String::new(), info_log: String::new() };
+        self.ctx.bind_to_thread().map_err(|e| fail("cuCtxSetCurrent", e.0))?;
+        let mut error_log = vec![0u8; LOG_BYTES];
+        let mut info_log = vec![0u8; LOG_BYTES];
+        use sys::CUjit_option::*;
         let mut options = [
             CU_JIT_ERROR_LOG_BUFFER,
             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
@@ -64,8 +93,9 @@ impl Gpu {
         ];
         let mut module: sys::CUmodule = std::ptr::null_mut();
         let start = Instant::now();
-        // SAFETY: `image` is NUL-terminated; each option has its value; the log buffers
-        // hold the sizes given, and outlive the call.
+        // SAFETY: `image` is NUL-terminated PTX or a cubin (whose ELF header gives its size);
+        // each option has its value; the log buffers hold the sizes given, and outlive the
+        // call.
         let res = unsafe {
             sys::cuModuleLoadDataEx(&mut module, image.as_ptr().cast(), options.len() as u32, options.as_mut_ptr(), values.as_mut_ptr())
         };

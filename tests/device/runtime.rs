@@ -40,6 +40,40 @@ fn add1_roundtrip(gpu: Gpu) {
     assert!(y[1000..].iter().all(|&v| v == u32::MAX), "threads past n wrote");
 }
 
+/// A module assembled ahead of time (`ptxas::compile`) loads as a cubin and runs like the
+/// JIT's; bytes that are not a cubin, and a PTX ISA newer than the driver's JIT knows, are
+/// refused with errors that say so.
+fn cubins_load_like_ptx(gpu: Gpu) {
+    let target = target(&gpu);
+    let (m, k) = add1(target);
+    let px = ptxas("cubins_load_like_ptx");
+    let c = ptxkit::ptxas::compile(&px, &m.to_ptx().unwrap(), target, &Default::default()).unwrap();
+    c.report.check_clean(None).unwrap();
+    let add1 = gpu.load_cubin(&c.cubin).unwrap().kernel(&k).unwrap();
+    let mut g = rng("cubins_load_like_ptx");
+    let xs: Vec<u32> = (0..1000).map(|_| rand::Rng::gen::<u32>(&mut g) >> 1).collect();
+    let x = gpu.upload(&xs).unwrap();
+    let mut y = poisoned::<u32>(&gpu, 1024).unwrap();
+    add1.launch(&Launch::cover(1000, 256), (&x, &mut y, 1000u32)).unwrap();
+    let y = gpu.download(&y).unwrap();
+    check("add1 from a cubin", |i| xs[i], &y[..1000], &xs.iter().map(|v| v + 1).collect::<Vec<_>>());
+    assert!(y[1000..].iter().all(|&v| v == u32::MAX), "threads past n wrote");
+    let e = gpu.load_cubin(b"not an ELF image").unwrap_err();
+    assert!(e.to_string().contains("not a cubin"), "{e}");
+    // A `.version` no released driver of this test's era knows.
+    let newer =
+        m.to_ptx().unwrap().lines().map(|l| if l.starts_with(".version ") { ".version 99.0" } else { l }).collect::<Vec<_>>().join("\n");
+    let e = gpu.load(&newer).unwrap_err();
+    assert_eq!(e.code, sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "{e}");
+    assert!(e.to_string().contains("does not know this PTX ISA version"), "{e}");
+    println!(
+        "cubins_load_like_ptx: {} bytes of cubin from ptxas {}; a newer ISA: {}",
+        c.cubin.len(),
+        c.ptxas_version,
+        e.to_string().lines().next().unwrap()
+    );
+}
+
 fn jit_errors_carry_the_log(gpu: Gpu) {
     let e = gpu.load(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { bogus.u32 %r1; }").unwrap_err();
     assert_eq!(e.code, sys::CUresult::CUDA_ERROR_INVALID_PTX);
@@ -116,6 +150,7 @@ fn timing_and_copies(gpu: Gpu) {
 pub const TESTS: &[Test] = &[
     gpu!(add1_roundtrip),
     gpu!(jit_errors_carry_the_log),
+    gpu!(cubins_load_like_ptx),
     gpu!(large_dynamic_shared_memory),
     gpu!(cluster_launch),
     gpu!(timing_and_copies),

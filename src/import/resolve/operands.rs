@@ -177,21 +177,12 @@ fn part_in(o: &Arg, set: SelSet) -> bool {
     matches!(o, Arg::Part(r, s) if name(r) && sel(s).is_some_and(|x| set.admits(x)))
 }
 
-/// `{x}` read as `x`: ptxas takes a braced single operand where one value goes (Triton
-/// writes its scalar loads and stores so: `ld.global.b16 {%rs1}, [%rd1];`).
-fn single(o: &Arg) -> &Arg {
-    match o {
-        Arg::Vector(v) if v.len() == 1 => &v[0],
-        _ => o,
-    }
-}
-
 fn dst(k: &DstKind, o: &Arg) -> bool {
     let reg_or_sink = |e: &Arg| name(e) || matches!(e, Arg::Sink);
     match k {
         DstKind::None | DstKind::Multi(_) => false,
         DstKind::Sink => matches!(o, Arg::Sink),
-        DstKind::Val(_) => name(single(o)),
+        DstKind::Val(_) => name(o),
         DstKind::Pair(..) => matches!(o, Arg::Pair(a, b) if name(a) && name(b)),
         DstKind::Vec(_, n) => braced(o, *n as usize, reg_or_sink),
         DstKind::Tied(_, n) => braced(o, *n as usize, name),
@@ -203,7 +194,7 @@ fn dst(k: &DstKind, o: &Arg) -> bool {
 
 fn src(k: &Kind, o: &Arg) -> bool {
     match k {
-        Kind::Val(t) => val(single(o), *t),
+        Kind::Val(t) => val(o, *t),
         Kind::Addr(..) => addr(o),
         Kind::Vec(t, n) => braced(o, *n as usize, |e| val(e, *t) && !matches!(e, Arg::Not(_))),
         Kind::Imm(_) => number(o).is_some(),
