@@ -2,7 +2,8 @@
 //! at hand — the golden files, the kernels of the library (GEMMs, attention, copies,
 //! reductions, scans) with and without line info, and hand-written text with the
 //! directives the builder never prints — parses, prints back to text that parses to the
-//! same tree, and assembles with ptxas to the same cubin as the original. Malformed text
+//! same tree and is the original token for token (whitespace and comments aside), and
+//! assembles with ptxas to the same cubin as the original. Malformed text
 //! gives errors with their line and column; mutated text never makes the parser panic.
 
 #[macro_use]
@@ -163,6 +164,9 @@ fn every_text_prints_back_to_itself() {
         let printed = print(&tree);
         let again = parse(&printed).unwrap_or_else(|e| panic!("{name}, printed: {e}\n{printed}"));
         assert_eq!(print(&again), printed, "{name}: printing is not a fixed point");
+        // Whitespace and comments aside, the printed text is the original token for token.
+        let toks = |t: &str| ptxkit::import::lex::lex(t).unwrap().into_iter().map(|x| x.text.to_string()).collect::<Vec<_>>();
+        assert_eq!(toks(&printed), toks(&text), "{name}: the printed text's tokens differ");
         // The same tree, spans aside: the printed text of the reparsed tree is the same, and
         // so are the counts of items and instructions.
         assert_eq!(again.items.len(), tree.items.len(), "{name}");

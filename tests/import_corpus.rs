@@ -2,7 +2,8 @@
 //! the CUDA C++ and Triton sources of `corpus/` with nvcc 13.0 and Triton (for sm_80,
 //! sm_90a and sm_100a, with `-G`, `-lineinfo`, `-rdc` and whole-program builds), and
 //! `PTXKIT_PTX_CORPUS=DIR` points this test at the result. Every file parses, prints back to
-//! text that parses to the same print, and assembles with ptxas to the same code (the cubin's
+//! text that parses to the same print and is the original token for token (whitespace and
+//! comments aside), and assembles with ptxas to the same code (the cubin's
 //! sections other than the debug ones, which hold the PTX text itself under `-G`); every
 //! instruction is resolved to a typed form, or is a call, or is one of the findings listed
 //! in `tests/import_corpus_gaps.txt` (chain and kind: what the tables lack, to be added to
@@ -70,6 +71,13 @@ fn every_corpus_file_parses_and_prints_to_the_same_code() {
         let again = parse(&printed).map_err(|e| format!("{file}: the printed text: {e}"))?;
         if print(&again) != printed {
             return Err(format!("{file}: printing is not a fixed point"));
+        }
+        // Whitespace and comments aside, the printed text is the original token for token.
+        let toks = |t: &str| ptxkit::import::lex::lex(t).map(|v| v.into_iter().map(|x| x.text.to_string()).collect::<Vec<_>>());
+        let (ta, tb) = (toks(&text).map_err(|e| e.to_string())?, toks(&printed).map_err(|e| e.to_string())?);
+        if ta != tb {
+            let at = ta.iter().zip(&tb).position(|(x, y)| x != y).unwrap_or(ta.len().min(tb.len()));
+            return Err(format!("{file}: token {at} differs: {:?} against {:?}", ta.get(at), tb.get(at)));
         }
         let rdc = flags.contains("rdc");
         let a = assemble(&px, &text, target, rdc, "a").map_err(|e| format!("{file}: the original: {e}"))?;
