@@ -26,7 +26,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{CudaSlice, Gpu, HostTensorMap, Launch, LoadedModule, RuntimeError, TimelineBuffer, TypedKernel};
+use super::{CudaSlice, Elem, Gpu, HostTensorMap, Launch, LoadedModule, RuntimeError, TimelineBuffer, TypedKernel};
 use crate::builder::Module;
 use crate::core::target::Target;
 use crate::core::Probes;
@@ -249,10 +249,15 @@ pub(super) fn k_major_map(k: u32, rows: u32, box_k: u32, box_rows: u32) -> Tiled
 impl<I: GemmIn> Gemm<Bf16, I> {
     /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n`, all row-major and densely packed (the
     /// buffers may be longer); with the [`Layout::NN`] configuration B is `k × n` and
-    /// `C = A·B`. Enqueued on the GPU's stream; `Err` for a shape the kernel cannot handle
-    /// ([`check_shape`]) or a buffer too short for it.
+    /// `C = A·B`. Enqueued on the GPU's stream. Any K: one whose rows are not 16-byte
+    /// multiples runs on copies of A and B padded with zeros. `Err` for a shape the kernel
+    /// cannot handle ([`check_shape`]: an NN product whose N is not a multiple of 16 bytes'
+    /// worth of elements) or a buffer too short for it.
     #[allow(clippy::too_many_arguments)]
-    pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<bf16>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {
+    pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<bf16>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError>
+    where
+        <I::Elem as DataType>::Host: Elem,
+    {
         self.run_scaled(gpu, a, b, c, 1.0, m, n, k)
     }
 
@@ -270,7 +275,17 @@ impl<I: GemmIn> Gemm<Bf16, I> {
         m: u32,
         n: u32,
         k: u32,
-    ) -> Result<(), RuntimeError> {
+    ) -> Result<(), RuntimeError>
+    where
+        <I::Elem as DataType>::Host: Elem,
+    {
+        // A K that TMA cannot address (rows of A and B not 16-byte multiples): the product
+        // of copies padded with zeros.
+        if let Some(kp) = super::gemm_pad::padded_k(k, I::BYTES) {
+            super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
+            let (ap, bp) = super::gemm_pad::pad_k(gpu, self.cfg.layout, a, b, (m, n, k), kp)?;
+            return self.run_scaled(gpu, &ap, &bp, c, alpha, m, n, kp);
+        }
         let (a_map, b_map) = self.inputs(a, b, c.len(), alpha, (m, n, k))?;
         match &self.staged {
             Some(staged) if n % 8 == 0 => {
@@ -292,7 +307,10 @@ impl<I: GemmIn> Gemm<Bf16, I> {
 impl<I: GemmIn> Gemm<F32, I> {
     /// As [`Gemm::<Bf16>::run`](Gemm::run), with C in f32.
     #[allow(clippy::too_many_arguments)]
-    pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<f32>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {
+    pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<f32>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError>
+    where
+        <I::Elem as DataType>::Host: Elem,
+    {
         self.run_scaled(gpu, a, b, c, 1.0, m, n, k)
     }
 
@@ -308,7 +326,17 @@ impl<I: GemmIn> Gemm<F32, I> {
         m: u32,
         n: u32,
         k: u32,
-    ) -> Result<(), RuntimeError> {
+    ) -> Result<(), RuntimeError>
+    where
+        <I::Elem as DataType>::Host: Elem,
+    {
+        // A K that TMA cannot address (rows of A and B not 16-byte multiples): the product
+        // of copies padded with zeros.
+        if let Some(kp) = super::gemm_pad::padded_k(k, I::BYTES) {
+            super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
+            let (ap, bp) = super::gemm_pad::pad_k(gpu, self.cfg.layout, a, b, (m, n, k), kp)?;
+            return self.run_scaled(gpu, &ap, &bp, c, alpha, m, n, kp);
+        }
         let (a_map, b_map) = self.inputs(a, b, c.len(), alpha, (m, n, k))?;
         let launch = self.direct.persistent(gpu, &self.cfg, m, n);
         self.clear_timeline(gpu, &self.direct.probes)?;

@@ -82,7 +82,10 @@ impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
 /// `run` and `run_scaled` for C in `$o` (host elements `$host`), as [`Gemm`]'s.
 macro_rules! runs {
     ($($o:ty => $host:ty),*) => {$(
-        impl<I: GemmIn> AutoGemm<$o, I> {
+        impl<I: GemmIn> AutoGemm<$o, I>
+        where
+            <I::Elem as crate::types::DataType>::Host: super::Elem,
+        {
             /// [`Gemm::run`] with the configuration of this shape.
             #[allow(clippy::too_many_arguments)]
             pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<$host>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {

@@ -65,6 +65,7 @@ mod gemm;
 mod gemm_auto;
 mod gemm_check;
 mod gemm_mma;
+mod gemm_pad;
 mod gemm_tcgen05;
 mod gpu;
 mod launch;
