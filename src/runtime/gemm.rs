@@ -249,10 +249,9 @@ pub(super) fn k_major_map(k: u32, rows: u32, box_k: u32, box_rows: u32) -> Tiled
 impl<I: GemmIn> Gemm<Bf16, I> {
     /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n`, all row-major and densely packed (the
     /// buffers may be longer); with the [`Layout::NN`] configuration B is `k × n` and
-    /// `C = A·B`. Enqueued on the GPU's stream. Any K: one whose rows are not 16-byte
-    /// multiples runs on copies of A and B padded with zeros. `Err` for a shape the kernel
-    /// cannot handle ([`check_shape`]: an NN product whose N is not a multiple of 16 bytes'
-    /// worth of elements) or a buffer too short for it.
+    /// `C = A·B`. Enqueued on the GPU's stream. Any M, N, K ≥ 1: where rows of A or B are
+    /// not 16-byte multiples (K, or NN's N), the product runs on copies padded with zeros.
+    /// `Err` for a buffer too short for the shape, or a dimension past 2^31 - 1.
     #[allow(clippy::too_many_arguments)]
     pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<bf16>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError>
     where
@@ -279,9 +278,19 @@ impl<I: GemmIn> Gemm<Bf16, I> {
     where
         <I::Elem as DataType>::Host: Elem,
     {
+        // An NN B whose rows (N) TMA cannot address: a padded B, into a padded C.
+        if self.cfg.layout == Layout::NN {
+            if let Some(np) = super::gemm_pad::padded(n, I::BYTES) {
+                super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
+                let bp = super::gemm_pad::pad_n(gpu, b, (n, k), np)?;
+                let mut cp = gpu.zeros::<bf16>(m as usize * np as usize)?;
+                self.run_scaled(gpu, a, &bp, &mut cp, alpha, m, np, k)?;
+                return super::gemm_pad::copy_rows(gpu, &cp, np as usize, c, n as usize, n as usize, m as usize);
+            }
+        }
         // A K that TMA cannot address (rows of A and B not 16-byte multiples): the product
         // of copies padded with zeros.
-        if let Some(kp) = super::gemm_pad::padded_k(k, I::BYTES) {
+        if let Some(kp) = super::gemm_pad::padded(k, I::BYTES) {
             super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
             let (ap, bp) = super::gemm_pad::pad_k(gpu, self.cfg.layout, a, b, (m, n, k), kp)?;
             return self.run_scaled(gpu, &ap, &bp, c, alpha, m, n, kp);
@@ -330,9 +339,19 @@ impl<I: GemmIn> Gemm<F32, I> {
     where
         <I::Elem as DataType>::Host: Elem,
     {
+        // An NN B whose rows (N) TMA cannot address: a padded B, into a padded C.
+        if self.cfg.layout == Layout::NN {
+            if let Some(np) = super::gemm_pad::padded(n, I::BYTES) {
+                super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
+                let bp = super::gemm_pad::pad_n(gpu, b, (n, k), np)?;
+                let mut cp = gpu.zeros::<f32>(m as usize * np as usize)?;
+                self.run_scaled(gpu, a, &bp, &mut cp, alpha, m, np, k)?;
+                return super::gemm_pad::copy_rows(gpu, &cp, np as usize, c, n as usize, n as usize, m as usize);
+            }
+        }
         // A K that TMA cannot address (rows of A and B not 16-byte multiples): the product
         // of copies padded with zeros.
-        if let Some(kp) = super::gemm_pad::padded_k(k, I::BYTES) {
+        if let Some(kp) = super::gemm_pad::padded(k, I::BYTES) {
             super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
             let (ap, bp) = super::gemm_pad::pad_k(gpu, self.cfg.layout, a, b, (m, n, k), kp)?;
             return self.run_scaled(gpu, &ap, &bp, c, alpha, m, n, kp);

@@ -1,24 +1,26 @@
 //! Shapes TMA cannot address directly: rows of A and B must be 16-byte multiples, so a K
 //! that is not a multiple of 16 bytes' worth of elements (8 bf16, 16 FP8) is run on copies
 //! of A and B padded with zeros to the next multiple, which add nothing to the product.
-//! The copies are made on the GPU's stream (`cuMemcpy2DAsync`), and freed behind the
-//! launch in stream order.
+//! An NN product whose N is not such a multiple (the rows of its `k × n` B) runs the same
+//! way on a copy of B padded to the next multiple, into a padded C whose first N columns
+//! are copied out. The copies are made on the GPU's stream (`cuMemcpy2DAsync`), and freed
+//! behind the launch in stream order.
 
 use super::error::drv;
 use super::{CudaSlice, Gpu, RuntimeError};
 use crate::kernels::gemm::Layout;
 use cudarc::driver::{sys, DevicePtr, DevicePtrMut};
 
-/// The padded K for `k` elements of `bytes` each, where `k` is not a whole number of
-/// 16-byte units; `None` where it is.
-pub(super) fn padded_k(k: u32, bytes: u32) -> Option<u32> {
+/// The padded length of a row of `len` elements of `bytes` each, where it is not a whole
+/// number of 16-byte units; `None` where it is.
+pub(super) fn padded(len: u32, bytes: u32) -> Option<u32> {
     let align = 16 / bytes;
-    (k % align != 0).then(|| k.div_ceil(align) * align)
+    (len % align != 0).then(|| len.div_ceil(align) * align)
 }
 
 /// Copies `rows` rows of `width` elements from `src` (rows `src_pitch` elements apart) to
 /// `dst` (rows `dst_pitch` apart), on `gpu`'s stream.
-fn copy_rows<T>(
+pub(super) fn copy_rows<T>(
     gpu: &Gpu,
     src: &CudaSlice<T>,
     src_pitch: usize,
@@ -84,4 +86,12 @@ pub(super) fn pad_k<T: super::Elem>(
         Layout::NN => copy_rows(gpu, b, n, &mut bp, n, n, k)?,
     }
     Ok((ap, bp))
+}
+
+/// B of an NN product (`k × n`) with its rows padded from `n` to `np` elements with zeros.
+pub(super) fn pad_n<T: super::Elem>(gpu: &Gpu, b: &CudaSlice<T>, (n, k): (u32, u32), np: u32) -> Result<CudaSlice<T>, RuntimeError> {
+    let (n, k, np) = (n as usize, k as usize, np as usize);
+    let mut bp = gpu.zeros::<T>(k * np)?;
+    copy_rows(gpu, b, n, &mut bp, np, n, k)?;
+    Ok(bp)
 }
