@@ -13,7 +13,6 @@ use ptxkit::import::{parse::parse, print::print};
 use ptxkit::kernels::gemm::{gemm, gemm_staged, E4m3, GemmConfig};
 use ptxkit::prelude::*;
 use std::path::Path;
-use std::process::Command;
 
 /// The texts: (name, PTX).
 fn texts() -> Vec<(String, String)> {
@@ -140,22 +139,10 @@ $L__info_string0:
 }
 "#;
 
-/// ptxas `-arch target` of `text` into a cubin.
-fn cubin(px: &Path, text: &str, arch: &str, tag: &str) -> Result<Vec<u8>, String> {
-    let dir = std::env::temp_dir();
-    let (src, out) = (
-        dir.join(format!("ptxkit-import-{tag}-{}.ptx", std::process::id())),
-        dir.join(format!("ptxkit-import-{tag}-{}.cubin", std::process::id())),
-    );
-    std::fs::write(&src, text).unwrap();
-    let r = Command::new(px).args(["-arch", arch]).arg(&src).arg("-o").arg(&out).output().unwrap();
-    let bytes = std::fs::read(&out);
-    let _ = std::fs::remove_file(&src);
-    let _ = std::fs::remove_file(&out);
-    if !r.status.success() {
-        return Err(String::from_utf8_lossy(&r.stderr).into_owned());
-    }
-    Ok(bytes.unwrap())
+/// ptxas's cubin of `text` for `arch`.
+fn cubin(px: &Path, text: &str, arch: &str) -> Result<Vec<u8>, String> {
+    let target = Target::parse(arch).ok_or_else(|| format!("no target `{arch}`"))?;
+    ptxkit::ptxas::compile(px, text, target, &Default::default()).map(|c| c.cubin)
 }
 
 fn every_text_prints_back_to_itself() {
@@ -179,8 +166,8 @@ fn printed_text_assembles_to_the_same_cubin() {
     for (name, text) in texts() {
         let printed = print(&parse(&text).unwrap());
         let arch = text.lines().find_map(|l| l.trim().strip_prefix(".target ")).unwrap().split(',').next().unwrap().trim().to_string();
-        let a = cubin(&px, &text, &arch, "a").unwrap_or_else(|e| panic!("{name}: the original: {e}"));
-        let b = cubin(&px, &printed, &arch, "b").unwrap_or_else(|e| panic!("{name}: the printed text: {e}\n{printed}"));
+        let a = cubin(&px, &text, &arch).unwrap_or_else(|e| panic!("{name}: the original: {e}"));
+        let b = cubin(&px, &printed, &arch).unwrap_or_else(|e| panic!("{name}: the printed text: {e}\n{printed}"));
         if a == b {
             println!("{name}: {} bytes of cubin, identical", a.len());
             continue;

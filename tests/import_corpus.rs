@@ -16,7 +16,6 @@ mod common;
 use ptxkit::import::{parse::parse, print::print, resolve::coverage_of};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The corpus: (file, target, flags) from `MANIFEST.tsv`.
 fn corpus() -> (PathBuf, Vec<(String, String, String)>) {
@@ -38,26 +37,11 @@ fn corpus() -> (PathBuf, Vec<(String, String, String)>) {
     (dir, rows)
 }
 
-/// ptxas of `text` for `arch` (`-c` for a file of a separate-compilation build).
-fn assemble(px: &Path, text: &str, arch: &str, rdc: bool, tag: &str) -> Result<Vec<u8>, String> {
-    let dir = std::env::temp_dir();
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = format!("ptxkit-corpus-{}-{tag}-{}", std::process::id(), N.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    let (src, out) = (dir.join(format!("{n}.ptx")), dir.join(format!("{n}.cubin")));
-    std::fs::write(&src, text).unwrap();
-    let mut cmd = Command::new(px);
-    cmd.args(["-arch", arch]);
-    if rdc {
-        cmd.arg("-c");
-    }
-    let r = cmd.arg(&src).arg("-o").arg(&out).output().map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(&out);
-    let _ = std::fs::remove_file(&src);
-    let _ = std::fs::remove_file(&out);
-    if !r.status.success() {
-        return Err(String::from_utf8_lossy(&r.stderr).into_owned());
-    }
-    bytes.map_err(|e| e.to_string())
+/// ptxas's cubin of `text` for `arch` (`-c` for a file of a separate-compilation build).
+fn assemble(px: &Path, text: &str, arch: &str, rdc: bool) -> Result<Vec<u8>, String> {
+    let target = ptxkit::Target::parse(arch).ok_or_else(|| format!("no target `{arch}`"))?;
+    let opts = ptxkit::ptxas::CompileOptions { relocatable: rdc, ..Default::default() };
+    ptxkit::ptxas::compile(px, text, target, &opts).map(|c| c.cubin)
 }
 
 fn every_corpus_file_parses_and_prints_to_the_same_code() {
@@ -80,8 +64,8 @@ fn every_corpus_file_parses_and_prints_to_the_same_code() {
             return Err(format!("{file}: token {at} differs: {:?} against {:?}", ta.get(at), tb.get(at)));
         }
         let rdc = flags.contains("rdc");
-        let a = assemble(&px, &text, target, rdc, "a").map_err(|e| format!("{file}: the original: {e}"))?;
-        let b = assemble(&px, &printed, target, rdc, "b").map_err(|e| format!("{file}: the printed text: {e}"))?;
+        let a = assemble(&px, &text, target, rdc).map_err(|e| format!("{file}: the original: {e}"))?;
+        let b = assemble(&px, &printed, target, rdc).map_err(|e| format!("{file}: the printed text: {e}"))?;
         if a != b {
             let (ca, cb) = (common::code_sections(&a), common::code_sections(&b));
             if ca != cb {

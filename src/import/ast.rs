@@ -20,6 +20,20 @@ pub struct File {
 impl File {
     /// Every instruction of every body, in order (nested blocks included).
     pub fn instructions(&self) -> Vec<&Instruction> {
+        self.items
+            .iter()
+            .flat_map(|item| match item {
+                Item::Function(f) => f.instructions(),
+                _ => Vec::new(),
+            })
+            .collect()
+    }
+}
+
+impl Function {
+    /// The instructions of the body, in order (nested blocks included); none for a
+    /// declaration.
+    pub fn instructions(&self) -> Vec<&Instruction> {
         fn walk<'a>(body: &'a [Stmt], out: &mut Vec<&'a Instruction>) {
             for s in body {
                 match s {
@@ -30,11 +44,7 @@ impl File {
             }
         }
         let mut out = Vec::new();
-        for item in &self.items {
-            if let Item::Function(Function { body: Some(b), .. }) = item {
-                walk(b, &mut out);
-            }
-        }
+        walk(self.body.as_deref().unwrap_or(&[]), &mut out);
         out
     }
 }

@@ -27,8 +27,6 @@ pub struct Compiled {
     pub cubin: Vec<u8>,
     /// Per kernel: registers, spills, stack, shared memory, and the warnings and advisories.
     pub report: Report,
-    /// ptxas's release, as `ptxas --version` prints it (`13.0.88`).
-    pub ptxas_version: String,
 }
 
 /// Assembles `ptx` for `target` with `ptxas` into a cubin. `Err` carries ptxas's messages
@@ -68,7 +66,7 @@ pub fn compile(ptxas: &Path, ptx: &str, target: Target, opts: &CompileOptions) -
         return Err(msg);
     }
     let lines: Vec<String> = msg.lines().map(str::to_string).collect();
-    Ok(Compiled { cubin: cubin.map_err(|e| format!("reading ptxas's cubin: {e}"))?, report: parse(&lines), ptxas_version: version(ptxas)? })
+    Ok(Compiled { cubin: cubin.map_err(|e| format!("reading ptxas's cubin: {e}"))?, report: parse(&lines) })
 }
 
 /// The release of `ptxas` (`13.0.88`), from `ptxas --version`.

@@ -64,9 +64,7 @@ pub enum Mode {
 /// the C75xx messages about the wgmma pipeline (a wait it injected, a pipeline it
 /// serialised). [`check_clean`] treats any of them as a failure.
 pub fn check(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<Vec<String>, String> {
-    let dir = std::env::temp_dir();
-    let n = std::process::id() as u64 * 1_000_003 + COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let file = dir.join(format!("ptxkit-{n}.ptx"));
+    let file = scratch_file("ptx");
     std::fs::write(&file, ptx).map_err(|e| format!("writing {}: {e}", file.display()))?;
     let arch = match mode {
         Mode::Assemble => target.to_string(),
@@ -90,9 +88,7 @@ pub fn check(ptxas: &Path, ptx: &str, target: Target, mode: Mode) -> Result<Vec<
 /// resource report per function: registers, stack, spill stores and loads; and any
 /// warning), `Err` its messages when it refused the text.
 pub fn resources(ptxas: &Path, ptx: &str, target: Target) -> Result<Vec<String>, String> {
-    let dir = std::env::temp_dir();
-    let n = std::process::id() as u64 * 1_000_003 + COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let file = dir.join(format!("ptxkit-{n}.ptx"));
+    let file = scratch_file("ptx");
     std::fs::write(&file, ptx).map_err(|e| format!("writing {}: {e}", file.display()))?;
     let out = Command::new(ptxas)
         .arg("-v")

@@ -278,22 +278,12 @@ impl<I: GemmIn> Gemm<Bf16, I> {
     where
         <I::Elem as DataType>::Host: Elem,
     {
-        // An NN B whose rows (N) TMA cannot address: a padded B, into a padded C.
-        if self.cfg.layout == Layout::NN {
-            if let Some(np) = super::gemm_pad::padded(n, I::BYTES) {
-                super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
-                let bp = super::gemm_pad::pad_n(gpu, b, (n, k), np)?;
-                let mut cp = gpu.zeros::<bf16>(m as usize * np as usize)?;
-                self.run_scaled(gpu, a, &bp, &mut cp, alpha, m, np, k)?;
-                return super::gemm_pad::copy_rows(gpu, &cp, np as usize, c, n as usize, n as usize, m as usize);
-            }
-        }
-        // A K that TMA cannot address (rows of A and B not 16-byte multiples): the product
-        // of copies padded with zeros.
-        if let Some(kp) = super::gemm_pad::padded(k, I::BYTES) {
-            super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
-            let (ap, bp) = super::gemm_pad::pad_k(gpu, self.cfg.layout, a, b, (m, n, k), kp)?;
-            return self.run_scaled(gpu, &ap, &bp, c, alpha, m, n, kp);
+        // Rows of A or B that TMA cannot address (K, or NN's N): copies padded with zeros.
+        let padded = super::gemm_pad::run_padded(gpu, self.cfg.layout, I::BYTES, (a, b, c), (m, n, k), |a, b, c, (m, n, k)| {
+            self.run_scaled(gpu, a, b, c, alpha, m, n, k)
+        });
+        if let Some(done) = padded {
+            return done;
         }
         let (a_map, b_map) = self.inputs(a, b, c.len(), alpha, (m, n, k))?;
         match &self.staged {
@@ -339,22 +329,12 @@ impl<I: GemmIn> Gemm<F32, I> {
     where
         <I::Elem as DataType>::Host: Elem,
     {
-        // An NN B whose rows (N) TMA cannot address: a padded B, into a padded C.
-        if self.cfg.layout == Layout::NN {
-            if let Some(np) = super::gemm_pad::padded(n, I::BYTES) {
-                super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
-                let bp = super::gemm_pad::pad_n(gpu, b, (n, k), np)?;
-                let mut cp = gpu.zeros::<f32>(m as usize * np as usize)?;
-                self.run_scaled(gpu, a, &bp, &mut cp, alpha, m, np, k)?;
-                return super::gemm_pad::copy_rows(gpu, &cp, np as usize, c, n as usize, n as usize, m as usize);
-            }
-        }
-        // A K that TMA cannot address (rows of A and B not 16-byte multiples): the product
-        // of copies padded with zeros.
-        if let Some(kp) = super::gemm_pad::padded(k, I::BYTES) {
-            super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
-            let (ap, bp) = super::gemm_pad::pad_k(gpu, self.cfg.layout, a, b, (m, n, k), kp)?;
-            return self.run_scaled(gpu, &ap, &bp, c, alpha, m, n, kp);
+        // Rows of A or B that TMA cannot address (K, or NN's N): copies padded with zeros.
+        let padded = super::gemm_pad::run_padded(gpu, self.cfg.layout, I::BYTES, (a, b, c), (m, n, k), |a, b, c, (m, n, k)| {
+            self.run_scaled(gpu, a, b, c, alpha, m, n, k)
+        });
+        if let Some(done) = padded {
+            return done;
         }
         let (a_map, b_map) = self.inputs(a, b, c.len(), alpha, (m, n, k))?;
         let launch = self.direct.persistent(gpu, &self.cfg, m, n);

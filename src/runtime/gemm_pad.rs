@@ -20,7 +20,7 @@ pub(super) fn padded(len: u32, bytes: u32) -> Option<u32> {
 
 /// Copies `rows` rows of `width` elements from `src` (rows `src_pitch` elements apart) to
 /// `dst` (rows `dst_pitch` apart), on `gpu`'s stream.
-pub(super) fn copy_rows<T>(
+fn copy_rows<T>(
     gpu: &Gpu,
     src: &CudaSlice<T>,
     src_pitch: usize,
@@ -69,7 +69,7 @@ pub(super) fn copy_rows<T>(
 /// A and B with K padded from `k` to `kp` with zeros: A `m × kp`; B `n × kp` (TN) or
 /// `kp × n` (NN), the rows past K zero.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-pub(super) fn pad_k<T: super::Elem>(
+fn pad_k<T: super::Elem>(
     gpu: &Gpu,
     layout: Layout,
     a: &CudaSlice<T>,
@@ -89,9 +89,43 @@ pub(super) fn pad_k<T: super::Elem>(
 }
 
 /// B of an NN product (`k × n`) with its rows padded from `n` to `np` elements with zeros.
-pub(super) fn pad_n<T: super::Elem>(gpu: &Gpu, b: &CudaSlice<T>, (n, k): (u32, u32), np: u32) -> Result<CudaSlice<T>, RuntimeError> {
+fn pad_n<T: super::Elem>(gpu: &Gpu, b: &CudaSlice<T>, (n, k): (u32, u32), np: u32) -> Result<CudaSlice<T>, RuntimeError> {
     let (n, k, np) = (n as usize, k as usize, np as usize);
     let mut bp = gpu.zeros::<T>(k * np)?;
     copy_rows(gpu, b, n, &mut bp, np, n, k)?;
     Ok(bp)
+}
+
+/// `run` on copies padded where the shape needs them, or `None` where it needs none: an NN
+/// product whose N is not a whole number of 16-byte units on a padded B, into a padded C
+/// whose first N columns are copied out to `c`; a K that is not, on A and B padded along K.
+/// `run` takes A, B, C and the padded shape; the NN case leaves K as it is, for `run` (the
+/// GEMM itself) to pad in turn.
+#[allow(clippy::type_complexity)]
+pub(super) fn run_padded<T: super::Elem, C: super::Elem>(
+    gpu: &Gpu,
+    layout: Layout,
+    bytes: u32,
+    (a, b, c): (&CudaSlice<T>, &CudaSlice<T>, &mut CudaSlice<C>),
+    (m, n, k): (u32, u32, u32),
+    run: impl FnOnce(&CudaSlice<T>, &CudaSlice<T>, &mut CudaSlice<C>, (u32, u32, u32)) -> Result<(), RuntimeError>,
+) -> Option<Result<(), RuntimeError>> {
+    let np = padded(n, bytes).filter(|_| layout == Layout::NN);
+    let kp = padded(k, bytes);
+    let lengths = [a.len(), b.len(), c.len()];
+    match (np, kp) {
+        (None, None) => None,
+        (Some(np), _) => Some((|| {
+            super::gemm_check::check_lengths(lengths, (m, n, k))?;
+            let bp = pad_n(gpu, b, (n, k), np)?;
+            let mut cp = gpu.zeros::<C>(m as usize * np as usize)?;
+            run(a, &bp, &mut cp, (m, np, k))?;
+            copy_rows(gpu, &cp, np as usize, c, n as usize, n as usize, m as usize)
+        })()),
+        (None, Some(kp)) => Some((|| {
+            super::gemm_check::check_lengths(lengths, (m, n, k))?;
+            let (ap, bp) = pad_k(gpu, layout, a, b, (m, n, k), kp)?;
+            run(&ap, &bp, c, (m, n, kp))
+        })()),
+    }
 }

@@ -69,7 +69,7 @@ fn cubins_load_like_ptx(gpu: Gpu) {
     println!(
         "cubins_load_like_ptx: {} bytes of cubin from ptxas {}; a newer ISA: {}",
         c.cubin.len(),
-        c.ptxas_version,
+        ptxkit::ptxas::version(&px).unwrap(),
         e.to_string().lines().next().unwrap()
     );
 }

@@ -91,23 +91,12 @@ fn resolve_as(d: &'static FormDesc) -> Option<Resolved> {
 /// The functions of `files`: each one's declarations and instructions (nested blocks
 /// included), in order.
 pub fn functions<'a>(files: impl IntoIterator<Item = &'a File>) -> Vec<(Decls, Vec<&'a Instruction>)> {
-    fn walk<'b>(body: &'b [Stmt], out: &mut Vec<&'b Instruction>) {
-        for s in body {
-            match s {
-                Stmt::Ins(i) => out.push(i),
-                Stmt::Block(b, _) => walk(b, out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for f in files {
-        for item in &f.items {
-            let Item::Function(func) = item else { continue };
-            let mut ins = Vec::new();
-            walk(func.body.as_deref().unwrap_or(&[]), &mut ins);
-            out.push((Decls::of(func), ins));
-        }
-    }
-    out
+    files
+        .into_iter()
+        .flat_map(|f| &f.items)
+        .filter_map(|item| match item {
+            Item::Function(func) => Some((Decls::of(func), func.instructions())),
+            _ => None,
+        })
+        .collect()
 }
