@@ -184,6 +184,74 @@ fn printed_text_assembles_to_the_same_cubin() {
     }
 }
 
+/// `Module::from_ptx` of every text, printed by `Module::to_ptx`, assembles to the same
+/// code: every instruction went through the builder's IR as its typed form.
+fn every_text_imports_to_a_module_of_the_same_cubin() {
+    let px = common::ptxas("every_text_imports_to_a_module_of_the_same_cubin");
+    for (name, text) in texts() {
+        let m = Module::from_ptx(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let printed = m.to_ptx().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let arch = m.target().to_string();
+        let a = cubin(&px, &text, &arch).unwrap_or_else(|e| panic!("{name}: the original: {e}"));
+        let b = cubin(&px, &printed, &arch).unwrap_or_else(|e| panic!("{name}: the module's text: {e}\n{printed}"));
+        let (ca, cb) = (common::code_sections(&a), common::code_sections(&b));
+        assert!(ca == cb, "{name}: the code differs");
+        let forms: usize = m.bodies().iter().map(|b| m.body(b).unwrap().instruction_forms().count()).sum();
+        let tree = parse(&text).unwrap();
+        let calls = tree.instructions().iter().filter(|i| i.chain[0] == "call").count();
+        assert_eq!(forms + calls, tree.instructions().len(), "{name}: every instruction but the calls has its form");
+        println!("{name}: {} bodies, {forms} typed instructions and {calls} calls; the same code", m.bodies().len());
+    }
+}
+
+/// An imported module takes kernels from the builder, refuses a name it defines, and gives
+/// one up to be replaced; what it cannot hold is refused with its place.
+fn an_imported_module_is_edited_and_bad_text_is_refused() {
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry twice(.param .u64 p)\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n\
+        ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\n\
+        ld.global.u32 %r1, [%rd2];\nshl.b32 %r2, %r1, 1;\nst.global.u32 [%rd2], %r2;\nret;\n}\n";
+    let mut m = Module::from_ptx(text).unwrap();
+    assert_eq!(m.bodies(), ["twice"]);
+    let forms: Vec<&str> = m.body("twice").unwrap().instruction_forms().map(|f| f.chain).collect();
+    assert_eq!(forms, ["ld.param.u64", "cvta.to.global.u64", "ld.global.u32", "shl.b32", "st.global.u32", "ret"]);
+    // (A failed kernel leaves a module with no text: the refusal is tried on a copy.)
+    let mut copy = Module::from_ptx(text).unwrap();
+    assert!(matches!(copy.kernel("twice", |_, (): ()| {}), Err(ptxkit::Error::DuplicateSymbol { .. })));
+    // Replaced by a builder kernel of the same name.
+    assert!(m.remove("twice") && !m.remove("twice"));
+    m.kernel("twice", |k, (x,): (GlobalPtr<U32>,)| {
+        let v = ptx!(k, "ld.global.u32", x.at(0u32));
+        let t = ptx!(k, "add.u32", v, v);
+        ptx!(k, "st.global.u32", x.at(0u32), t);
+    })
+    .unwrap();
+    let out = m.to_ptx().unwrap();
+    assert!(out.contains("add.u32") && !out.contains("shl.b32"), "{out}");
+    assert!(out.contains(".version 8.0"), "the text's version is kept: {out}");
+
+    let err = |t: &str| Module::from_ptx(t).err().map(|e| e.to_string()).unwrap_or_else(|| panic!("accepted:\n{t}"));
+    let head = ".version 8.0\n.target sm_80\n.address_size 64\n";
+    let e = err(&format!("{head}.entry k() {{\n.reg .b32 %r<2>;\nfrobnicate.u32 %r1, %r1;\nret;\n}}"));
+    assert!(e.starts_with("line 6, column 1:") && e.contains("frobnicate.u32"), "{e}");
+    let e = err(".version 8.0\n.target sm_80\n.address_size 32\n");
+    assert!(e.contains("line 3, column 1") && e.contains(".address_size 32"), "{e}");
+    let e = err(".version 8.0\n.target sm_42\n");
+    assert!(e.contains("`sm_42`"), "{e}");
+    let e = err(&format!("{head}.entry k() {{\n.reg .b32 %r<2>;\n@%r1 bra L;\nL:\nret;\n}}"));
+    assert!(e.contains("line 6, column 1") && e.contains("`%r1` is not a register declared `.pred`"), "{e}");
+    // The module's checks: an instruction the target lacks, a version too old for one.
+    let wgmma = "{\n.reg .pred %p<2>;\nelect.sync %r1|%p1, -1;\nret;\n}";
+    let e = err(&format!("{head}.entry k() {wgmma}").replace(".reg .pred", ".reg .b32 %r<2>;\n.reg .pred"));
+    assert!(e.contains("elect.sync") && e.contains("sm_80"), "{e}");
+    let late = format!("{head}.entry k() {{\n.reg .b32 %r<4>;\nst.async.mbarrier::complete_tx::bytes.b32 [%r1], %r2, [%r3];\nret;\n}}")
+        .replace("sm_80", "sm_90");
+    let e = Module::from_ptx(&late).unwrap().to_ptx().unwrap_err().to_string();
+    assert!(e.contains("st.async") && e.contains("8.1") && e.contains("8.0"), "{e}");
+    let e = err(&format!("{head}.entry k() {{\nret;\n}}\n.entry k() {{\nret;\n}}"));
+    assert!(e.contains("`k`"), "{e}");
+}
+
 fn malformed_text_is_refused_with_its_place() {
     let cases: &[(&str, (u32, u32), &str)] = &[
         (
@@ -269,6 +337,8 @@ fn main() {
     common::harness::main(&[&[
         host!(every_text_prints_back_to_itself),
         host!(printed_text_assembles_to_the_same_cubin),
+        host!(every_text_imports_to_a_module_of_the_same_cubin),
+        host!(an_imported_module_is_edited_and_bad_text_is_refused),
         host!(malformed_text_is_refused_with_its_place),
         host!(mutated_text_never_panics),
     ]]);

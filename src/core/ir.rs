@@ -9,13 +9,16 @@ use std::sync::Arc;
 // (At 10^6 instructions the builder's time is mostly page faults on its memory.)
 const _: () = assert!(std::mem::size_of::<Opnd>() == 12 && std::mem::size_of::<Stmt>() == 16);
 
-/// Which name space a register lives in: ordinary body registers, `.func` parameters
-/// or `.func` return values.
+/// Which name space a register lives in: ordinary body registers, `.func` parameters,
+/// `.func` return values, or registers of imported text, which keep the name they were
+/// declared with (`Module::from_ptx`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RegSpace {
     Body,
     FuncParam,
     FuncRet,
+    /// The index is the interned name (`crate::core::names`).
+    Named,
 }
 
 /// A register as the IR sees it: class, name space and index packed in 32 bits.
@@ -32,20 +35,32 @@ impl RegRef {
         RegClass::ALL[(self.0 & 7) as usize]
     }
     pub fn space(self) -> RegSpace {
-        [RegSpace::Body, RegSpace::FuncParam, RegSpace::FuncRet][(self.0 >> 3 & 3) as usize]
+        [RegSpace::Body, RegSpace::FuncParam, RegSpace::FuncRet, RegSpace::Named][(self.0 >> 3 & 3) as usize]
     }
     pub fn idx(self) -> u32 {
         self.0 >> 5
     }
     /// The register's name before its index: the space's prefix (none for a body register,
     /// `%pa` for a function parameter, `%rv` for a return value) and the class's (`%r`,
-    /// `_rd`, ...): `%r7`, `%pa_r1`, `%rv_rd0`.
+    /// `_rd`, ...): `%r7`, `%pa_r1`, `%rv_rd0`. A named register has no prefix: see
+    /// [`RegRef::name`].
     pub fn prefix(self) -> (&'static str, &'static str) {
         let class = self.class().prefix();
         match self.space() {
             RegSpace::Body => ("", class),
             RegSpace::FuncParam => ("%pa", &class[1..]),
             RegSpace::FuncRet => ("%rv", &class[1..]),
+            RegSpace::Named => ("", ""),
+        }
+    }
+    /// The register's name as PTX writes it: `%r7`, `%pa_r1`, or an imported name.
+    pub fn name(self) -> String {
+        match self.space() {
+            RegSpace::Named => super::names::sym_name(self.idx()).to_string(),
+            _ => {
+                let (space, class) = self.prefix();
+                format!("{space}{class}{}", self.idx())
+            }
         }
     }
 }
@@ -97,6 +112,11 @@ pub enum Opnd {
     Addr(RegRef, i32),
     /// `[symbol+off]`, the symbol interned
     SymAddr(u32, i32),
+    /// `[reg+0]`: a zero offset written out, as imported text has it. ptxas without
+    /// optimisation (`-G`) assembles it as an add where `[reg]` is a move.
+    AddrZero(RegRef),
+    /// `[symbol+0]` (see [`Opnd::AddrZero`]).
+    SymAddrZero(u32),
     /// An interned name printed verbatim: a symbol used as a value (`mov.u64 %rd1, table;`)
     /// or a special register (`%tid.x`).
     Sym(u32),
@@ -233,4 +253,7 @@ pub enum Stmt {
     /// Unchecked text from the escape hatch, printed verbatim with a `;` (a guard in scope
     /// is already written into it): the index of the body's text.
     Raw(u32),
+    /// A line of imported text kept as written (a declaration, a directive, a block's
+    /// brace, a call of the `.param` ABI), printed as it is: the index of the body's text.
+    Text(u32),
 }

@@ -207,6 +207,9 @@ pub struct Kernel {
     /// Whether the instruction whose operands are being lowered takes a special register
     /// as an operand (`mov`, `cvt`); other instructions get it read into a register first.
     pub(crate) sreg_direct: bool,
+    /// The signature of an imported body (linkage, kind, name, parameters, directives), as
+    /// written: printed instead of the one the builder composes.
+    pub(crate) header: Option<Box<str>>,
 }
 
 thread_local! {
@@ -304,12 +307,21 @@ impl Kernel {
             loc_override: None,
             probes: Default::default(),
             sreg_direct: true,
+            header: None,
         }
     }
 
     /// The kernel or function name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The typed forms of the body's instructions, in order (calls and text lines aside).
+    pub fn instruction_forms(&self) -> impl Iterator<Item = &'static FormDesc> + '_ {
+        self.stmts.iter().filter_map(|s| match s {
+            Stmt::Ins { form, .. } => Some(self.forms[*form as usize]),
+            _ => None,
+        })
     }
 
     /// Number of instructions so far (labels and comments not counted).
@@ -516,14 +528,17 @@ impl Kernel {
                 self.invalid(format!("raw text `{text}` has a guard of its own inside a guarded scope"));
                 return;
             }
-            Some((r, neg)) => {
-                let (space, class) = r.prefix();
-                format!("{}{space}{class}{} {text}", if neg { "@!" } else { "@" }, r.idx())
-            }
+            Some((r, neg)) => format!("{}{} {text}", if neg { "@!" } else { "@" }, r.name()),
         };
         self.stmts.push(Stmt::Raw(self.texts.len() as u32));
         self.texts.push(text.into());
         self.count += 1;
+    }
+
+    /// A line of imported text, printed as it is (see [`Stmt::Text`]).
+    pub(crate) fn push_text(&mut self, text: String) {
+        self.stmts.push(Stmt::Text(self.texts.len() as u32));
+        self.texts.push(text.into());
     }
 
     /// `//` comment lines, one per line of `text` (any line break, `\r` and Unicode ones

@@ -30,6 +30,9 @@ pub struct Module {
     pub(crate) failed: Option<Error>,
     /// Whether bodies built from now on record the Rust source line of each instruction.
     pub(crate) line_info: bool,
+    /// Options of `.target` after the target and the texturing mode, kept from imported
+    /// text (`debug`, `map_f64_to_f32`).
+    pub(crate) target_options: Vec<String>,
 }
 
 impl Module {
@@ -45,6 +48,7 @@ impl Module {
             tex_mode: TexMode::Unified,
             failed: None,
             line_info: false,
+            target_options: Vec::new(),
         }
     }
 
@@ -118,6 +122,49 @@ impl Module {
         }
         self.names.push(name.to_string());
         Ok(())
+    }
+
+    /// Records a name that imported text defines (already checked by ptxas's rules, which
+    /// admit names the builder's own do not, such as `$str`); a second definition is an error.
+    pub(crate) fn claim_imported(&mut self, name: &str) -> Result<(), Error> {
+        if self.names.iter().any(|n| n == name) {
+            return Err(Error::DuplicateSymbol { name: name.to_string() });
+        }
+        self.names.push(name.to_string());
+        Ok(())
+    }
+
+    /// Takes the kernel or function `name` out of the module (to define it anew with the
+    /// builder, say); false when the module has none.
+    pub fn remove(&mut self, name: &str) -> bool {
+        let before = self.items.len();
+        self.items.retain(|i| match i {
+            Item::Body(k) => &*k.name != name,
+            Item::Var(_) => true,
+        });
+        let removed = self.items.len() < before;
+        if removed {
+            self.unclaim(name);
+        }
+        removed
+    }
+
+    /// The names of the module's kernels and functions with bodies, in order.
+    pub fn bodies(&self) -> Vec<&str> {
+        self.items.iter().filter_map(|i| if let Item::Body(k) = i { Some(&*k.name) } else { None }).collect()
+    }
+
+    /// The kernel or function `name`, to read its statements.
+    pub fn body(&self, name: &str) -> Option<&Kernel> {
+        self.items.iter().find_map(|i| match i {
+            Item::Body(k) if &*k.name == name => Some(k),
+            _ => None,
+        })
+    }
+
+    /// Frees a name (of a body taken out of the module).
+    pub(crate) fn unclaim(&mut self, name: &str) {
+        self.names.retain(|n| n != name);
     }
 
     /// Adds a finished body (a kernel or a function named `name`), or records why it could

@@ -17,24 +17,29 @@ use std::fmt::Write;
 /// ```
 pub fn print(f: &File) -> String {
     let mut out = String::new();
-    for item in &f.items {
-        match item {
-            Item::Version(v, _) => _ = writeln!(out, ".version {v}"),
-            Item::Target(t, _) => _ = writeln!(out, ".target {}", t.join(", ")),
-            Item::AddressSize(n, _) => _ = writeln!(out, ".address_size {n}"),
-            Item::Directive(d) => _ = writeln!(out, "{}", directive(d)),
-            Item::Var(v) => _ = writeln!(out, "{};", var(v)),
-            Item::Function(func) => function(&mut out, func),
-            Item::Section(s) => {
-                _ = writeln!(out, ".section {}\n{{", s.name);
-                for l in &s.lines {
-                    _ = writeln!(out, "\t{l}");
-                }
-                out.push_str("}\n");
-            }
-        }
+    for i in &f.items {
+        item(&mut out, i);
     }
     out
+}
+
+/// One module-level item, with its line break (a function with a blank line before it).
+pub fn item(out: &mut String, item: &Item) {
+    match item {
+        Item::Version(v, _) => _ = writeln!(out, ".version {v}"),
+        Item::Target(t, _) => _ = writeln!(out, ".target {}", t.join(", ")),
+        Item::AddressSize(n, _) => _ = writeln!(out, ".address_size {n}"),
+        Item::Directive(d) => _ = writeln!(out, "{}", directive(d)),
+        Item::Var(v) => _ = writeln!(out, "{};", var(v)),
+        Item::Function(func) => function(out, func),
+        Item::Section(s) => {
+            _ = writeln!(out, ".section {}\n{{", s.name);
+            for l in &s.lines {
+                _ = writeln!(out, "\t{l}");
+            }
+            out.push_str("}\n");
+        }
+    }
 }
 
 /// A directive statement: its words, then `;` except after `.file` and `.loc` (which end
@@ -113,6 +118,22 @@ fn init(s: &mut String, i: &Init) {
 
 fn function(out: &mut String, f: &Function) {
     out.push('\n');
+    header(out, f);
+    match &f.body {
+        None => out.push_str(";\n"),
+        Some(b) => {
+            out.push_str("{\n");
+            for s in b {
+                stmt(out, s, 1);
+            }
+            out.push_str("}\n");
+        }
+    }
+}
+
+/// A function's signature, each line ended: linkage, `.entry`/`.func`, return parameters,
+/// name, parameters, then its directives (`.maxntid 128, 1, 1`), one per line.
+pub fn header(out: &mut String, f: &Function) {
     for l in &f.linkage {
         _ = write!(out, "{l} ");
     }
@@ -132,14 +153,6 @@ fn function(out: &mut String, f: &Function) {
     for d in &f.directives {
         _ = writeln!(out, "{}", words(d));
     }
-    match &f.body {
-        None => out.push_str(";\n"),
-        Some(b) => {
-            out.push_str("{\n");
-            stmts(out, b, 1);
-            out.push_str("}\n");
-        }
-    }
 }
 
 fn params(out: &mut String, p: &[VarDecl]) {
@@ -155,35 +168,37 @@ fn params(out: &mut String, p: &[VarDecl]) {
     out.push(')');
 }
 
-fn stmts(out: &mut String, body: &[Stmt], depth: usize) {
-    let tabs = "\t".repeat(depth);
-    for s in body {
-        match s {
-            Stmt::Label(l, _) => _ = writeln!(out, "{l}:"),
-            Stmt::Decl(v) => _ = writeln!(out, "{tabs}{};", var(v)),
-            Stmt::Directive(d) => _ = writeln!(out, "{tabs}{}", directive(d)),
-            Stmt::Block(b, _) => {
-                _ = writeln!(out, "{tabs}{{");
-                stmts(out, b, depth + 1);
-                _ = writeln!(out, "{tabs}}}");
+/// One statement of a body, indented by `depth` tabs (labels are not), with its line
+/// break; a block with its statements.
+pub fn stmt(out: &mut String, s: &Stmt, depth: usize) {
+    let tabs = &"\t\t\t\t\t\t\t\t"[..depth.min(8)];
+    match s {
+        Stmt::Label(l, _) => _ = writeln!(out, "{l}:"),
+        Stmt::Decl(v) => _ = writeln!(out, "{tabs}{};", var(v)),
+        Stmt::Directive(d) => _ = writeln!(out, "{tabs}{}", directive(d)),
+        Stmt::Block(b, _) => {
+            _ = writeln!(out, "{tabs}{{");
+            for s in b {
+                stmt(out, s, depth + 1);
             }
-            Stmt::BranchTargets { label, targets, .. } => _ = writeln!(out, "{label}: .branchtargets {};", targets.join(", ")),
-            Stmt::CallTargets { label, targets, .. } => _ = writeln!(out, "{label}: .calltargets {};", targets.join(", ")),
-            Stmt::CallPrototype { label, words, .. } => {
-                let mut s = format!("{label}: .callprototype");
-                for w in words {
-                    if w != "," && w != ")" && !s.ends_with('(') {
-                        s.push(' ');
-                    }
-                    s.push_str(w);
+            _ = writeln!(out, "{tabs}}}");
+        }
+        Stmt::BranchTargets { label, targets, .. } => _ = writeln!(out, "{label}: .branchtargets {};", targets.join(", ")),
+        Stmt::CallTargets { label, targets, .. } => _ = writeln!(out, "{label}: .calltargets {};", targets.join(", ")),
+        Stmt::CallPrototype { label, words, .. } => {
+            let mut s = format!("{label}: .callprototype");
+            for w in words {
+                if w != "," && w != ")" && !s.ends_with('(') {
+                    s.push(' ');
                 }
-                _ = writeln!(out, "{s};");
+                s.push_str(w);
             }
-            Stmt::Ins(i) => {
-                out.push_str(&tabs);
-                instruction(out, i);
-                out.push('\n');
-            }
+            _ = writeln!(out, "{s};");
+        }
+        Stmt::Ins(i) => {
+            out.push_str(tabs);
+            instruction(out, i);
+            out.push('\n');
         }
     }
 }

@@ -242,6 +242,8 @@ fn address_ptr<T: VecElem, S: StateSpace, A: Address<Space = S, Elem = T>>(k: &m
     match <A as Operand<Addr<S, T>>>::lower(addr, k) {
         Opnd::Addr(r, off) => Some(Ptr::from_ref(r, k.id).byte_offset(off as i64)),
         Opnd::SymAddr(s, off) => Some(Ptr::from_sym(s, k.id).byte_offset(off as i64)),
+        Opnd::AddrZero(r) => Some(Ptr::from_ref(r, k.id)),
+        Opnd::SymAddrZero(s) => Some(Ptr::from_sym(s, k.id)),
         _ => None,
     }
 }
