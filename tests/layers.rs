@@ -15,7 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("kernels", &["core", "types", "ops", "regs", "builder", "intrinsics", "descriptors", "prelude"]),
     ("ptxas", &["core", "types", "ops", "regs", "builder"]),
     ("trace", &["intrinsics"]),
-    ("import", &["core", "ops"]),
+    ("import", &["core", "ops", "regs"]),
     ("runtime", &["core", "types", "ops", "regs", "builder", "intrinsics", "kernels", "descriptors", "trace", "prelude"]),
     ("reference", &[]),
 ];

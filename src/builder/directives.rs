@@ -29,6 +29,23 @@ impl Kernel {
         }
         ok
     }
+    /// A `.loc` line of another source, for code generated from it (as a compiler writes
+    /// it): `text` is what follows `.loc`, `1 12 3`, or with inlining, `1 13 5,
+    /// function_name $L__info_string0, inlined_at 1 12 3`. Its file number names a `.file`
+    /// line of the module ([`Module::raw`](crate::Module::raw)). Not with the module's own
+    /// line info, whose `.loc` lines name the Rust source.
+    #[track_caller]
+    pub fn loc(&mut self, text: &str) {
+        let ok = text.split([' ', ',']).next().is_some_and(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+            && !text.contains(['\n', '\r', ';', '{', '}']);
+        if !ok {
+            self.invalid(format!("`.loc {text}`: a .loc line is a file number, a line and a column, and what may follow them on one line"));
+        } else if self.line_info {
+            self.invalid("`.loc` lines of another source need the module's line info off".into());
+        } else {
+            self.push_text(format!("\t.loc {text}"));
+        }
+    }
     /// `.maxntid x, y, z`
     #[track_caller]
     pub fn maxntid(&mut self, x: u32, y: u32, z: u32) {

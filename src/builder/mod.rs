@@ -20,7 +20,7 @@ pub use calls::{Abi, FuncPtr, FuncRef};
 pub use control::{LoopBound, LoopIndex, LoopLabels};
 pub use module::{InitValue, KernelRef, Var};
 pub use param_bytes::ParamBytes;
-pub use params::{FuncValues, KernelParam, KernelParams, ScalarParam};
+pub use params::{FuncValues, KernelParam, KernelParams, PointerParam, ScalarParam};
 pub use stack::AllocaLen;
 pub use tensor_map::{TensorElem, TensorMap, TileRank};
 pub use textures::{AddressMode, FilterMode, SamplerState};

@@ -170,6 +170,48 @@ impl Module {
         Ok(Var { name: name.into(), module: self.id, _t: std::marker::PhantomData })
     }
 
+    /// Module-scope PTX text, printed as written: a variable of a shape the typed calls lack
+    /// (an initialiser of addresses, a texture reference), an external function's
+    /// declaration, a `.file` line. The module's escape hatch, as [`Kernel::raw`] is a
+    /// body's: nothing in it is checked. `defines` names the symbols it declares, which
+    /// then belong to the module ([`Module::symbol`] hands out pointers to them).
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    /// let mut m = Module::new(Target::SM_80);
+    /// m.raw(".global .align 8 .u64 table[2] = {generic(table), 0};", &["table"])?;
+    /// let table: Ptr<ptxkit::ops::m::Global, U64> = m.symbol("table")?;
+    /// m.kernel("k", |k, (): ()| {
+    ///     let v = ptx!(k, "ld.global.u64", table.offset(1));
+    ///     ptx!(k, "st.global.u64", table, v);
+    /// })?;
+    /// assert!(m.to_ptx()?.contains("[table+8]"));
+    /// assert!(m.symbol::<ptxkit::ops::m::Global, U64>("nothing").is_err());
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn raw(&mut self, text: &str, defines: &[&str]) -> Result<(), Error> {
+        for name in defines {
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%')) {
+                return Err(Error::InvalidIdentifier {
+                    name: name.to_string(),
+                    why: "a PTX identifier has letters, digits, `_`, `$` and `%`",
+                });
+            }
+            self.claim_imported(name)?;
+        }
+        self.items.push(Item::Var(text.to_string()));
+        Ok(())
+    }
+
+    /// A pointer to the module-scope symbol `name`, declared by [`Module::raw`] (or a
+    /// variable's typed call), viewed in space `S` with elements `T`.
+    pub fn symbol<S: StateSpace, T: DataType>(&self, name: &str) -> Result<Ptr<S, T>, Error> {
+        if !self.claimed(name) {
+            return Err(Error::InvalidArgument { kernel: String::new(), what: format!("the module declares no symbol `{name}`") });
+        }
+        Ok(Ptr::from_sym(intern(name), self.id))
+    }
+
     /// A `.global` array of `len` elements, zero-initialised.
     pub fn global<T: DataType>(&mut self, name: &str, len: u32) -> Result<Var<m::Global, T>, Error> {
         self.var::<m::Global, T, u8>("global", name, len, None)

@@ -71,6 +71,87 @@ impl<T: DataType> KernelParam for Ptr<Generic, T> {
     }
 }
 
+/// A parameter the kernel loads itself: declared `.param .T name` and handed over as its
+/// address in the `.param` space, with no load emitted (`ld.param.u64 %rd1, [p];` is the
+/// kernel's own, as compilers write it).
+///
+/// ```
+/// use ptxkit::prelude::*;
+/// use ptxkit::regs::ParamPtr;
+/// let mut m = Module::new(Target::SM_80);
+/// m.kernel("k", |k, (n, out): (ParamPtr<U32>, GlobalPtr<U32>)| {
+///     let v = ptx!(k, "ld.param.u32", n);
+///     ptx!(k, "st.global.u32", out.offset(0), v);
+/// })?;
+/// let text = m.to_ptx()?;
+/// assert!(text.contains(".param .u32 k_param_0") && text.matches("ld.param.u32").count() == 1, "{text}");
+/// # Ok::<(), ptxkit::Error>(())
+/// ```
+impl<T: ScalarParam> KernelParam for Ptr<m::Param, T> {
+    fn decl(name: &str) -> String {
+        format!(".param .{} {name}", <T::Mem as DataType>::NAME)
+    }
+    fn declare(k: &mut Kernel, name: &str) -> Self {
+        k.params.push(Self::decl(name));
+        param::<T>(k, name)
+    }
+}
+
+/// A pointer parameter with PTX's `.ptr` attribute, as compilers declare them: `.param .u64
+/// .ptr .global .align 16 name` (space `S`: `m::Global`, `m::Shared`, `m::Const`,
+/// `m::Local`, or `Generic` for none; `A` the alignment of what it points at, a power of
+/// two). ptxas records the attribute in the kernel's parameter information. The kernel
+/// loads the pointer itself, through [`PointerParam::ptr`].
+///
+/// ```
+/// use ptxkit::builder::PointerParam;
+/// use ptxkit::ops::m;
+/// use ptxkit::prelude::*;
+/// let mut m = Module::new(Target::SM_80);
+/// m.kernel("k", |k, (x,): (PointerParam<m::Global, 16>,)| {
+///     let a = ptx!(k, "ld.param.u64", x.ptr());
+///     let g = ptx!(k, "cvta.to.global.u64", a);
+///     ptx!(k, "st.global.u64", GlobalPtr::<U64>::from_reg(g), a);
+/// })?;
+/// assert!(m.to_ptx()?.contains(".param .u64 .ptr .global .align 16 k_param_0"));
+/// # Ok::<(), ptxkit::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct PointerParam<S, const A: usize> {
+    sym: u32,
+    owner: u32,
+    _s: std::marker::PhantomData<S>,
+}
+
+impl<S: crate::ops::StateSpace, const A: usize> PointerParam<S, A> {
+    const VALID: () = {
+        assert!(A.is_power_of_two(), "PointerParam<S, A> needs A a power of two");
+        use crate::core::Space::*;
+        assert!(
+            matches!(S::SPACE, Generic | Global | Shared | Const | Local),
+            "a `.ptr` parameter points into generic, global, shared, const or local memory"
+        );
+    };
+    /// The parameter's address in the `.param` space, to load the pointer from.
+    pub fn ptr(&self) -> Ptr<m::Param, crate::types::U64> {
+        Ptr::from_sym(self.sym, self.owner)
+    }
+}
+
+impl<S: crate::ops::StateSpace, const A: usize> KernelParam for PointerParam<S, A> {
+    fn decl(name: &str) -> String {
+        let () = Self::VALID;
+        match S::SPACE {
+            crate::core::Space::Generic => format!(".param .u64 .ptr .align {A} {name}"),
+            s => format!(".param .u64 .ptr .{} .align {A} {name}", s.name()),
+        }
+    }
+    fn declare(k: &mut Kernel, name: &str) -> Self {
+        k.params.push(Self::decl(name));
+        PointerParam { sym: intern(name), owner: k.id, _s: std::marker::PhantomData }
+    }
+}
+
 /// The parameter list of a kernel: a tuple of [`KernelParam`]s.
 pub trait KernelParams: Sized {
     #[doc(hidden)]

@@ -162,6 +162,11 @@ impl Module {
         })
     }
 
+    /// Whether the module defines `name`.
+    pub(crate) fn claimed(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+
     /// Frees a name (of a body taken out of the module).
     pub(crate) fn unclaim(&mut self, name: &str) {
         self.names.retain(|n| n != name);

@@ -444,7 +444,7 @@ fn float_of(k: Option<&Kind>) -> Option<DType> {
 }
 
 /// An address offset as written (`+16`, `-8`, `+-8`, `+0x10`).
-fn offset(s: &str) -> Option<i32> {
+pub(crate) fn offset(s: &str) -> Option<i32> {
     let (neg, rest) = match s.as_bytes().first()? {
         b'+' => (false, &s[1..]),
         b'-' => (true, &s[1..]),
@@ -481,7 +481,7 @@ fn int_value(s: &str) -> Option<u64> {
 /// A number as an immediate operand: an integer in any spelling, `0f`/`0d` bits, and a
 /// decimal float where an `f32` or `f64` goes (read as PTX reads it: a double, rounded to
 /// the operand's type). `None` for what is best kept as written.
-fn number(s: &str, float: Option<DType>) -> Option<Opnd> {
+pub(crate) fn number(s: &str, float: Option<DType>) -> Option<Opnd> {
     let (neg, body) = match s.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, s),

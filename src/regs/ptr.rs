@@ -70,6 +70,25 @@ impl<S: StateSpace, T: DataType> Ptr<S, T> {
     {
         Self::from_base(Base::Reg(r))
     }
+    /// A pointer whose address is in `r`, a 32- or 64-bit register, whatever the space's
+    /// own width: PTX takes a 64-bit register for a `.shared` address too, as compilers
+    /// write it (`st.shared.f32 [%rd4], %f1;`).
+    pub fn from_addr_reg<R: DataType>(r: Reg<R>) -> Self {
+        const { assert!(matches!(R::CLASS, RegClass::B32 | RegClass::B64), "an address register has 32 or 64 bits") };
+        match R::CLASS {
+            RegClass::B64 => Self::from_base(Base::Reg(r.retype())),
+            _ => Self::from_base(Base::Reg32(r.retype())),
+        }
+    }
+    /// The pointer's symbol as a value of type `V` (`mov.u64 %rd1, table;`: the symbol's
+    /// address in its state space), at offset 0; `None` for a pointer held in a register
+    /// or moved from its symbol.
+    pub fn symbol<V: DataType>(&self) -> Option<SymAddr<V>> {
+        match self.base {
+            Base::Sym(name, owner) if self.off == 0 && !self.overflow => Some(SymAddr::new(name, owner)),
+            _ => None,
+        }
+    }
     /// A 32-bit shared-window address register as a pointer.
     pub fn from_reg32(r: Reg<U32>) -> Self
     where
