@@ -17,7 +17,7 @@ use super::parse::parse;
 use super::print;
 use super::resolve::{resolve_in, Decls, FindingKind};
 use super::ImportError;
-use crate::core::{DType, DstKind, Family, FormDesc, Kind, RegClass, Space};
+use crate::core::{DType, DstKind, Family, FormDesc, Handles, Kind, RegClass, Space};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
@@ -46,7 +46,7 @@ pub fn to_rust(text: &str, source: &str) -> Result<String, ImportError> {
     );
     out.push_str("#![allow(unused_imports, unused_variables, unused_mut, non_snake_case, clippy::all)]\n\n");
     out.push_str(
-        "use ptxkit::builder::ParamBytes;\nuse ptxkit::ops::{m, Acc, Generic};\nuse ptxkit::prelude::*;\nuse ptxkit::regs::ParamPtr;\n\n",
+        "use ptxkit::builder::ParamBytes;\nuse ptxkit::ops::{m, Acc, Generic};\nuse ptxkit::prelude::*;\nuse ptxkit::regs::{ParamPtr, TensorAt, TmemAddr};\n\n",
     );
     out.push_str("/// The module, built.\npub fn module() -> Result<Module, ptxkit::Error> {\n");
     out.push_str(&g.out);
@@ -463,10 +463,32 @@ fn src(kind: &Kind, a: &Arg, scopes: &[HashMap<String, Val>]) -> Result<String, 
             if v.len() != *n as usize {
                 return Err(format!("a vector of {} where {n} go", v.len()));
             }
+            // An array of one Rust type: registers only.
             let els: Result<Vec<String>, String> = v.iter().map(|e| reg_dst(e, *t, scopes)).collect();
-            Ok(format!("[{}]", els?.join(", ")))
+            Ok(format!("[{}]", els.map_err(|e| format!("a vector of registers only ({e})"))?.join(", ")))
         }
+        Kind::Addr(Space::Tmem, _) => match a {
+            Arg::Address(v) => match &v[..] {
+                // `[%r460 + 0]`, as Triton writes it.
+                [Arg::Offset(r, off)] if crate::import::module::offset(off) == Some(0) => {
+                    Ok(format!("TmemAddr::from_reg({})", reg_dst(r, DType::B32, scopes)?))
+                }
+                [r @ Arg::Name(_)] => Ok(format!("TmemAddr::from_reg({})", reg_dst(r, DType::B32, scopes)?)),
+                _ => Err("a tensor-memory address with an offset".into()),
+            },
+            _ => Err("a tensor-memory address of this shape".into()),
+        },
         Kind::Addr(space, elem) => addr(a, *space, elem.unwrap_or(DType::B8), scopes),
+        Kind::HandleAddr(Handles::TensorMap, coords, 0) if coords.iter().all(|c| *c == DType::S32) => match a {
+            Arg::Address(v) => match &v[..] {
+                [map, Arg::Vector(cs)] if cs.len() == coords.len() => {
+                    let cs: Result<Vec<String>, String> = cs.iter().map(|c| reg_dst(c, DType::S32, scopes)).collect();
+                    Ok(format!("TensorAt::new({}, [{}])", reg_dst(map, DType::U64, scopes)?, cs?.join(", ")))
+                }
+                _ => Err("a tensor-map address of this shape".into()),
+            },
+            _ => Err("a tensor-map address that is no `[…]`".into()),
+        },
         Kind::Label => match a {
             Arg::Name(n) => match lookup(scopes, n) {
                 Some(Val::Label(l)) => Ok(l),

@@ -41,6 +41,7 @@ mod pipeline;
 mod reference;
 mod runtime;
 mod setmaxnreg;
+mod shipped;
 mod stack;
 mod tcgen05_alloc;
 mod tcgen05_copy;
@@ -279,6 +280,7 @@ fn main() {
         reference::TESTS,
         runtime::TESTS,
         setmaxnreg::TESTS,
+        shipped::TESTS,
         stack::TESTS,
         tcgen05_alloc::TESTS,
         tcgen05_copy::TESTS,

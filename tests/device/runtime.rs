@@ -147,7 +147,81 @@ fn timing_and_copies(gpu: Gpu) {
     assert!(matches!(gpu.memcpy_dtod(&y, &mut short), Err(RuntimeError::Invalid(_))));
 }
 
+/// A kernel as nvcc writes it: `y[i] = x[i] * 3 + 7` for `i < n`.
+const NVCC_KERNEL: &str = ".version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry axpb(
+	.param .u64 axpb_param_0,
+	.param .u64 axpb_param_1,
+	.param .u32 axpb_param_2
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<9>;
+	.reg .b64 	%rd<8>;
+
+	ld.param.u64 	%rd1, [axpb_param_0];
+	ld.param.u64 	%rd2, [axpb_param_1];
+	ld.param.u32 	%r2, [axpb_param_2];
+	mov.u32 	%r3, %ctaid.x;
+	mov.u32 	%r4, %ntid.x;
+	mov.u32 	%r5, %tid.x;
+	mad.lo.s32 	%r1, %r3, %r4, %r5;
+	setp.ge.u32 	%p1, %r1, %r2;
+	@%p1 bra 	$L__BB0_2;
+	cvta.to.global.u64 	%rd3, %rd1;
+	mul.wide.u32 	%rd4, %r1, 4;
+	add.s64 	%rd5, %rd3, %rd4;
+	ld.global.u32 	%r6, [%rd5];
+	mad.lo.s32 	%r7, %r6, 3, 7;
+	cvta.to.global.u64 	%rd6, %rd2;
+	add.s64 	%rd7, %rd6, %rd4;
+	st.global.u32 	[%rd7], %r7;
+$L__BB0_2:
+	ret;
+}
+";
+
+/// PTX text made elsewhere, imported (`Module::from_ptx`) beside a kernel of the builder,
+/// loads as one module; both kernels run and compute what they should.
+fn imported_ptx_runs_beside_builder_kernels(gpu: Gpu) {
+    let mut m = Module::from_ptx(NVCC_KERNEL).unwrap();
+    let forms = m.body("axpb").unwrap().instruction_forms().count();
+    assert_eq!(forms, 18, "every instruction of the text is a typed statement");
+    let twice = m
+        .kernel("twice", |k, (x, y, n): (GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>)| {
+            let i = k.global_thread_index_x();
+            let inb = ptx!(k, "setp.lt.u32", i, n);
+            k.if_(inb, |k| {
+                let v = ptx!(k, "ld.global.u32", x.at(i));
+                let r = ptx!(k, "shl.b32", v, 1u32);
+                ptx!(k, "st.global.u32", y.at(i), r);
+            });
+        })
+        .unwrap();
+    let text = m.to_ptx().unwrap();
+    let module = gpu.load(&text).unwrap();
+    let axpb = KernelRef::<(GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>)>::from_ptx(&text, "axpb").unwrap();
+    let (axpb, twice) = (module.kernel(&axpb).unwrap(), module.kernel(&twice).unwrap());
+    let mut g = rng("imported_ptx_runs_beside_builder_kernels");
+    let n = 100_003usize;
+    let xs: Vec<u32> = (0..n).map(|_| rand::Rng::gen::<u32>(&mut g)).collect();
+    let x = gpu.upload(&xs).unwrap();
+    let (mut y1, mut y2) = (poisoned::<u32>(&gpu, n + 64).unwrap(), poisoned::<u32>(&gpu, n + 64).unwrap());
+    axpb.launch(&Launch::cover(n as u32, 256), (&x, &mut y1, n as u32)).unwrap();
+    twice.launch(&Launch::cover(n as u32, 256), (&x, &mut y2, n as u32)).unwrap();
+    let (y1, y2) = (gpu.download(&y1).unwrap(), gpu.download(&y2).unwrap());
+    let want1: Vec<u32> = xs.iter().map(|v| v.wrapping_mul(3).wrapping_add(7)).collect();
+    let want2: Vec<u32> = xs.iter().map(|v| v.wrapping_shl(1)).collect();
+    check("the imported kernel", |i| xs[i], &y1[..n], &want1);
+    check("the builder's kernel", |i| xs[i], &y2[..n], &want2);
+    assert!(y1[n..].iter().chain(&y2[n..]).all(|&v| v == u32::MAX), "threads past n wrote");
+}
+
 pub const TESTS: &[Test] = &[
+    gpu!(imported_ptx_runs_beside_builder_kernels),
     gpu!(add1_roundtrip),
     gpu!(jit_errors_carry_the_log),
     gpu!(cubins_load_like_ptx),
