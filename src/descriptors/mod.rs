@@ -88,3 +88,23 @@ pub use tensor_map::{
 mod tcgen05_instr_tests;
 #[cfg(test)]
 mod tcgen05_tests;
+
+/// The random round trips' generator: a fresh seed each run, printed, unless `PTXKIT_SEED`
+/// sets it (to replay a failure).
+#[cfg(test)]
+pub(crate) mod test_rng {
+    /// The seed of `test`, printed.
+    pub fn seed(test: &str) -> u64 {
+        let seed = std::env::var("PTXKIT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random);
+        println!("{test}: seed {seed} (PTXKIT_SEED={seed} replays it)");
+        seed
+    }
+    /// splitmix64.
+    pub fn next(s: &mut u64) -> u64 {
+        *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}

@@ -112,7 +112,7 @@ fn tcgen05_gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
     if tcgen05_target((major, minor)).is_err() {
         let e = Tcgen05Gemm::<F32>::new(&gpu, Tcgen05GemmConfig::default()).unwrap_err().to_string();
         assert!(e.contains("needs sm_100") && e.contains(&format!("sm_{major}{minor}")), "{e}");
-        return;
+        skip("the refusal of this GPU checked; the run-time refusals need sm_100");
     }
     let gemm = Tcgen05Gemm::<Bf16>::new(&gpu, Tcgen05GemmConfig::default()).unwrap();
     let a = gpu.zeros::<bf16>(64 * 100).unwrap();

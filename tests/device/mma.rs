@@ -911,6 +911,9 @@ pub(super) fn run_all_on(gpu: &Gpu, t: Target, test: &str, forms: Vec<(&'static 
         }
     }
     println!("{test}: {ran} forms checked on {t}; not on {t}: {absent:?}");
+    if ran == 0 {
+        skip(format!("none of the {} forms runs on {t}", absent.len()));
+    }
     assert!(failed.is_empty(), "{test}: {} of {ran} forms differ from the CPU:\n{}", failed.len(), failed.join("\n"));
 }
 

@@ -56,8 +56,12 @@ mod tests {
         assert!(KernelRef::<Scale>::from_ptx(PTX, "missing").is_err());
     }
 
+    /// Needs a GPU, so it is reported as ignored unless asked for:
+    /// `cargo test --features cuda -- --include-ignored` (with `PTXKIT_REQUIRE_GPU=1`, a
+    /// missing GPU then fails it rather than skipping the launch).
     #[cfg(feature = "cuda")]
     #[test]
+    #[ignore = "needs a GPU: run with -- --include-ignored"]
     fn launches_on_the_gpu() {
         let scale = KernelRef::<Scale>::from_ptx(PTX, "scale").unwrap();
         run(&scale).unwrap();
