@@ -108,12 +108,16 @@ fn generated_rust_compiles_and_prints_the_same_code() {
     std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
     let t = std::time::Instant::now();
     let built = Command::new(&cargo)
-        .args(["build", "--offline", "--quiet", "--manifest-path"])
+        .args(["build", "--offline", "--quiet", "--message-format=short", "--manifest-path"])
         .arg(krate.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", root.join("target/ptx2rs-target"))
-        .status()
+        .output()
         .expect("cargo runs");
-    assert!(built.success(), "the generated crate (target/ptx2rs-check) does not build");
+    if !built.status.success() {
+        let log = String::from_utf8_lossy(&built.stderr);
+        let errors: Vec<&str> = log.lines().filter(|l| l.contains("error")).take(40).collect();
+        panic!("the generated crate (target/ptx2rs-check) does not build:\n{}", errors.join("\n"));
+    }
     println!("the generated crate of {} files built in {:.0} s", translated.len(), t.elapsed().as_secs_f64());
     let out = krate.join("out");
     let _ = std::fs::remove_dir_all(&out);

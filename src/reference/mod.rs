@@ -8,9 +8,9 @@
 //! |---|---|
 //! | [`arith`](mod@arith) | 563 |
 //! | [`bits`](mod@bits) | 74 |
-//! | [`cmp`](mod@cmp) | 1742 |
+//! | [`cmp`](mod@cmp) | 3086 |
 //! | [`cvt`](mod@cvt) | 784 |
-//! | [`mem`](mod@mem) | 33091 |
+//! | [`mem`](mod@mem) | 37255 |
 //! | [`sync`](mod@sync) | 96 |
 //! | [`warp`](mod@warp) | 38 |
 //! | [`control`](mod@control) | 11 |
