@@ -3,7 +3,7 @@
 //! collects the values for the driver.
 
 use super::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, RuntimeError};
-use crate::builder::ParamBytes;
+use crate::builder::{ParamBytes, PointerParam};
 use crate::ops::{m, Generic};
 use crate::regs::{Ptr, Reg};
 use crate::types::{self, DataType};
@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 /// Kernels take at most this many parameters (the tuple impls' limit).
-pub(super) const MAX_PARAMS: usize = 16;
+pub(super) const MAX_PARAMS: usize = 24;
 
 /// Where each argument of one launch lies, for `cuLaunchKernelEx`'s `kernelParams`: values
 /// of up to 8 bytes (scalars, device addresses) are copied into slots held here, larger ones
@@ -175,7 +175,9 @@ const _: () = assert!(std::mem::size_of::<sys::CUtensorMap>() == 128 && std::mem
 /// [`ParamBytes<N>`], and a `&CUtensorMap` for `ParamBytes<128>`; `&HostTensorMap<T, R>` or
 /// `&mut HostTensorMap<T, R>` for [`TensorMap<T, R>`](crate::builder::TensorMap); a
 /// `&TexObject` for a [`Texture`](crate::regs::Texture) and a `&SurfObject` for a
-/// [`Surface`](crate::regs::Surface).
+/// [`Surface`](crate::regs::Surface); `T::Host` for a `ParamPtr<T>` the kernel loads itself,
+/// and a `&CudaSlice` or `&mut CudaSlice` of any element type for a
+/// [`PointerParam`](crate::builder::PointerParam).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for kernel parameter `{P}`",
     label = "wrong host value for this kernel parameter",
@@ -207,6 +209,40 @@ macro_rules! scalar_args {
 }
 // Every `ScalarParam` type.
 scalar_args!(B8 B16 B32 B64 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 F16 Bf16 F16x2 Bf16x2);
+
+/// A scalar the kernel loads itself (`ParamPtr<T>`) takes the same host value as `Reg<T>`.
+macro_rules! param_scalar_args {
+    ($($t:ident)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl HostArg<Ptr<m::Param, types::$t>> for <types::$t as DataType>::Host {
+            fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a {
+                list.slots.copy(self).map(drop)
+            }
+        }
+    )*};
+}
+param_scalar_args!(B8 B16 B32 B64 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 F16 Bf16 F16x2 Bf16x2);
+
+// A `.ptr` pointer parameter takes a device buffer of any element type: the attribute says
+// where it points, not at what.
+#[diagnostic::do_not_recommend]
+impl<'s, T, S, const A: usize> HostArg<PointerParam<S, A>> for &'s CudaSlice<T> {
+    fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
+    where
+        Self: 'a,
+    {
+        list.read(self)
+    }
+}
+#[diagnostic::do_not_recommend]
+impl<'s, T, S, const A: usize> HostArg<PointerParam<S, A>> for &'s mut CudaSlice<T> {
+    fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError>
+    where
+        Self: 'a,
+    {
+        list.write(self)
+    }
+}
 
 macro_rules! pointer_args {
     ($($t:ident)*) => {$( pointer_args!(@ m::Global, $t); pointer_args!(@ Generic, $t); )*};

@@ -34,6 +34,12 @@ fn argument_slots() {
     fits::<(ParamBytes<128>, GlobalPtr<U32>, Reg<U32>), (&HostBytes<128>, &mut CudaSlice<u32>, u32)>();
     fits::<(ParamBytes<128>,), (&sys::CUtensorMap,)>();
     fits::<(ParamBytes<4>, Reg<F64>), (&HostBytes<4>, f64)>();
+    // The parameters of imported kernels: `.ptr` pointers and scalars loaded by the kernel.
+    use crate::builder::PointerParam;
+    use crate::ops::m;
+    use crate::regs::ParamPtr;
+    fits::<(PointerParam<m::Global, 16>, PointerParam<crate::ops::Generic, 1>, ParamPtr<U32>), (&CudaSlice<f32>, &mut CudaSlice<u8>, u32)>(
+    );
 
     let bytes = HostBytes(std::array::from_fn::<u8, 128, _>(|i| i as u8));
     let mut slots = ArgSlots::new();

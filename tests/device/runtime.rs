@@ -220,8 +220,44 @@ fn imported_ptx_runs_beside_builder_kernels(gpu: Gpu) {
     assert!(y1[n..].iter().chain(&y2[n..]).all(|&v| v == u32::MAX), "threads past n wrote");
 }
 
+/// A kernel that loads its own parameters, as imported and generated code does: `.ptr`
+/// pointers (`PointerParam`) and a scalar (`ParamPtr`), launched with typed host values.
+fn kernels_loading_their_own_parameters_launch(gpu: Gpu) {
+    use ptxkit::builder::PointerParam;
+    let mut m = Module::new(target(&gpu));
+    type P = (PointerParam<m::Global, 4>, PointerParam<m::Global, 4>, ParamPtr<U32>);
+    let k = m
+        .kernel("flip", |k, (x, y, n): P| {
+            let (xa, ya) = (ptx!(k, "ld.param.u64", x.ptr()), ptx!(k, "ld.param.u64", y.ptr()));
+            let n = ptx!(k, "ld.param.u32", n);
+            let (xg, yg) = (ptx!(k, "cvta.to.global.u64", xa), ptx!(k, "cvta.to.global.u64", ya));
+            let (x, y) = (GlobalPtr::<U32>::from_reg(xg), GlobalPtr::<U32>::from_reg(yg));
+            let i = k.global_thread_index_x();
+            let inb = ptx!(k, "setp.lt.u32", i, n);
+            k.if_(inb, |k| {
+                let v = ptx!(k, "ld.global.u32", x.at(i));
+                let r = ptx!(k, "xor.b32", v, 0x5555_5555u32);
+                ptx!(k, "st.global.u32", y.at(i), r);
+            });
+        })
+        .unwrap();
+    assert!(m.to_ptx().unwrap().contains(".param .u64 .ptr .global .align 4 flip_param_0"));
+    let module = load(&gpu, &m);
+    let flip = module.kernel(&k).unwrap();
+    let mut g = rng("kernels_loading_their_own_parameters_launch");
+    let n = 70_001usize;
+    let xs: Vec<u32> = (0..n).map(|_| rand::Rng::gen::<u32>(&mut g)).collect();
+    let x = gpu.upload(&xs).unwrap();
+    let mut y = poisoned::<u32>(&gpu, n + 64).unwrap();
+    flip.launch(&Launch::cover(n as u32, 256), (&x, &mut y, n as u32)).unwrap();
+    let y = gpu.download(&y).unwrap();
+    check("flip", |i| xs[i], &y[..n], &xs.iter().map(|v| v ^ 0x5555_5555).collect::<Vec<_>>());
+    assert!(y[n..].iter().all(|&v| v == u32::MAX), "threads past n wrote");
+}
+
 pub const TESTS: &[Test] = &[
     gpu!(imported_ptx_runs_beside_builder_kernels),
+    gpu!(kernels_loading_their_own_parameters_launch),
     gpu!(add1_roundtrip),
     gpu!(jit_errors_carry_the_log),
     gpu!(cubins_load_like_ptx),
