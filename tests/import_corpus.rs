@@ -60,6 +60,12 @@ fn same_code(px: &Path, file: &str, text: &str, printed: &str, target: &str, fla
     Ok(())
 }
 
+/// Fails listing every file's failure.
+fn assert_none_failed(failures: &[&String], files: usize) {
+    let list: Vec<&str> = failures.iter().map(|s| s.as_str()).collect();
+    assert!(failures.is_empty(), "{} of {files} files:\n{}", failures.len(), list.join("\n"));
+}
+
 /// The findings `tests/import_corpus_gaps.txt` lists: `chain\tkind`.
 fn known_gaps() -> BTreeSet<String> {
     std::fs::read_to_string("tests/import_corpus_gaps.txt")
@@ -98,13 +104,7 @@ fn every_corpus_file_imports_to_a_module_of_the_same_code() {
         rows.len() - imported - failures.len(),
         failures.len()
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {} files:\n{}",
-        failures.len(),
-        rows.len(),
-        failures.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
-    );
+    assert_none_failed(&failures, rows.len());
     assert!(imported >= 100, "only {imported} of {} files imported", rows.len());
 }
 
@@ -133,13 +133,7 @@ fn every_corpus_file_parses_and_prints_to_the_same_code() {
     let failures: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
     let (bytes, instructions) = results.iter().flatten().fold((0, 0), |(b, i), (x, y)| (b + x, i + y));
     println!("{} files, {} MB, {instructions} instructions; {} failures", rows.len(), bytes / 1_000_000, failures.len());
-    assert!(
-        failures.is_empty(),
-        "{} of {} files:\n{}",
-        failures.len(),
-        rows.len(),
-        failures.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
-    );
+    assert_none_failed(&failures, rows.len());
 }
 
 fn every_corpus_instruction_resolves_or_is_a_known_gap() {

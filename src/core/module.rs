@@ -117,7 +117,7 @@ impl Module {
     /// Reserves a module-scope name.
     pub(crate) fn claim(&mut self, name: &str) -> Result<(), Error> {
         check_ident(name)?;
-        if self.names.iter().any(|n| n == name) || name == DYN_SMEM {
+        if self.claimed(name) || name == DYN_SMEM {
             return Err(Error::DuplicateSymbol { name: name.to_string() });
         }
         self.names.push(name.to_string());
@@ -127,7 +127,7 @@ impl Module {
     /// Records a name that imported text defines (already checked by ptxas's rules, which
     /// admit names the builder's own do not, such as `$str`); a second definition is an error.
     pub(crate) fn claim_imported(&mut self, name: &str) -> Result<(), Error> {
-        if self.names.iter().any(|n| n == name) {
+        if self.claimed(name) {
             return Err(Error::DuplicateSymbol { name: name.to_string() });
         }
         self.names.push(name.to_string());

@@ -122,6 +122,14 @@ pub struct VarName {
     pub range: Option<u32>,
 }
 
+impl VarName {
+    /// The names declared: `%r0` … `%r{n-1}` for a range `%r<n>`, else the name itself.
+    pub fn names(&self) -> impl Iterator<Item = String> + '_ {
+        let range = self.range.map(|n| (0..n).map(move |i| format!("{}{i}", self.name)));
+        range.into_iter().flatten().chain(self.range.is_none().then(|| self.name.clone()))
+    }
+}
+
 /// An initialiser.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Init {

@@ -144,7 +144,7 @@ fn header(file: &ast::File) -> Result<Module, ImportError> {
                         "debug" | "map_f64_to_f32" => options.push(w.clone()),
                         t => match Target::parse(t) {
                             Some(t) if target.is_none() => target = Some(t),
-                            Some(_) => return Err(unsupported(*span, "a module has one target".into())),
+                            Some(_) => return Err(unsupported(*span, "a module has one target")),
                             None => return Err(unsupported(*span, format!("`{t}` is not a target this crate knows"))),
                         },
                     }
@@ -156,7 +156,7 @@ fn header(file: &ast::File) -> Result<Module, ImportError> {
             _ => {}
         }
     }
-    let target = target.ok_or_else(|| unsupported(Span::default(), "the text has no `.target`".into()))?;
+    let target = target.ok_or_else(|| unsupported(Span::default(), "the text has no `.target`"))?;
     let mut m = Module::new(target);
     if let Some(v) = version {
         m.set_version(v);
@@ -166,8 +166,9 @@ fn header(file: &ast::File) -> Result<Module, ImportError> {
     Ok(m)
 }
 
-fn unsupported(span: Span, what: String) -> ImportError {
-    ImportError::Unsupported { span, what }
+/// [`ImportError::Unsupported`] at `span`.
+pub(crate) fn unsupported(span: Span, what: impl Into<String>) -> ImportError {
+    ImportError::Unsupported { span, what: what.into() }
 }
 
 /// What a name in a body stands for.
@@ -223,15 +224,9 @@ fn declare(k: &mut Kernel, names: &mut HashMap<String, Name>, body: &[ast::Stmt]
         match s {
             ast::Stmt::Decl(v) if v.space == ".reg" => {
                 let class = reg_class(&v.ty);
-                for n in &v.names {
-                    let mut add = |name: String| {
-                        let r = RegRef::new(class, RegSpace::Named, intern(&name));
-                        names.insert(name, Name::Reg(r));
-                    };
-                    match n.range {
-                        Some(count) => (0..count).for_each(|i| add(format!("{}{i}", n.name))),
-                        None => add(n.name.clone()),
-                    }
+                for name in v.names.iter().flat_map(ast::VarName::names) {
+                    let r = RegRef::new(class, RegSpace::Named, intern(&name));
+                    names.insert(name, Name::Reg(r));
                 }
             }
             ast::Stmt::Label(l, _) | ast::Stmt::BranchTargets { label: l, .. } => {

@@ -13,6 +13,7 @@
 //! target) is refused with its position: [`ImportError::Unsupported`].
 
 use super::ast::{self, Arg, Function, FunctionKind, Instruction, Span, VarDecl};
+use super::module::unsupported;
 use super::parse::parse;
 use super::print;
 use super::resolve::{resolve_in, Decls, FindingKind};
@@ -52,10 +53,6 @@ pub fn to_rust(text: &str, source: &str) -> Result<String, ImportError> {
     out.push_str(&g.out);
     out.push_str("    Ok(m)\n}\n");
     Ok(out)
-}
-
-fn unsupported<T>(span: Span, what: impl Into<String>) -> Result<T, ImportError> {
-    Err(ImportError::Unsupported { span, what: what.into() })
 }
 
 /// The Rust type of a PTX type: `u32` is `U32`, `bf16x2` is `Bf16x2`.
@@ -140,22 +137,22 @@ impl Gen {
                         "texmode_unified" => {}
                         "texmode_independent" => self.out.push_str("    m.set_tex_mode(TexMode::Independent)?;\n"),
                         t if crate::Target::parse(t).is_some() && target.is_none() => target = Some(t.to_string()),
-                        w => return unsupported(*span, format!("the target option `{w}`")),
+                        w => return Err(unsupported(*span, format!("the target option `{w}`"))),
                     }
                 }
             }
         }
-        let Some(target) = target else { return unsupported(Span::default(), "a text without `.target`") };
+        let Some(target) = target else { return Err(unsupported(Span::default(), "a text without `.target`")) };
         self.out.insert_str(0, &format!("    let mut m = Module::new(Target::parse(\"{target}\").expect(\"a target ptxkit knows\"));\n"));
         for item in &f.items {
             match item {
                 ast::Item::Target(..) => {}
                 ast::Item::Version(v, span) => {
-                    let Some(v) = crate::Version::parse(v) else { return unsupported(*span, format!("`.version {v}`")) };
+                    let Some(v) = crate::Version::parse(v) else { return Err(unsupported(*span, format!("`.version {v}`"))) };
                     let (major, minor) = v.to_string().split_once('.').map(|(a, b)| (a.to_string(), b.to_string())).unwrap_or_default();
                     let _ = writeln!(self.out, "    m.set_version(Version::new({major}, {minor}));");
                 }
-                ast::Item::AddressSize(n, span) if *n != 64 => return unsupported(*span, format!("`.address_size {n}`")),
+                ast::Item::AddressSize(n, span) if *n != 64 => return Err(unsupported(*span, format!("`.address_size {n}`"))),
                 ast::Item::AddressSize(..) => {}
                 ast::Item::Function(func) if func.body.is_some() => self.function(func)?,
                 ast::Item::Var(v) => self.var(v, item)?,
@@ -201,13 +198,13 @@ impl Gen {
 
     fn function(&mut self, f: &Function) -> Result<(), ImportError> {
         if f.kind == FunctionKind::Func {
-            return unsupported(f.span, format!("the device function `{}` (ptx2rs writes kernels only)", f.name));
+            return Err(unsupported(f.span, format!("the device function `{}` (ptx2rs writes kernels only)", f.name)));
         }
         let module_names = self.taken.clone();
         let mut scope: HashMap<String, Val> = self.globals.clone();
         let (mut names, mut types) = (vec![], vec![]);
         for (i, p) in f.params.iter().flatten().enumerate() {
-            let [n] = &p.names[..] else { return unsupported(p.span, "a parameter declaration of several names") };
+            let [n] = &p.names[..] else { return Err(unsupported(p.span, "a parameter declaration of several names")) };
             let id = self.ident("param", &i.to_string());
             let ptr = p.attrs.iter().any(|a| a == ".ptr");
             let ty = match (&n.dims[..], DType::from_name(p.ty.trim_start_matches('.'))) {
@@ -231,7 +228,7 @@ impl Gen {
                     scope.insert(n.name.clone(), Val::Ptr(format!("{id}.ptr::<B8>()"), Space::Param));
                     format!("ParamBytes<{bytes}, {align}>")
                 }
-                _ => return unsupported(p.span, format!("the parameter `{}`", n.name)),
+                _ => return Err(unsupported(p.span, format!("the parameter `{}`", n.name))),
             };
             names.push(id);
             types.push(ty);
@@ -247,7 +244,7 @@ impl Gen {
                 ".reqnctapercluster" => format!("reqnctapercluster({})", three(&nums)),
                 ".minnctapersm" | ".maxnreg" | ".maxclusterrank" if nums.len() == 1 => format!("{}({})", &d.name[1..], nums[0]),
                 ".explicitcluster" => "explicitcluster()".into(),
-                other => return unsupported(d.span, format!("the directive `{other}`")),
+                other => return Err(unsupported(d.span, format!("the directive `{other}`"))),
             };
             let _ = writeln!(self.out, "        k.{call};");
         }
@@ -299,7 +296,6 @@ impl Gen {
                     let mut t = String::new();
                     print::stmt(&mut t, s, 0);
                     let _ = writeln!(self.out, "{pad}k.raw({:?});", t.trim().trim_end_matches(';'));
-                    let _ = d;
                 }
                 ast::Stmt::Block(b, _) => {
                     let _ = writeln!(self.out, "{pad}{{");
@@ -311,7 +307,7 @@ impl Gen {
                     for t in targets {
                         match lookup(scopes, t) {
                             Some(Val::Label(l)) => ls.push(l),
-                            _ => return unsupported(*span, format!("`{t}` is not a label")),
+                            _ => return Err(unsupported(*span, format!("`{t}` is not a label"))),
                         }
                     }
                     let id = self.ident("t_", label);
@@ -322,8 +318,8 @@ impl Gen {
                     let line = self.instruction(i, scopes, decls)?;
                     let _ = writeln!(self.out, "{pad}{line}");
                 }
-                ast::Stmt::Directive(d) => return unsupported(d.span, format!("the directive `{}` in a body", d.name)),
-                ast::Stmt::CallPrototype { span, .. } | ast::Stmt::CallTargets { span, .. } => return unsupported(*span, "calls"),
+                ast::Stmt::Directive(d) => return Err(unsupported(d.span, format!("the directive `{}` in a body", d.name))),
+                ast::Stmt::CallPrototype { span, .. } | ast::Stmt::CallTargets { span, .. } => return Err(unsupported(*span, "calls")),
             }
         }
         scopes.pop();
@@ -337,7 +333,7 @@ impl Gen {
         match v.space.as_str() {
             ".reg" => {
                 let Some(t) = ty.filter(|_| !v.attrs.iter().any(|a| a.starts_with(".v"))) else {
-                    return unsupported(v.span, format!("registers of type `{}`", v.attrs.join(" ")));
+                    return Err(unsupported(v.span, format!("registers of type `{}`", v.attrs.join(" "))));
                 };
                 for n in &v.names {
                     let id = self.ident("", n.name.trim_start_matches('%'));
@@ -345,8 +341,8 @@ impl Gen {
                         Some(count) => {
                             let _ =
                                 writeln!(self.out, "{pad}let {id}: Vec<Reg<{}>> = (0..{count}).map(|_| k.reg()).collect();", rust_type(t));
-                            for i in 0..count {
-                                scope.insert(format!("{}{i}", n.name), Val::Reg(format!("{id}[{i}]"), t));
+                            for (i, name) in n.names().enumerate() {
+                                scope.insert(name, Val::Reg(format!("{id}[{i}]"), t));
                             }
                         }
                         None => {
@@ -359,13 +355,15 @@ impl Gen {
             }
             ".shared" | ".local" if v.linkage.is_empty() && v.init.is_none() => {
                 let (space, call) = if v.space == ".shared" { (Space::Shared, "shared_array") } else { (Space::Local, "local_array") };
-                let Some(t) = ty.filter(|t| t.class() != RegClass::Pred) else { return unsupported(v.span, format!("a `{}` array", v.ty)) };
+                let Some(t) = ty.filter(|t| t.class() != RegClass::Pred) else {
+                    return Err(unsupported(v.span, format!("a `{}` array", v.ty)));
+                };
                 let align = align_of(v).unwrap_or((t.bits() / 8).max(1) as u64);
                 for n in &v.names {
                     // A scalar is an array of one.
                     let len: Option<u64> = n.dims.iter().try_fold(1u64, |a, d| d.map(|d| a * d));
                     let Some(len) = len.filter(|l| (1..=u32::MAX as u64).contains(l)) else {
-                        return unsupported(v.span, format!("the array `{}`", n.name));
+                        return Err(unsupported(v.span, format!("the array `{}`", n.name)));
                     };
                     let id = self.ident("s_", &n.name);
                     let _ = writeln!(self.out, "{pad}let {id} = k.{call}::<{}>({:?}, {len}, {align});", rust_type(t), n.name);
@@ -373,7 +371,7 @@ impl Gen {
                 }
                 Ok(())
             }
-            _ => unsupported(v.span, format!("a `{}` declaration in a body", v.space)),
+            _ => Err(unsupported(v.span, format!("a `{}` declaration in a body", v.space))),
         }
     }
 
@@ -381,7 +379,7 @@ impl Gen {
     fn instruction(&mut self, i: &Instruction, scopes: &[HashMap<String, Val>], decls: &Decls) -> Result<String, ImportError> {
         let form = match resolve_in(i, decls) {
             Ok(r) => r.form,
-            Err(f) if f.kind == FindingKind::Call => return unsupported(i.span, "calls"),
+            Err(f) if f.kind == FindingKind::Call => return Err(unsupported(i.span, "calls")),
             Err(f) => return Err(ImportError::Unresolved(f)),
         };
         let at = |what: String| ImportError::Unsupported { span: i.span, what: format!("`{}`: {what}", i.chain_text()) };
@@ -419,9 +417,9 @@ fn lookup(scopes: &[HashMap<String, Val>], name: &str) -> Option<Val> {
     scopes.iter().rev().find_map(|s| s.get(name).cloned())
 }
 
-/// A register as a destination of type `t`: its exact type, through a bitcast where the
-/// declared type differs in name only.
-fn reg_dst(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+/// A register as exactly type `t` (a destination, an element of a vector): its declared type,
+/// through a bitcast where that differs in name only.
+fn exact_reg(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
     match a {
         Arg::Name(n) => match lookup(scopes, n) {
             Some(Val::Reg(e, have)) if have == t => Ok(e),
@@ -429,28 +427,28 @@ fn reg_dst(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<String,
             Some(Val::Reg(_, have)) => Err(format!("`{n}` (.{}) where a .{} register goes", have.name(), t.name())),
             _ => Err(format!("`{n}` is not a register")),
         },
-        Arg::Vector(v) if v.len() == 1 => reg_dst(&v[0], t, scopes),
+        Arg::Vector(v) if v.len() == 1 => exact_reg(&v[0], t, scopes),
         _ => Err("a destination of this shape".into()),
     }
 }
 
-fn regs_dst(a: &Arg, t: DType, n: u16, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+fn exact_regs(a: &Arg, t: DType, n: u16, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
     let Arg::Vector(v) = a else { return Err("a destination that is no vector".into()) };
     if v.len() != n as usize {
         return Err(format!("a vector of {} where {n} go", v.len()));
     }
-    let els: Result<Vec<String>, String> = v.iter().map(|e| reg_dst(e, t, scopes)).collect();
+    let els: Result<Vec<String>, String> = v.iter().map(|e| exact_reg(e, t, scopes)).collect();
     Ok(format!("[{}]", els?.join(", ")))
 }
 
 fn dst(form: &FormDesc, ops: &[Arg], scopes: &[HashMap<String, Val>]) -> Result<Option<String>, String> {
     Ok(match (form.dst, ops) {
         (DstKind::None | DstKind::Sink, _) => None,
-        (DstKind::Val(t), [a]) => Some(reg_dst(a, t, scopes)?),
-        (DstKind::Pair(t, p), [Arg::Pair(a, b)]) => Some(format!("({}, {})", reg_dst(a, t, scopes)?, reg_dst(b, p, scopes)?)),
-        (DstKind::SinkPair(p), [Arg::Pair(a, b)]) if **a == Arg::Sink => Some(reg_dst(b, p, scopes)?),
-        (DstKind::Vec(t, n), [a]) => Some(regs_dst(a, t, n, scopes)?),
-        (DstKind::Tied(t, n), [a]) => Some(format!("Acc({})", regs_dst(a, t, n, scopes)?)),
+        (DstKind::Val(t), [a]) => Some(exact_reg(a, t, scopes)?),
+        (DstKind::Pair(t, p), [Arg::Pair(a, b)]) => Some(format!("({}, {})", exact_reg(a, t, scopes)?, exact_reg(b, p, scopes)?)),
+        (DstKind::SinkPair(p), [Arg::Pair(a, b)]) if **a == Arg::Sink => Some(exact_reg(b, p, scopes)?),
+        (DstKind::Vec(t, n), [a]) => Some(exact_regs(a, t, n, scopes)?),
+        (DstKind::Tied(t, n), [a]) => Some(format!("Acc({})", exact_regs(a, t, n, scopes)?)),
         (d, _) => return Err(format!("a destination of kind {d:?}")),
     })
 }
@@ -464,16 +462,16 @@ fn src(kind: &Kind, a: &Arg, scopes: &[HashMap<String, Val>]) -> Result<String, 
                 return Err(format!("a vector of {} where {n} go", v.len()));
             }
             // An array of one Rust type: registers only.
-            let els: Result<Vec<String>, String> = v.iter().map(|e| reg_dst(e, *t, scopes)).collect();
+            let els: Result<Vec<String>, String> = v.iter().map(|e| exact_reg(e, *t, scopes)).collect();
             Ok(format!("[{}]", els.map_err(|e| format!("a vector of registers only ({e})"))?.join(", ")))
         }
         Kind::Addr(Space::Tmem, _) => match a {
             Arg::Address(v) => match &v[..] {
                 // `[%r460 + 0]`, as Triton writes it.
                 [Arg::Offset(r, off)] if crate::import::module::offset(off) == Some(0) => {
-                    Ok(format!("TmemAddr::from_reg({})", reg_dst(r, DType::B32, scopes)?))
+                    Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?))
                 }
-                [r @ Arg::Name(_)] => Ok(format!("TmemAddr::from_reg({})", reg_dst(r, DType::B32, scopes)?)),
+                [r @ Arg::Name(_)] => Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?)),
                 _ => Err("a tensor-memory address with an offset".into()),
             },
             _ => Err("a tensor-memory address of this shape".into()),
@@ -482,8 +480,8 @@ fn src(kind: &Kind, a: &Arg, scopes: &[HashMap<String, Val>]) -> Result<String, 
         Kind::HandleAddr(Handles::TensorMap, coords, 0) if coords.iter().all(|c| *c == DType::S32) => match a {
             Arg::Address(v) => match &v[..] {
                 [map, Arg::Vector(cs)] if cs.len() == coords.len() => {
-                    let cs: Result<Vec<String>, String> = cs.iter().map(|c| reg_dst(c, DType::S32, scopes)).collect();
-                    Ok(format!("TensorAt::new({}, [{}])", reg_dst(map, DType::U64, scopes)?, cs?.join(", ")))
+                    let cs: Result<Vec<String>, String> = cs.iter().map(|c| exact_reg(c, DType::S32, scopes)).collect();
+                    Ok(format!("TensorAt::new({}, [{}])", exact_reg(map, DType::U64, scopes)?, cs?.join(", ")))
                 }
                 _ => Err("a tensor-map address of this shape".into()),
             },

@@ -205,14 +205,7 @@ macro_rules! scalar_args {
                 list.slots.copy(self).map(drop)
             }
         }
-    )*};
-}
-// Every `ScalarParam` type.
-scalar_args!(B8 B16 B32 B64 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 F16 Bf16 F16x2 Bf16x2);
-
-/// A scalar the kernel loads itself (`ParamPtr<T>`) takes the same host value as `Reg<T>`.
-macro_rules! param_scalar_args {
-    ($($t:ident)*) => {$(
+        // A scalar the kernel loads itself (`ParamPtr<T>`) takes the same value as `Reg<T>`.
         #[diagnostic::do_not_recommend]
         impl HostArg<Ptr<m::Param, types::$t>> for <types::$t as DataType>::Host {
             fn push_arg<'a>(self, list: &mut ArgList<'a>) -> Result<(), RuntimeError> where Self: 'a {
@@ -221,7 +214,8 @@ macro_rules! param_scalar_args {
         }
     )*};
 }
-param_scalar_args!(B8 B16 B32 B64 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 F16 Bf16 F16x2 Bf16x2);
+// Every `ScalarParam` type.
+scalar_args!(B8 B16 B32 B64 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 F16 Bf16 F16x2 Bf16x2);
 
 // A `.ptr` pointer parameter takes a device buffer of any element type: the attribute says
 // where it points, not at what.
