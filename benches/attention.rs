@@ -8,7 +8,8 @@
 //! With `PTXKIT_RESULTS=path` the table is also written there; `PTXKIT_ATTN_SOFT_EXP=n`
 //! builds every kernel with `soft_exp = n` (of each 16 exponentials, n on the FMA units);
 //! `PTXKIT_ATTN_BN=d:bn,..` and `PTXKIT_ATTN_CONSUMERS=d:n,..` pick the keys per block and the
-//! consumer warpgroups of head dimension d.
+//! consumer warpgroups of head dimension d; `PTXKIT_ATTN_STREAM=0` runs the tiles of the
+//! kernels that are not causal one by one ([`AttentionConfig::stream`]).
 //!
 //! `PTXKIT_ATTN_GRID=persistent|per_tile` overrides the launch's grid
 //! ([`ptxkit::runtime::AttentionGrid`]); `PTXKIT_ATTN_ROUNDS=n` times the table n times.
@@ -45,9 +46,10 @@ const CASES: [(u32, u32, u32, u32); 4] = [(16, 16, 4096, 128), (4, 16, 16384, 12
 fn main() {
     let Some(gpu) = ptxkit::runtime::testing::gpu_or_skip("attention bench") else { return };
     let soft: Option<u32> = std::env::var("PTXKIT_ATTN_SOFT_EXP").ok().and_then(|v| v.parse().ok());
+    let stream: Option<bool> = std::env::var("PTXKIT_ATTN_STREAM").ok().map(|v| v != "0");
     let mut attn = Attention::with_configs(&gpu, |d, causal| {
         let cfg = AttentionConfig::new(d, causal);
-        let cfg = AttentionConfig { soft_exp: soft.unwrap_or(cfg.soft_exp), ..cfg };
+        let cfg = AttentionConfig { soft_exp: soft.unwrap_or(cfg.soft_exp), stream: stream.unwrap_or(cfg.stream), ..cfg };
         // `PTXKIT_ATTN_BN=d:bn,..` and `PTXKIT_ATTN_CONSUMERS=d:n,..` pick the keys per block and
         // the consumer warpgroups of head dimension d.
         let cfg = per_head_dim("PTXKIT_ATTN_BN", d).map_or(cfg, |bn| cfg.with_bn(bn));
@@ -71,7 +73,7 @@ fn main() {
     let mut report = String::new();
     writeln!(
         report,
-        "GPU: {}, driver {:?}, soft_exp {soft:?} (default 0), PTXKIT_ATTN_BN {:?}, PTXKIT_ATTN_CONSUMERS {:?}, grid {grid:?}",
+        "GPU: {}, driver {:?}, soft_exp {soft:?} (default 0), stream {stream:?} (default true), PTXKIT_ATTN_BN {:?}, PTXKIT_ATTN_CONSUMERS {:?}, grid {grid:?}",
         gpu.name(),
         gpu.driver_version(),
         std::env::var("PTXKIT_ATTN_BN").ok(),

@@ -1,6 +1,7 @@
 //! The attention kernel is built only from the crate's public API: its files are compiled
 //! here again, as a module of this test crate, where a private item of `ptxkit` does not
-//! resolve. Every variant (each head dimension and block of keys; causal or not) assembles for sm_90a
+//! resolve. Every variant (each head dimension and block of keys; causal, or not and with tiles
+//! streamed or one by one) assembles for sm_90a
 //! with no warning (no wgmma serialised, no `setmaxnreg` ignored), no spill, no stack, and
 //! its registers under the `.maxnreg` the roles start from; both builds print the same PTX.
 
@@ -17,15 +18,20 @@ fn every_attention_variant_assembles_clean() {
     let px = common::ptxas("every_attention_variant_assembles_clean");
     let mut failures = vec![];
     for (d, bn, consumers) in ptxkit::kernels::attention::AttentionConfig::SHAPES {
-        for causal in [false, true] {
-            let cfg = ptxkit::kernels::attention::AttentionConfig::new(d, causal).with_bn(bn).with_consumers(consumers);
+        for (causal, stream) in [(false, true), (false, false), (true, false)] {
+            let cfg = ptxkit::kernels::attention::AttentionConfig { stream, ..ptxkit::kernels::attention::AttentionConfig::new(d, causal) }
+                .with_bn(bn)
+                .with_consumers(consumers);
             let mut m = Module::new(Target::SM_90A);
             ptxkit::kernels::attention::attention(&mut m, "attn", &cfg).unwrap();
             let text = m.to_ptx().unwrap();
+            if let Ok(dir) = std::env::var("PTXKIT_ATTN_DUMP") {
+                std::fs::write(format!("{dir}/attn_d{d}_bn{bn}_c{consumers}_causal{causal}_stream{stream}.ptx"), &text).unwrap();
+            }
             // The same files, compiled here from public paths only, build the same kernel.
             let mut again = Module::new(Target::SM_90A);
-            attention::attention(&mut again, "attn", &attention::AttentionConfig::new(d, causal).with_bn(bn).with_consumers(consumers))
-                .unwrap();
+            let cfg_again = attention::AttentionConfig { stream, ..attention::AttentionConfig::new(d, causal) };
+            attention::attention(&mut again, "attn", &cfg_again.with_bn(bn).with_consumers(consumers)).unwrap();
             assert_eq!(again.to_ptx().unwrap(), text, "d = {d}, causal = {causal}: the public build differs");
             let report = match ptxkit::ptxas::report(&px, &text, Target::SM_90A) {
                 Ok(r) => r,
@@ -35,9 +41,9 @@ fn every_attention_variant_assembles_clean() {
                 }
             };
             let attn = report.kernel("attn");
-            println!("d = {d}, bn = {bn}, {consumers} consumers, causal = {causal}, {} stages: {attn:?}", cfg.stages);
+            println!("d = {d}, bn = {bn}, {consumers} consumers, causal = {causal}, stream = {stream}, {} stages: {attn:?}", cfg.stages);
             if let Err(e) = report.check_clean(Some(cfg.roles().at_entry())) {
-                failures.push(format!("d = {d}, bn = {bn}, {consumers} consumers, causal = {causal}: {e}"));
+                failures.push(format!("d = {d}, bn = {bn}, {consumers} consumers, causal = {causal}, stream = {stream}: {e}"));
             }
         }
     }

@@ -3,13 +3,15 @@
 //! these files as a module of another crate, so a private item here would not compile.
 //!
 //! The work is cut into tiles of 64 query rows per consumer warpgroup (two or three) of one
-//! head. A CTA loops over tiles: a producer warpgroup, whose first
-//! thread loads each tile's Q (once the consumers are done with the last one's) and then K
-//! and V blocks of `bn` keys through two rings of shared-memory stages (K's and V's, so that
-//! a K block is free once its scores are; TMA, 4-D tensor maps `[D, S, H, B]`, so both
-//! `[B, H, S, D]` and `[B, S, H, D]` are strides of one map and rows past a sequence read as
-//! zeros), and the consumers ([`crate::intrinsics::roles::Roles`]), which take turns issuing
-//! their products. For each key block a consumer computes `S = Q·Kᵀ` with wgmma (A and B
+//! head. A CTA loops over tiles: a producer warpgroup, one of whose threads loads each
+//! consumer's 64 rows of Q (once that consumer is done with the last tile's) while another
+//! loads K and V blocks of `bn` keys through two rings of shared-memory stages (K's and V's,
+//! so that a K block is free once its scores are; TMA, 4-D tensor maps `[D, S, H, B]`, so
+//! both `[B, H, S, D]` and `[B, S, H, D]` are strides of one map and rows past a sequence
+//! read as zeros), and the consumers ([`crate::intrinsics::roles::Roles`]), which take turns
+//! issuing their products. When not causal a consumer's tiles run as one stream of key
+//! blocks: the turn that issues a tile's last product also issues the next tile's first
+//! scores, and the finished tile's output is written while they run. For each key block a consumer computes `S = Q·Kᵀ` with wgmma (A and B
 //! from shared memory), masks keys past the sequence and, when causal, past the diagonal
 //! (only in the blocks that need it), updates the running row maxima and sums with `ex2` (the
 //! scale folded into one `fma`), rescales its output accumulator, converts P to bf16 in
@@ -35,9 +37,10 @@
 
 mod consumer;
 mod softmax;
+mod stream;
 
 use ptxkit::builder::{Error, Kernel, KernelRef, Module, TensorMap};
-use ptxkit::intrinsics::mbarrier::{Deadline, Publish, Ring};
+use ptxkit::intrinsics::mbarrier::{Deadline, Mbarriers, Publish, Ring};
 use ptxkit::intrinsics::roles::Roles;
 use ptxkit::intrinsics::wgmma::{Mma, WgmmaForm};
 use ptxkit::prelude::*;
@@ -91,6 +94,10 @@ pub struct AttentionConfig {
     /// Consumer warpgroups of [`ROWS`] query rows each (2 or 3), taking turns on the tensor
     /// cores; 3 leave each fewer registers ([`Roles::balanced`]).
     pub consumers: u32,
+    /// When not causal, whether a consumer's tiles run as one stream of key blocks (the next
+    /// tile's first scores issued with the last one's product, its output written while they
+    /// run) rather than one after the other. Causal tiles always run one after the other.
+    pub stream: bool,
 }
 
 impl AttentionConfig {
@@ -105,7 +112,7 @@ impl AttentionConfig {
             128 => (192, 2),
             _ => (64, 2),
         };
-        AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24, soft_exp, bn, consumers }.with_bn(bn)
+        AttentionConfig { head_dim, causal, stages: 2, wait_tries: 1 << 24, soft_exp, bn, consumers, stream: true }.with_bn(bn)
     }
     /// The (head dimension, keys per block, consumers) the kernel is built for: S, P and O
     /// of a consumer's rows fit its registers.
@@ -149,6 +156,10 @@ impl AttentionConfig {
     /// Bytes of Q in shared memory.
     pub fn q_bytes(&self) -> u32 {
         self.bm() * self.head_dim * 2
+    }
+    /// Bytes of one consumer's rows of Q.
+    pub fn q_rows_bytes(&self) -> u32 {
+        ROWS * self.head_dim * 2
     }
     /// Bytes of one block of K (or of V).
     pub fn block_bytes(&self) -> u32 {
@@ -213,9 +224,9 @@ pub(crate) struct Plan {
     /// K's ring and V's: K block j is released when `Q·K_jᵀ` is done, V's after `P·V_j`.
     pub(crate) k_ring: Ring,
     pub(crate) v_ring: Ring,
-    /// Q is loaded (`q_full`), and both consumers are done with it (`q_empty`).
-    pub(crate) q_full: Mbarrier,
-    pub(crate) q_empty: Mbarrier,
+    /// Per consumer: its rows of Q are loaded (`q_full`), and it is done with them (`q_empty`).
+    pub(crate) q_full: Mbarriers,
+    pub(crate) q_empty: Mbarriers,
     pub(crate) deadline: Deadline,
     pub(crate) seq_q: Reg<U32>,
     pub(crate) seq_k: Reg<U32>,
@@ -244,32 +255,52 @@ impl Plan {
     /// their K and V stay in L2); when causal the longest (last) query blocks come first.
     /// `body` returns the key blocks the tile put through the rings.
     pub(crate) fn for_each_tile(&self, k: &mut Kernel, mut body: impl FnMut(&mut Kernel, &Tile) -> Reg<U32>) {
-        let t = ptx!(k, "mov.u32", sreg::CTAID_X);
-        let step = ptx!(k, "mov.u32", sreg::NCTAID_X);
+        let (t, step) = self.first_tile(k);
         let round = ptx!(k, "mov.u32", 0u32);
         let base = ptx!(k, "mov.u32", 0u32);
         k.while_(
             |k| ptx!(k, "setp.lt.u32", t, self.tiles),
             |k| {
-                let bh = ptx!(k, "div.u32", t, self.q_blocks);
-                let block = ptx!(k, "rem.u32", t, self.q_blocks);
-                let block = if self.cfg.causal {
-                    let last = ptx!(k, "sub.u32", self.q_blocks, 1u32);
-                    ptx!(k, "sub.u32", last, block)
-                } else {
-                    block
-                };
-                let q0 = ptx!(k, "mul.lo.u32", block, self.cfg.bm());
-                let head = ptx!(k, "rem.u32", bh, self.heads);
-                let batch = ptx!(k, "div.u32", bh, self.heads);
-                let kv_head = ptx!(k, "div.u32", head, self.group);
-                let tile = Tile { q0, head, kv_head, batch, round, base };
+                let tile = self.tile_at(k, t, round, base);
                 let blocks = body(k, &tile);
                 ptx!(k, "add.u32" => base, base, blocks);
                 ptx!(k, "add.u32" => round, round, 1u32);
                 ptx!(k, "add.u32" => t, t, step);
             },
         );
+    }
+
+    /// This CTA's first tile (`%ctaid.x`) and the step to its next (`%nctaid.x`).
+    pub(crate) fn first_tile(&self, k: &mut Kernel) -> (Reg<U32>, Reg<U32>) {
+        (ptx!(k, "mov.u32", sreg::CTAID_X), ptx!(k, "mov.u32", sreg::NCTAID_X))
+    }
+
+    /// How many tiles this CTA works on: those of `first, first + step, …` below the count.
+    pub(crate) fn tiles_of_cta(&self, k: &mut Kernel) -> Reg<U32> {
+        let (first, step) = self.first_tile(k);
+        let some = ptx!(k, "setp.lt.u32", first, self.tiles);
+        let left = ptx!(k, "sub.u32", self.tiles, first);
+        let left = ptx!(k, "selp.u32", left, 0u32, some);
+        let up = ptx!(k, "add.u32", left, step);
+        let up = ptx!(k, "sub.u32", up, 1u32);
+        ptx!(k, "div.u32", up, step)
+    }
+
+    /// Tile `t`, the CTA's `round`-th, after `base` key blocks went through the rings.
+    pub(crate) fn tile_at(&self, k: &mut Kernel, t: Reg<U32>, round: Reg<U32>, base: Reg<U32>) -> Tile {
+        let bh = ptx!(k, "div.u32", t, self.q_blocks);
+        let block = ptx!(k, "rem.u32", t, self.q_blocks);
+        let block = if self.cfg.causal {
+            let last = ptx!(k, "sub.u32", self.q_blocks, 1u32);
+            ptx!(k, "sub.u32", last, block)
+        } else {
+            block
+        };
+        let q0 = ptx!(k, "mul.lo.u32", block, self.cfg.bm());
+        let head = ptx!(k, "rem.u32", bh, self.heads);
+        let batch = ptx!(k, "div.u32", bh, self.heads);
+        let kv_head = ptx!(k, "div.u32", head, self.group);
+        Tile { q0, head, kv_head, batch, round, base }
     }
 
     /// The shared address of stage `stage` of K's ring (`v` false) or V's.
@@ -299,18 +330,16 @@ where
     let smem = k.dynamic_shared_aligned::<B8>(1024);
     let k_ring = Ring::new(k, "k", cfg.stages);
     let v_ring = Ring::new(k, "v", cfg.stages);
-    let q_full_bars = k.mbarriers("q_full", 1);
-    let q_empty_bars = k.mbarriers("q_empty", 1);
+    let q_full = k.mbarriers("q_full", cfg.consumers);
+    let q_empty = k.mbarriers("q_empty", cfg.consumers);
     k.init_barriers(Publish::Cta, |k| {
         for ring in [&k_ring, &v_ring] {
             ring.full().init(k, 1);
             ring.empty().init(k, cfg.consumers);
         }
-        q_full_bars.init(k, 1);
-        q_empty_bars.init(k, cfg.consumers);
+        q_full.init(k, 1);
+        q_empty.init(k, 1);
     });
-    let zero = ptx!(k, "mov.u32", 0u32);
-    let (q_full, q_empty) = (q_full_bars.at(k, zero), q_empty_bars.at(k, zero));
     let q_rows = ptx!(k, "add.u32", seq_q, cfg.bm() - 1);
     let q_blocks = ptx!(k, "div.u32", q_rows, cfg.bm());
     let per_batch = ptx!(k, "mul.lo.u32", q_blocks, heads);
@@ -320,8 +349,12 @@ where
     roles.run(
         k,
         |k, tid| {
-            let first = ptx!(k, "setp.eq.u32", tid, 0u32);
-            k.if_(first, |k| produce(k, &plan, q_map, k_map, v_map));
+            // Thread 0 loads K and V; thread 32 (another warp, so neither waits on the other's
+            // branch) loads Q.
+            let kv = ptx!(k, "setp.eq.u32", tid, 0u32);
+            k.if_(kv, |k| produce_blocks(k, &plan, k_map, v_map));
+            let q = ptx!(k, "setp.eq.u32", tid, 32u32);
+            k.if_(q, |k| produce_q(k, &plan, q_map));
         },
         |k, c| {
             let out = consumer::Out { o, lse, strides: (s_stride, h_stride, b_stride), scale_log2 };
@@ -330,59 +363,62 @@ where
     );
 }
 
-/// The producer (one thread): for each tile, Q (once the consumers are done with the last
-/// tile's), then each key block's K and V into the next stage of their rings.
-fn produce(k: &mut Kernel, plan: &Plan, q_map: TensorMap<Bf16, 4>, k_map: TensorMap<Bf16, 4>, v_map: TensorMap<Bf16, 4>) {
+/// The producer of Q (one thread): for each tile, each consumer's 64 rows, once that consumer
+/// is done with the last tile's (a fresh barrier passes round 0), as d/64 boxes of 64 × 64
+/// (one swizzle atom column each).
+fn produce_q(k: &mut Kernel, plan: &Plan, q_map: TensorMap<Bf16, 4>) {
     let cfg = &plan.cfg;
     let d = cfg.head_dim;
-    for map in [q_map, k_map, v_map] {
-        map.prefetch(k);
-    }
+    q_map.prefetch(k);
     plan.for_each_tile(k, |k, tile| {
         let (h, b) = (tile.head.bitcast::<S32>(), tile.batch.bitcast::<S32>());
-        // Q: per consumer 64 rows, as d/64 boxes of 64 × 64 (one swizzle atom column each),
-        // once the consumers released the last tile's (a fresh barrier passes round 0).
         let last_round = ptx!(k, "xor.b32", tile.round.bitcast::<B32>(), 1u32);
         let parity = ptx!(k, "and.b32", last_round, 1u32).bitcast::<U32>();
-        let free = plan.q_empty.wait(k, parity, &plan.deadline);
-        k.if_(!free, |k| ptx!(k, "trap"));
-        plan.q_full.arrive_expect_tx(k, cfg.q_bytes());
         let base = plan.smem.addr(k);
         for c in 0..cfg.consumers {
+            let (full, empty) = (plan.q_full.get(c), plan.q_empty.get(c));
+            let free = empty.wait(k, parity, &plan.deadline);
+            k.if_(!free, |k| ptx!(k, "trap"));
+            full.arrive_expect_tx(k, cfg.q_rows_bytes());
             let row = ptx!(k, "add.u32", tile.q0, ROWS * c).bitcast::<S32>();
             for ch in 0..d / CHUNK {
                 let col = ptx!(k, "mov.s32", (ch * CHUNK) as i32);
                 let at = ptx!(k, "add.u32", base, (c * (d / CHUNK) + ch) * 64 * CHUNK * 2);
-                q_map.load(k, SharedPtr::<B8>::from_reg32(at), [col, row, h, b], plan.q_full.ptr());
+                q_map.load(k, SharedPtr::<B8>::from_reg32(at), [col, row, h, b], full.ptr());
             }
         }
-        let rows_end = ptx!(k, "add.u32", tile.q0, cfg.bm());
-        let blocks = plan.blocks_until(k, rows_end);
-        produce_blocks(k, plan, tile, blocks, k_map, v_map);
-        blocks
+        ptx!(k, "mov.u32", 0u32)
     });
 }
 
-/// The tile's key blocks: K_j and V_j into the rings' iterations `base + j`.
-fn produce_blocks(k: &mut Kernel, plan: &Plan, tile: &Tile, blocks: Reg<U32>, k_map: TensorMap<Bf16, 4>, v_map: TensorMap<Bf16, 4>) {
+/// The producer of K and V (one thread): each tile's key blocks, K_j and V_j into the rings'
+/// iterations `base + j`, each d/64 boxes of 64 columns × bn keys.
+fn produce_blocks(k: &mut Kernel, plan: &Plan, k_map: TensorMap<Bf16, 4>, v_map: TensorMap<Bf16, 4>) {
     let cfg = &plan.cfg;
     let (d, bn) = (cfg.head_dim, cfg.bn());
-    let (hk, b) = (tile.kv_head.bitcast::<S32>(), tile.batch.bitcast::<S32>());
-    k.for_range(0u32, blocks, 1, |k, j| {
-        let key = ptx!(k, "mul.lo.u32", j, bn).bitcast::<S32>();
-        let i = ptx!(k, "add.u32", tile.base, j);
-        // K_j, then V_j, each d/64 boxes of 64 columns × bn keys, in its own ring.
-        for (v, ring, map) in [(false, &plan.k_ring, k_map), (true, &plan.v_ring, v_map)] {
-            let slot = ring.slot(k, i);
-            let free = slot.acquire(k, &plan.deadline);
-            k.if_(!free, |k| ptx!(k, "trap"));
-            slot.full.arrive_expect_tx(k, cfg.block_bytes());
-            let base = plan.stage_at(k, v, slot.stage);
-            for ch in 0..d / CHUNK {
-                let col = ptx!(k, "mov.s32", (ch * CHUNK) as i32);
-                let at = ptx!(k, "add.u32", base, ch * bn * CHUNK * 2);
-                map.load(k, SharedPtr::<B8>::from_reg32(at), [col, key, hk, b], slot.full.ptr());
+    for map in [k_map, v_map] {
+        map.prefetch(k);
+    }
+    plan.for_each_tile(k, |k, tile| {
+        let rows_end = ptx!(k, "add.u32", tile.q0, cfg.bm());
+        let blocks = plan.blocks_until(k, rows_end);
+        let (hk, b) = (tile.kv_head.bitcast::<S32>(), tile.batch.bitcast::<S32>());
+        k.for_range(0u32, blocks, 1, |k, j| {
+            let key = ptx!(k, "mul.lo.u32", j, bn).bitcast::<S32>();
+            let i = ptx!(k, "add.u32", tile.base, j);
+            for (v, ring, map) in [(false, &plan.k_ring, k_map), (true, &plan.v_ring, v_map)] {
+                let slot = ring.slot(k, i);
+                let free = slot.acquire(k, &plan.deadline);
+                k.if_(!free, |k| ptx!(k, "trap"));
+                slot.full.arrive_expect_tx(k, cfg.block_bytes());
+                let base = plan.stage_at(k, v, slot.stage);
+                for ch in 0..d / CHUNK {
+                    let col = ptx!(k, "mov.s32", (ch * CHUNK) as i32);
+                    let at = ptx!(k, "add.u32", base, ch * bn * CHUNK * 2);
+                    map.load(k, SharedPtr::<B8>::from_reg32(at), [col, key, hk, b], slot.full.ptr());
+                }
             }
-        }
+        });
+        blocks
     });
 }

@@ -4,7 +4,7 @@
 //! ([`crate::intrinsics::wgmma::acc_coord`]); the four threads of a quad share a row.
 
 use super::consumer::Out;
-use super::{Plan, Tile};
+use super::Plan;
 use ptxkit::intrinsics::wgmma;
 use ptxkit::prelude::*;
 
@@ -121,6 +121,18 @@ impl Softmax {
         Softmax { m, l, scale_log2, soft_exp }
     }
 
+    /// Starts the statistics of a new tile (maxima -inf, sums 0) and returns the finished
+    /// tile's, in registers of their own, for its [`finish`](Self::finish).
+    pub(crate) fn restart(&mut self, k: &mut Kernel) -> Softmax {
+        let m = self.m.map(|m| ptx!(k, "mov.f32", m));
+        let l = self.l.map(|l| ptx!(k, "mov.f32", l));
+        for r in 0..2 {
+            ptx!(k, "mov.f32" => self.m[r], f32::NEG_INFINITY);
+            ptx!(k, "mov.f32" => self.l[r], 0f32);
+        }
+        Softmax { m, l, ..*self }
+    }
+
     /// One key block's statistics: the row maxima and running sums, and `s` overwritten with
     /// P = `2^(s·scale - m)` (f32). The maxima move only when some row of the warp grew by
     /// more than [`GROWTH`] (in log2 units; until then P stays below `2^GROWTH`, which f32
@@ -192,15 +204,16 @@ impl Softmax {
 
     /// The rows' sums across the quad, O divided by them and stored as bf16 (rows before
     /// S_q), and the log-sum-exp `ln 2 · (m + log2 l)` by the first thread of each quad.
-    pub(crate) fn finish(&mut self, k: &mut Kernel, o: &[Reg<F32>], rows: &Rows, plan: &Plan, tile: &Tile, out: &Out) {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn finish(&mut self, k: &mut Kernel, o: &[Reg<F32>], rows: &Rows, plan: &Plan, head: Reg<U32>, batch: Reg<U32>, out: &Out) {
         let (ss, sh, sb) = out.strides;
         let bh = {
-            let b = ptx!(k, "mul.wide.u32", tile.batch, sb);
-            let h = ptx!(k, "mul.wide.u32", tile.head, sh);
+            let b = ptx!(k, "mul.wide.u32", batch, sb);
+            let h = ptx!(k, "mul.wide.u32", head, sh);
             ptx!(k, "add.u64", b, h)
         };
         let lse_row0 = {
-            let bh = ptx!(k, "mad.lo.u32", tile.batch, plan.heads, tile.head);
+            let bh = ptx!(k, "mad.lo.u32", batch, plan.heads, head);
             ptx!(k, "mul.wide.u32", bh, plan.seq_q)
         };
         let quad_lead = ptx!(k, "setp.eq.u32", rows.col0, 0u32);
