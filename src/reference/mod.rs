@@ -6,11 +6,11 @@
 //!
 //! | family | forms |
 //! |---|---|
-//! | [`arith`](mod@arith) | 563 |
+//! | [`arith`](mod@arith) | 571 |
 //! | [`bits`](mod@bits) | 74 |
-//! | [`cmp`](mod@cmp) | 3086 |
-//! | [`cvt`](mod@cvt) | 784 |
-//! | [`mem`](mod@mem) | 37255 |
+//! | [`cmp`](mod@cmp) | 3392 |
+//! | [`cvt`](mod@cvt) | 830 |
+//! | [`mem`](mod@mem) | 38431 |
 //! | [`sync`](mod@sync) | 96 |
 //! | [`warp`](mod@warp) | 38 |
 //! | [`control`](mod@control) | 11 |

@@ -71,6 +71,34 @@ fn integer_arithmetic_32(gpu: Gpu) {
     check("rem.s32", inp, &map2::<S32, S32, S32>(&gpu, &sa, &sbd, |k, x, y| ptx!(k, "rem.s32", x, y)), &sd(|x, y| x % y));
     let want: Vec<i64> = (0..N).map(|i| sa[i] as i64 * sb[i] as i64).collect();
     check("mul.wide.s32", inp, &map2::<S32, S32, S64>(&gpu, &sa, &sb, |k, x, y| ptx!(k, "mul.wide.s32", x, y)), &want);
+
+    // Two 16-bit halves at once (sm_90): wrapping adds, minima and maxima, and `.relu`
+    // (negative results as 0) on the signed ones.
+    let halves = |f: &dyn Fn(u16, u16) -> u16| {
+        a.iter()
+            .zip(&b)
+            .map(|(x, y)| f(*x as u16, *y as u16) as u32 | (f((x >> 16) as u16, (y >> 16) as u16) as u32) << 16)
+            .collect::<Vec<_>>()
+    };
+    let s16 = |f: fn(i16, i16) -> i16| move |x: u16, y: u16| f(x as i16, y as i16) as u16;
+    check("add.u16x2", inp, &map2::<B32, B32, B32>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.u16x2", x, y)), &halves(&|x, y| x.wrapping_add(y)));
+    check("add.s16x2", inp, &map2::<B32, B32, B32>(&gpu, &a, &b, |k, x, y| ptx!(k, "add.s16x2", x, y)), &halves(&|x, y| x.wrapping_add(y)));
+    check("min.u16x2", inp, &map2::<B32, B32, B32>(&gpu, &a, &b, |k, x, y| ptx!(k, "min.u16x2", x, y)), &halves(&|x, y| x.min(y)));
+    check("max.u16x2", inp, &map2::<B32, B32, B32>(&gpu, &a, &b, |k, x, y| ptx!(k, "max.u16x2", x, y)), &halves(&|x, y| x.max(y)));
+    check("min.s16x2", inp, &map2::<B32, B32, B32>(&gpu, &a, &b, |k, x, y| ptx!(k, "min.s16x2", x, y)), &halves(&s16(|x, y| x.min(y))));
+    check("max.s16x2", inp, &map2::<B32, B32, B32>(&gpu, &a, &b, |k, x, y| ptx!(k, "max.s16x2", x, y)), &halves(&s16(|x, y| x.max(y))));
+    check(
+        "min.relu.s16x2",
+        inp,
+        &map2::<B32, B32, B32>(&gpu, &a, &b, |k, x, y| ptx!(k, "min.relu.s16x2", x, y)),
+        &halves(&s16(|x, y| x.min(y).max(0))),
+    );
+    check(
+        "max.relu.s16x2",
+        inp,
+        &map2::<B32, B32, B32>(&gpu, &a, &b, |k, x, y| ptx!(k, "max.relu.s16x2", x, y)),
+        &halves(&s16(|x, y| x.max(y).max(0))),
+    );
 }
 
 fn integer_arithmetic_64(gpu: Gpu) {

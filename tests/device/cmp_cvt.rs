@@ -275,6 +275,30 @@ fn conversions(gpu: Gpu) {
         &map1::<F32, F64>(&gpu, &ff, |k, x| ptx!(k, "cvt.f64.f32", x)),
         &ff.iter().map(|x| *x as f64).collect::<Vec<_>>(),
     );
+    // bf16 from and to the other floats under each rounding mode (sm_90); widening is exact
+    // whatever the mode.
+    macro_rules! each_mode {
+        ($from:ty, $to:ty, $inputs:expr, $want:expr, $($mode:ident $chain:literal),*) => {$(
+            let inputs = $inputs;
+            check(
+                $chain,
+                |i| inputs[i],
+                &map1::<$from, $to>(&gpu, &inputs, |k, x| ptx!(k, $chain, x)),
+                &inputs.iter().map(|x| $want(*x, Mode::$mode)).collect::<Vec<_>>(),
+            );
+        )*};
+    }
+    let hb: Vec<half::bf16> = ff.iter().map(|x| half::bf16::from_f32(*x)).collect();
+    each_mode!(F64, Bf16, &d, r::bf16_of, Rn "cvt.rn.bf16.f64", Rz "cvt.rz.bf16.f64", Rm "cvt.rm.bf16.f64", Rp "cvt.rp.bf16.f64");
+    each_mode!(F16, Bf16, &h, |x: half::f16, m| r::bf16_of(x.to_f64(), m),
+        Rn "cvt.rn.bf16.f16", Rz "cvt.rz.bf16.f16", Rm "cvt.rm.bf16.f16", Rp "cvt.rp.bf16.f16");
+    each_mode!(Bf16, F16, &hb, |x: half::bf16, m| r::f16_of(x.to_f64(), m),
+        Rn "cvt.rn.f16.bf16", Rz "cvt.rz.f16.bf16", Rm "cvt.rm.f16.bf16", Rp "cvt.rp.f16.bf16");
+    each_mode!(F32, Bf16, &ff, |x: f32, m| r::bf16_of(x as f64, m),
+        Rn "cvt.rn.ftz.bf16.f32", Rz "cvt.rz.ftz.bf16.f32", Rm "cvt.rm.ftz.bf16.f32", Rp "cvt.rp.ftz.bf16.f32");
+    each_mode!(Bf16, F32, &hb, |x: half::bf16, _| x.to_f32(), Rn "cvt.rn.f32.bf16", Rp "cvt.rp.ftz.f32.bf16");
+    each_mode!(Bf16, F64, &hb, |x: half::bf16, _| x.to_f64(), Rn "cvt.f64.bf16", Rz "cvt.rz.f64.bf16");
+
     // Packing: cvt.rn.bf16x2.f32 d, a, b puts a in the upper half.
     let got = map2::<F32, F32, U32>(&gpu, &ff, &f, |k, x, y| ptx!(k, "cvt.rn.bf16x2.f32", x, y).bitcast());
     let want: Vec<u32> =

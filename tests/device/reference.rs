@@ -120,6 +120,44 @@ pub fn mul64(a: f64, b: f64, m: Mode) -> f64 {
     direct64(p, a.mul_add(b, -p), m)
 }
 
+/// `x` rounded under `mode` to a 16-bit float format (`f16` or `bf16`, both exactly
+/// representable in f64): `to_bits`/`from_bits` its encoding, `near` a conversion from f64
+/// that lands on one of the two neighbours of `x` (the `half` crate's goes through f32, so
+/// it may round twice: it only seeds the search). `x` finite and in range.
+pub fn round16<T: Copy>(x: f64, mode: Mode, near: fn(f64) -> T, to_f64: fn(T) -> f64, to_bits: fn(T) -> u16, from_bits: fn(u16) -> T) -> T {
+    // One step up or down in value (the encoding is sign and magnitude).
+    let up = |t: T| if to_f64(t) >= 0.0 { from_bits(to_bits(t) + 1) } else { from_bits(to_bits(t) - 1) };
+    let down = |t: T| if to_f64(t) > 0.0 { from_bits(to_bits(t) - 1) } else { from_bits(to_bits(t) + 1) };
+    let r = near(x);
+    let floor = if to_f64(r) > x { down(r) } else { r };
+    let ceil = if to_f64(floor) < x { up(floor) } else { floor };
+    match mode {
+        Mode::Rn => {
+            // The two are within a few units of each other: the differences are exact.
+            let (below, above) = (x - to_f64(floor), to_f64(ceil) - x);
+            if below < above || below == above && to_bits(floor) % 2 == 0 {
+                floor
+            } else {
+                ceil
+            }
+        }
+        Mode::Rz if x >= 0.0 => floor,
+        Mode::Rz => ceil,
+        Mode::Rm => floor,
+        Mode::Rp => ceil,
+    }
+}
+
+/// `x` rounded to bf16 under `mode`.
+pub fn bf16_of(x: f64, mode: Mode) -> half::bf16 {
+    round16(x, mode, half::bf16::from_f64, half::bf16::to_f64, half::bf16::to_bits, half::bf16::from_bits)
+}
+
+/// `x` rounded to f16 under `mode`.
+pub fn f16_of(x: f64, mode: Mode) -> half::f16 {
+    round16(x, mode, half::f16::from_f64, half::f16::to_f64, half::f16::to_bits, half::f16::from_bits)
+}
+
 /// A random finite f32 with a random exponent in [-e, e], never subnormal.
 pub fn f32_in(r: &mut impl Rng, e: i32) -> f32 {
     let m: f32 = r.gen_range(1.0..2.0);
