@@ -86,11 +86,18 @@ pub fn emit_sample(k: &mut Kernel, form: &'static FormDesc, end: Label) {
     k.push_ins(form, None, &mut ops);
 }
 
-/// A module with one kernel holding one sample of each form, in order, at `version`
-/// (unchecked: the point is to ask ptxas). Returns the text and, for each form, the
-/// 1-based line its sample is on. The module is in the independent texturing mode if a
-/// form needs it (forms of both modes cannot share a module: [`assemblable`] separates
-/// them).
+/// Whether a form's sample goes in a device function rather than the kernel: the
+/// `.param::func` loads and stores, which ptxas 13.5 takes only in a function's body (13.0
+/// takes them in a kernel too).
+fn in_func(form: &FormDesc) -> bool {
+    form.chain.contains(".param::func")
+}
+
+/// A module with one sample of each form, in order (unchecked: the point is to ask ptxas):
+/// the `.param::func` forms in a device function `sample_func`, the others in the kernel
+/// `samples`, at `version`. Returns the text and, for each form, the 1-based line its
+/// sample is on. The module is in the independent texturing mode if a form needs it (forms
+/// of both modes cannot share a module: [`assemblable`] separates them).
 pub fn sample_module(forms: &[&'static FormDesc], target: Target, version: Version) -> Result<(String, Vec<usize>), Error> {
     let mut m = Module::new(target);
     m.set_version(version);
@@ -98,23 +105,35 @@ pub fn sample_module(forms: &[&'static FormDesc], target: Target, version: Versi
     if forms.iter().any(|f| f.tex_mode() == Some(TexMode::Independent)) {
         m.set_tex_mode(TexMode::Independent)?;
     }
+    let body = |k: &mut Kernel, of_func: bool| {
+        let end = k.label();
+        for f in forms.iter().filter(|f| in_func(f) == of_func) {
+            emit_sample(k, f, end);
+        }
+        k.place(end);
+    };
+    if forms.iter().any(|f| in_func(f)) {
+        m.func("sample_func", |k, ()| body(k, true))?;
+    }
     m.kernel("samples", |k, ()| {
         if forms.iter().any(|f| f.opcode() == "setmaxnreg") {
             k.maxnreg(128); // without a register count at entry the kernel is refused
         }
-        let end = k.label();
-        for f in forms {
-            emit_sample(k, f, end);
-        }
-        k.place(end);
+        body(k, false);
     })?;
     let text = m.to_ptx()?;
+    // The function comes first in the text, then the kernel: each body's samples are found in
+    // order from where its text begins.
+    let kernel_at = text.lines().position(|l| l.contains(".entry samples")).unwrap_or(0);
+    let mut in_fn = text.lines().enumerate().take(kernel_at);
+    let mut in_kernel = text.lines().enumerate().skip(kernel_at);
     let mut lines = Vec::with_capacity(forms.len());
-    let mut it = text.lines().enumerate();
     for f in forms {
         let pre_a = format!("\t{} ", f.chain);
         let pre_b = format!("\t{};", f.chain);
-        let line = it.by_ref().find(|(_, l)| l.starts_with(&pre_a) || l.starts_with(&pre_b)).map(|(i, _)| i + 1).unwrap_or(0);
+        let is = |(_, l): &(usize, &str)| l.starts_with(&pre_a) || l.starts_with(&pre_b);
+        let found = if in_func(f) { in_fn.find(is) } else { in_kernel.find(is) };
+        let line = found.map(|(i, _)| i + 1).unwrap_or(0);
         lines.push(line);
     }
     Ok((text, lines))
