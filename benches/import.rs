@@ -7,7 +7,7 @@
 //! with braced fragments, and a `.loc` every eight instructions.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ptxkit::import::{parse::parse, print::print};
+use ptxkit::import::{ast::Arena, parse::parse, print::print};
 use std::fmt::Write;
 
 /// A module of one kernel with exactly `n` instructions, and the count.
@@ -89,13 +89,21 @@ fn bench_sizes(_: &mut Criterion) {
     println!("|---|---|---|---|---|---|---|");
     for (n, reps) in [(10_000, 100), (100_000, 20), (1_000_000, 7)] {
         let text = module(n);
-        let file = parse(&text).expect("the module parses");
+        let arena = Arena::new();
+        let file = parse(&text, &arena).expect("the module parses");
         assert_eq!(file.instructions().len(), n);
         let back = print(&file);
-        assert_eq!(print(&parse(&back).expect("the print parses")), back);
-        let tp = median(reps, || drop(std::hint::black_box(parse(&text).unwrap())));
+        assert_eq!(print(&parse(&back, &Arena::new()).expect("the print parses")), back);
+        // Each parse with its own arena, dropped with the tree (as a caller does).
+        let tp = median(reps, || {
+            let arena = Arena::new();
+            drop(std::hint::black_box(parse(&text, &arena).unwrap()));
+        });
         let tw = median(reps, || drop(std::hint::black_box(print(&file))));
-        let tb = median(reps, || drop(std::hint::black_box(print(&parse(&text).unwrap()))));
+        let tb = median(reps, || {
+            let arena = Arena::new();
+            drop(std::hint::black_box(print(&parse(&text, &arena).unwrap())));
+        });
         println!(
             "| {n} | {:.1} MiB | {reps} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} |",
             text.len() as f64 / (1 << 20) as f64,
@@ -112,7 +120,7 @@ fn bench(c: &mut Criterion) {
     let text = module(n);
     let mut g = c.benchmark_group("import");
     g.throughput(Throughput::Elements(n as u64));
-    g.bench_function("parse_and_print_10k_instructions", |b| b.iter(|| print(&parse(&text).unwrap())));
+    g.bench_function("parse_and_print_10k_instructions", |b| b.iter(|| print(&parse(&text, &Arena::new()).unwrap())));
     g.finish();
 }
 

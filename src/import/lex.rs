@@ -1,7 +1,13 @@
 //! The tokens of PTX text, each with its position: words (names, opcodes, numbers, which
 //! PTX does not separate lexically), dotted words (`.global`, `.b32`, `.2d`,
-//! `.shared::cluster`), strings, and punctuation. Comments are skipped. Every step consumes
-//! at least one character, so no input makes the lexer loop.
+//! `.shared::cluster`), strings, and punctuation. Comments are skipped.
+//!
+//! The [`Lexer`] streams: each call scans one token from the text's bytes, so no token list
+//! is built. Everything outside comments and strings is ASCII, so a token's column is its
+//! byte distance from an anchor whose column is known: the start of its line, or the end of
+//! the last comment, string or non-ASCII space on the line (where characters are counted,
+//! once). Every step consumes at least one byte, and every slice of the text ends at an
+//! ASCII byte or at the end, so no input makes the lexer loop or cut a character.
 
 use super::ast::Span;
 use super::error::ParseError;
@@ -32,114 +38,200 @@ pub struct Token<'s> {
     pub at: usize,
 }
 
-/// A character of a word: PTX identifiers are `[A-Za-z0-9_$%]`, and numbers add `.` only
-/// inside a decimal float, which [`lex`] handles.
-fn word_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '%'
-}
+/// The class of each byte: what a token starting with it is.
+const OTHER: u8 = 0;
+const WORD: u8 = 1;
+const SPACE: u8 = 2;
+const PUNCT: u8 = 3;
+const DOT: u8 = 4;
+const QUOTE: u8 = 5;
+const SLASH: u8 = 6;
 
-/// The tokens of `src`, ending with [`Tok::End`]. An unterminated string or comment, or a
-/// character PTX does not use, is an error at its position.
-pub fn lex(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
-    let mut out = Vec::new();
-    let bytes = src.as_bytes();
-    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
-    // Advances over `n` bytes of ASCII-or-not text, keeping line and column.
-    let advance = |i: &mut usize, line: &mut u32, col: &mut u32, n: usize| {
-        for ch in src[*i..*i + n].chars() {
-            if ch == '\n' {
-                *line += 1;
-                *col = 1;
-            } else {
-                *col += 1;
-            }
-        }
-        *i += n;
-    };
-    while i < bytes.len() {
-        let c = src[i..].chars().next().unwrap_or('\0');
-        let span = Span { line, col };
-        if c.is_whitespace() {
-            advance(&mut i, &mut line, &mut col, c.len_utf8());
-            continue;
-        }
-        if src[i..].starts_with("//") {
-            let n = src[i..].find('\n').unwrap_or(src.len() - i);
-            advance(&mut i, &mut line, &mut col, n);
-            continue;
-        }
-        if src[i..].starts_with("/*") {
-            let Some(n) = src[i + 2..].find("*/") else {
-                return Err(ParseError::new(span, "the end of the comment `*/`", "the end of the input"));
-            };
-            advance(&mut i, &mut line, &mut col, n + 4);
-            continue;
-        }
-        let n = if c == '"' {
-            let mut j = i + 1;
-            loop {
-                match bytes.get(j) {
-                    None | Some(b'\n') => return Err(ParseError::new(span, "the closing `\"` of the string", "the end of the line")),
-                    Some(b'\\') => j += 2,
-                    Some(b'"') => break j + 1 - i,
-                    Some(_) => j += 1,
-                }
-            }
-        } else if c == '.' && src[i + 1..].chars().next().is_some_and(word_char) {
-            1 + word_len(&src[i + 1..])
-        } else if word_char(c) {
-            let w = word_len(&src[i..]);
-            // A decimal float: digits, `.`, digits, an exponent (`1.5`, `2.5e-3`).
-            let digits = src[i..i + w].bytes().all(|b| b.is_ascii_digit());
-            if digits && src[i + w..].starts_with('.') && src[i + w + 1..].starts_with(|ch: char| ch.is_ascii_digit()) {
-                let mut j = i + w + 1;
-                j += src[j..].bytes().take_while(u8::is_ascii_digit).count();
-                if src[j..].starts_with(['e', 'E']) {
-                    let k = j + 1 + src[j + 1..].starts_with(['+', '-']) as usize;
-                    if src[k..].starts_with(|ch: char| ch.is_ascii_digit()) {
-                        j = k + src[k..].bytes().take_while(u8::is_ascii_digit).count();
-                    }
-                }
-                j - i
-            } else {
-                // An exponent with a sign inside a word (`1e-3`) is one word too.
-                let mut n = w;
-                if digits_then_e(&src[i..i + w]) && src[i + w..].starts_with(['+', '-']) {
-                    let more = src[i + w + 1..].bytes().take_while(u8::is_ascii_digit).count();
-                    if more > 0 {
-                        n = w + 1 + more;
-                    }
-                }
-                n
-            }
-        } else if "{}()[],;:@!+-|<>=".contains(c) {
-            1
-        } else {
-            return Err(ParseError::new(span, "a PTX token", &format!("`{}`", c.escape_default())));
+/// [`OTHER`] for what PTX does not use (and for every non-ASCII byte, which
+/// [`Lexer::next`] decodes). Words are `[A-Za-z0-9_$%]`; spaces are those of
+/// `char::is_whitespace` below 128.
+const CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        t[c] = match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'$' | b'%' => WORD,
+            b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r' => SPACE,
+            b'{' | b'}' | b'(' | b')' | b'[' | b']' | b',' | b';' | b':' | b'@' | b'!' | b'+' | b'-' | b'|' | b'<' | b'>' | b'=' => PUNCT,
+            b'.' => DOT,
+            b'"' => QUOTE,
+            b'/' => SLASH,
+            _ => OTHER,
         };
-        let tok = match c {
-            '"' => Tok::Str,
-            '.' => Tok::Dotted,
-            c if word_char(c) => Tok::Atom,
-            c => Tok::Punct(c),
-        };
-        out.push(Token { tok, text: &src[i..i + n], span, at: i });
-        advance(&mut i, &mut line, &mut col, n);
+        c += 1;
     }
-    out.push(Token { tok: Tok::End, text: "", span: Span { line, col }, at: src.len() });
-    Ok(out)
+    t
+};
+
+fn is_word(b: Option<&u8>) -> bool {
+    b.is_some_and(|&c| CLASS[c as usize] == WORD)
 }
 
-/// The length of the word at the start of `s`: word characters, and `::` between them
+/// A streaming lexer over `src`.
+#[derive(Clone)]
+pub struct Lexer<'s> {
+    src: &'s str,
+    pos: usize,
+    line: u32,
+    /// A byte offset whose column is `anchor_col`, with only ASCII and no line break between
+    /// it and `pos`.
+    anchor: usize,
+    anchor_col: u32,
+    error: Option<ParseError>,
+}
+
+impl<'s> Lexer<'s> {
+    pub fn new(src: &'s str) -> Lexer<'s> {
+        Lexer { src, pos: 0, line: 1, anchor: 0, anchor_col: 1, error: None }
+    }
+
+    /// The first character that is no token, if the lexer met one: an unterminated string
+    /// or comment, or a character PTX does not use, at its position.
+    pub fn error(&self) -> Option<&ParseError> {
+        self.error.as_ref()
+    }
+
+    /// The position of byte `at` of the current line (at or after the anchor).
+    fn span_at(&self, at: usize) -> Span {
+        let d = u32::try_from(at - self.anchor).unwrap_or(u32::MAX);
+        Span { line: self.line, col: self.anchor_col.saturating_add(d) }
+    }
+
+    /// Moves the anchor past `self.src[from..to]`, text of any kind (a comment, a string, a
+    /// non-ASCII space): its line breaks are counted, and so are the characters after the
+    /// last of them where any is not ASCII.
+    fn pass(&mut self, from: usize, to: usize) {
+        let seg = &self.src.as_bytes()[from..to];
+        let (start, col) = match seg.iter().rposition(|&c| c == b'\n') {
+            Some(k) => {
+                let breaks = seg.iter().filter(|&&c| c == b'\n').count();
+                self.line = self.line.saturating_add(u32::try_from(breaks).unwrap_or(u32::MAX));
+                (from + k + 1, 1)
+            }
+            None => (self.anchor, self.anchor_col),
+        };
+        let rest = &self.src.as_bytes()[start.max(from)..to];
+        if rest.is_ascii() {
+            self.anchor = start;
+            self.anchor_col = col;
+        } else {
+            // Characters are the bytes that do not continue one.
+            let chars = self.src.as_bytes()[start..to].iter().filter(|&&c| c & 0xC0 != 0x80).count();
+            self.anchor = to;
+            self.anchor_col = col.saturating_add(u32::try_from(chars).unwrap_or(u32::MAX));
+        }
+    }
+
+    /// The lexer stops at `at` with `expected`, having found `found`: [`Tok::End`] from now on.
+    #[cold]
+    fn fail(&mut self, at: usize, expected: &str, found: &str) -> Token<'s> {
+        let span = self.span_at(at);
+        self.error = Some(ParseError::new(span, expected, found));
+        self.pos = self.src.len();
+        Token { tok: Tok::End, text: "", span, at: self.src.len() }
+    }
+
+    /// Past the comment or the non-ASCII space at `i`, if one starts there; `None` where a
+    /// token (or no token: an error) starts.
+    #[cold]
+    fn skip_slow(&mut self, i: usize) -> Option<usize> {
+        let b = self.src.as_bytes();
+        let end = match b.get(i..i + 2) {
+            Some(b"//") => self.src[i..].find('\n').map_or(b.len(), |n| i + n),
+            Some(b"/*") => match self.src[i + 2..].find("*/") {
+                Some(n) => i + n + 4,
+                None => {
+                    self.fail(i, "the end of the comment `*/`", "the end of the input");
+                    return Some(b.len());
+                }
+            },
+            _ => {
+                let ch = self.src[i..].chars().next().filter(|c| !c.is_ascii() && c.is_whitespace())?;
+                i + ch.len_utf8()
+            }
+        };
+        self.pass(i, end);
+        Some(end)
+    }
+
+    /// The string that starts at `i`, or the error of one that the line ends.
+    #[cold]
+    fn string(&mut self, i: usize) -> Token<'s> {
+        let b = self.src.as_bytes();
+        let mut j = i + 1;
+        let end = loop {
+            match b.get(j) {
+                None | Some(b'\n') => return self.fail(i, "the closing `\"` of the string", "the end of the line"),
+                Some(b'\\') => j += 2,
+                Some(b'"') => break j + 1,
+                Some(_) => j += 1,
+            }
+        };
+        let t = Token { tok: Tok::Str, text: &self.src[i..end], span: self.span_at(i), at: i };
+        // An escaped line break or a non-ASCII character inside.
+        self.pass(i, end);
+        self.pos = end;
+        t
+    }
+
+    /// The next token; [`Tok::End`] at the end of the input, and from an error on (see
+    /// [`Lexer::error`]).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Token<'s> {
+        let b = self.src.as_bytes();
+        let mut i = self.pos;
+        // Spaces and comments.
+        let c = loop {
+            let Some(&c) = b.get(i) else {
+                self.pos = i;
+                return Token { tok: Tok::End, text: "", span: self.span_at(i), at: i };
+            };
+            match CLASS[c as usize] {
+                SPACE => {
+                    i += 1;
+                    if c == b'\n' {
+                        self.line = self.line.saturating_add(1);
+                        self.anchor = i;
+                        self.anchor_col = 1;
+                    }
+                }
+                SLASH | OTHER => match self.skip_slow(i) {
+                    Some(end) => i = end,
+                    None => break c,
+                },
+                _ => break c,
+            }
+        };
+        let (tok, end) = match CLASS[c as usize] {
+            WORD => (Tok::Atom, atom_end(b, i)),
+            PUNCT => (Tok::Punct(c as char), i + 1),
+            DOT if is_word(b.get(i + 1)) => (Tok::Dotted, word_end(b, i + 1)),
+            QUOTE => return self.string(i),
+            _ => {
+                let ch = self.src[i..].chars().next().unwrap_or_default();
+                return self.fail(i, "a PTX token", &format!("`{}`", ch.escape_default()));
+            }
+        };
+        self.pos = end;
+        Token { tok, text: &self.src[i..end], span: self.span_at(i), at: i }
+    }
+}
+
+/// The end of the word that starts at `i`: word characters, and `::` between them
 /// (`shared::cluster`, `mbarrier::complete_tx::bytes`).
-fn word_len(s: &str) -> usize {
-    let b = s.as_bytes();
-    let mut n = 0;
+fn word_end(b: &[u8], i: usize) -> usize {
+    let mut n = i;
     loop {
-        while n < b.len() && word_char(b[n] as char) {
+        while n < b.len() && CLASS[b[n] as usize] == WORD {
             n += 1;
         }
-        if n > 0 && s[n..].starts_with("::") && s[n + 2..].starts_with(word_char) {
+        if n + 2 < b.len() && b[n] == b':' && b[n + 1] == b':' && CLASS[b[n + 2] as usize] == WORD {
             n += 2;
         } else {
             return n;
@@ -147,10 +239,53 @@ fn word_len(s: &str) -> usize {
     }
 }
 
-/// `1e`, `25E`: digits then an exponent letter (a decimal float whose exponent has a sign).
-fn digits_then_e(w: &str) -> bool {
-    let b = w.as_bytes();
-    b.len() >= 2 && matches!(b[b.len() - 1], b'e' | b'E') && b[..b.len() - 1].iter().all(u8::is_ascii_digit)
+/// The end of the atom that starts at `i`: a word, and for a number, the fraction and
+/// exponent of a decimal float (`1.5`, `2.5e-3`, and `1e-3`, whose signed exponent makes it
+/// one word too).
+fn atom_end(b: &[u8], i: usize) -> usize {
+    let n = word_end(b, i);
+    if !b[i].is_ascii_digit() {
+        return n;
+    }
+    let w = &b[i..n];
+    let digits = |from: usize| from + b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if w.iter().all(u8::is_ascii_digit) {
+        if b.get(n) == Some(&b'.') && b.get(n + 1).is_some_and(u8::is_ascii_digit) {
+            let mut j = digits(n + 1);
+            if matches!(b.get(j), Some(b'e' | b'E')) {
+                let k = j + 1 + usize::from(matches!(b.get(j + 1), Some(b'+' | b'-')));
+                if b.get(k).is_some_and(u8::is_ascii_digit) {
+                    j = digits(k);
+                }
+            }
+            return j;
+        }
+    } else if w.len() >= 2
+        && matches!(w[w.len() - 1], b'e' | b'E')
+        && w[..w.len() - 1].iter().all(u8::is_ascii_digit)
+        && matches!(b.get(n), Some(b'+' | b'-'))
+        && b.get(n + 1).is_some_and(u8::is_ascii_digit)
+    {
+        return digits(n + 1);
+    }
+    n
+}
+
+/// The tokens of `src`, ending with [`Tok::End`]. An unterminated string or comment, or a
+/// character PTX does not use, is an error at its position.
+pub fn lex(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
+    let mut lx = Lexer::new(src);
+    let mut out = Vec::new();
+    loop {
+        let t = lx.next();
+        if let Some(e) = lx.error.take() {
+            return Err(e);
+        }
+        out.push(t);
+        if t.tok == Tok::End {
+            return Ok(out);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -192,6 +327,12 @@ mod tests {
                 (Tok::End, ""),
             ]
         );
+        // A dotted word is not a float: `.2d`, and `.5` after a word.
+        assert_eq!(words(".2d x.5"), [(Tok::Dotted, ".2d"), (Tok::Atom, "x"), (Tok::Dotted, ".5"), (Tok::End, "")]);
+        assert_eq!(
+            words("1.5.x 2e+"),
+            [(Tok::Atom, "1.5"), (Tok::Dotted, ".x"), (Tok::Atom, "2e"), (Tok::Punct('+'), "+"), (Tok::End, "")]
+        );
     }
 
     #[test]
@@ -203,5 +344,21 @@ mod tests {
         assert_eq!((e.span.line, e.span.col), (1, 14));
         assert!(lex("/* open").unwrap_err().to_string().contains("`*/`"));
         assert!(lex("\"open\n").unwrap_err().to_string().contains("closing"));
+    }
+
+    /// Columns count characters: after a comment, a string or a space that is not ASCII,
+    /// and after a string whose escaped line break starts a new line.
+    #[test]
+    fn columns_after_text_that_is_not_ascii() {
+        fn spans(s: &str) -> Vec<(&str, u32, u32)> {
+            lex(s).unwrap().into_iter().map(|t| (t.text, t.span.line, t.span.col)).collect()
+        }
+        assert_eq!(spans("/* é */ a \"ü\" b\u{a0}c"), [("a", 1, 9), ("\"ü\"", 1, 11), ("b", 1, 15), ("c", 1, 17), ("", 1, 18)]);
+        assert_eq!(spans("// ééé\n  x /* ä\n é */ y"), [("x", 2, 3), ("y", 3, 7), ("", 3, 8)]);
+        assert_eq!(spans("\"a\\\nb\" c"), [("\"a\\\nb\"", 1, 1), ("c", 2, 4), ("", 2, 5)]);
+        let e = lex("x /* ü */ ü").unwrap_err();
+        assert_eq!((e.span.line, e.span.col, e.found.as_str()), (1, 11, "`\\u{fc}`"));
+        // A character cut by a backslash inside a string stays whole.
+        assert_eq!(spans("\"\\é\" z")[1], ("z", 1, 6));
     }
 }

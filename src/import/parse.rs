@@ -1,41 +1,72 @@
 //! The parser: PTX text to the syntax tree of [`ast`](super::ast), by recursive descent over
-//! the tokens of [`lex`](super::lex). Errors carry the line and column, what was expected and
-//! what was found. Nesting is bounded ([`MAX_DEPTH`]), and every loop consumes a token or
-//! stops, so no input makes it overflow the stack or loop.
+//! the tokens that the [`Lexer`] streams. Errors carry the line and column, what was
+//! expected and what was found; a character that is no token is the error wherever it
+//! stands, as if the whole text had been lexed first. Nesting is bounded ([`MAX_DEPTH`]),
+//! and every loop consumes a token or stops, so no input makes it overflow the stack or
+//! loop.
+//!
+//! The tree's names are slices of the text. Its lists are built on the parser's scratch
+//! stacks (a list's items above the items of the lists it is inside) and copied into the
+//! [`Arena`] when complete, so a statement costs no allocation of its own.
+
+mod body;
 
 use super::ast::*;
 pub use super::error::ParseError;
-use super::lex::{lex, Tok, Token};
+use super::lex::{Lexer, Tok, Token};
 
 /// How deeply blocks, braces, brackets and parentheses may nest.
 pub const MAX_DEPTH: u32 = 200;
 
-/// Parses a whole PTX file.
+/// Parses a whole PTX file into a tree that borrows from `src` and keeps its lists in
+/// `arena`.
 ///
 /// ```
 /// use ptxkit::import::{ast, parse};
-/// let f = parse::parse(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }")?;
+/// let arena = ast::Arena::new();
+/// let f = parse::parse(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }", &arena)?;
 /// let ast::Item::Function(k) = &f.items[3] else { panic!() };
 /// assert_eq!(k.name, "k");
-/// let e = parse::parse(".version 8.0\n.entry k( { ret; }").unwrap_err();
+/// let e = parse::parse(".version 8.0\n.entry k( { ret; }", &arena).unwrap_err();
 /// assert_eq!(e.to_string(), "line 2, column 11: expected a parameter declaration (`.param …`), found `{`");
 /// # Ok::<(), ptxkit::import::parse::ParseError>(())
 /// ```
-pub fn parse(src: &str) -> Result<File, ParseError> {
-    let toks = lex(src)?;
-    let mut p = Parser { src, toks, i: 0, depth: 0 };
+pub fn parse<'a>(src: &'a str, arena: &'a Arena) -> Result<File<'a>, ParseError> {
+    let mut lx = Lexer::new(src);
+    let tok = lx.next();
+    let mut p = Parser { src, arena, lx, tok, depth: 0, args: Vec::new(), words: Vec::new() };
     let mut items = Vec::new();
-    while p.peek().tok != Tok::End {
-        items.push(p.item()?);
+    let mut result = Ok(());
+    while p.tok.tok != Tok::End {
+        match p.item() {
+            Ok(item) => items.push(item),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
     }
-    Ok(File { items })
+    // A character that is no token comes first, wherever it is.
+    if result.is_err() {
+        while p.lx.next().tok != Tok::End {}
+    }
+    if let Some(e) = p.lx.error() {
+        return Err(e.clone());
+    }
+    result.map(|()| File { items })
 }
 
-struct Parser<'s> {
-    src: &'s str,
-    toks: Vec<Token<'s>>,
-    i: usize,
+struct Parser<'a> {
+    src: &'a str,
+    arena: &'a Arena,
+    lx: Lexer<'a>,
+    /// The current token.
+    tok: Token<'a>,
     depth: u32,
+    /// The operands of the lists being parsed, innermost last.
+    args: Vec<Arg<'a>>,
+    /// The words of the word list being parsed.
+    words: Vec<&'a str>,
 }
 
 /// How a token reads in a message.
@@ -49,26 +80,59 @@ fn shown(t: &Token) -> String {
 const SPACES: &[&str] = &[".global", ".const", ".shared", ".local", ".param", ".reg", ".tex", ".sreg"];
 const LINKAGE: &[&str] = &[".visible", ".extern", ".weak", ".common"];
 
-impl<'s> Parser<'s> {
-    fn peek(&self) -> Token<'s> {
-        self.toks[self.i.min(self.toks.len() - 1)]
+/// Text made of tokens as written, without what stood between them (spaces, comments): a
+/// slice of the source where they touch, as they do in compiler output, else a copy in the
+/// arena.
+struct Joined {
+    start: usize,
+    end: usize,
+    /// The text so far, once two tokens did not touch.
+    apart: Option<String>,
+}
+
+impl Joined {
+    fn new(t: &Token) -> Joined {
+        Joined { start: t.at, end: t.at + t.text.len(), apart: None }
     }
-    fn peek_at(&self, k: usize) -> Token<'s> {
-        self.toks[(self.i + k).min(self.toks.len() - 1)]
+    fn push(&mut self, src: &str, t: &Token) {
+        match &mut self.apart {
+            None if t.at == self.end => self.end = t.at + t.text.len(),
+            None => self.apart = Some(format!("{}{}", &src[self.start..self.end], t.text)),
+            Some(s) => s.push_str(t.text),
+        }
     }
-    fn bump(&mut self) -> Token<'s> {
-        let t = self.peek();
+    fn text<'a>(&self, src: &'a str, arena: &'a Arena) -> &'a str {
+        match &self.apart {
+            None => &src[self.start..self.end],
+            Some(s) => arena.str(s),
+        }
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Token<'a> {
+        self.tok
+    }
+    /// What the token after the current one is (lexed on a copy of the lexer: the parser
+    /// looks this far only in initialisers).
+    fn peek2(&self) -> Tok {
+        if self.tok.tok == Tok::End {
+            return Tok::End;
+        }
+        self.lx.clone().next().tok
+    }
+    fn bump(&mut self) -> Token<'a> {
+        let t = self.tok;
         if t.tok != Tok::End {
-            self.i += 1;
+            self.tok = self.lx.next();
         }
         t
     }
     fn err<T>(&self, expected: &str) -> Result<T, ParseError> {
-        let t = self.peek();
-        Err(ParseError::new(t.span, expected, &shown(&t)))
+        Err(ParseError::new(self.tok.span, expected, &shown(&self.tok)))
     }
     fn is_punct(&self, c: char) -> bool {
-        self.peek().tok == Tok::Punct(c)
+        self.tok.tok == Tok::Punct(c)
     }
     fn eat_punct(&mut self, c: char) -> bool {
         let yes = self.is_punct(c);
@@ -77,15 +141,15 @@ impl<'s> Parser<'s> {
         }
         yes
     }
-    fn expect_punct(&mut self, c: char) -> Result<Token<'s>, ParseError> {
+    fn expect_punct(&mut self, c: char) -> Result<Token<'a>, ParseError> {
         if self.is_punct(c) {
             Ok(self.bump())
         } else {
             self.err(&format!("`{c}`"))
         }
     }
-    fn word(&mut self, what: &str) -> Result<Token<'s>, ParseError> {
-        if self.peek().tok == Tok::Atom {
+    fn word(&mut self, what: &str) -> Result<Token<'a>, ParseError> {
+        if self.tok.tok == Tok::Atom {
             Ok(self.bump())
         } else {
             self.err(what)
@@ -101,9 +165,21 @@ impl<'s> Parser<'s> {
     fn leave(&mut self) {
         self.depth -= 1;
     }
+    /// The words pushed on [`Parser::words`] since `mark`, in the arena.
+    fn words_from(&mut self, mark: usize) -> &'a [&'a str] {
+        let list = self.arena.list(&self.words[mark..]);
+        self.words.truncate(mark);
+        list
+    }
+    /// The operands pushed on [`Parser::args`] since `mark`, in the arena.
+    fn args_from(&mut self, mark: usize) -> &'a [Arg<'a>] {
+        let list = self.arena.list(&self.args[mark..]);
+        self.args.truncate(mark);
+        list
+    }
 
     /// A module-level item.
-    fn item(&mut self) -> Result<Item, ParseError> {
+    fn item(&mut self) -> Result<Item<'a>, ParseError> {
         let t = self.peek();
         if t.tok != Tok::Dotted {
             return self.err("a directive (`.version`, `.target`, a variable, `.entry`, `.func`, …)");
@@ -112,15 +188,18 @@ impl<'s> Parser<'s> {
             ".version" => {
                 self.bump();
                 let v = self.word("a version (`8.0`)")?;
-                Ok(Item::Version(v.text.to_string(), t.span))
+                Ok(Item::Version(v.text, t.span))
             }
             ".target" => {
                 self.bump();
-                let mut targets = vec![self.word("a target (`sm_90a`)")?.text.to_string()];
+                let mark = self.words.len();
+                let first = self.word("a target (`sm_90a`)")?.text;
+                self.words.push(first);
                 while self.eat_punct(',') {
-                    targets.push(self.word("a target or a target option")?.text.to_string());
+                    let w = self.word("a target or a target option")?.text;
+                    self.words.push(w);
                 }
-                Ok(Item::Target(targets, t.span))
+                Ok(Item::Target(self.words_from(mark), t.span))
             }
             ".address_size" => {
                 self.bump();
@@ -134,29 +213,36 @@ impl<'s> Parser<'s> {
             ".file" | ".loc" | ".pragma" | ".alias" => self.directive().map(Item::Directive),
             _ => {
                 // Linkage, then a function or a variable.
-                let mut k = 0;
-                while LINKAGE.contains(&self.peek_at(k).text) {
-                    k += 1;
-                }
-                match self.peek_at(k).text {
-                    ".entry" | ".func" => self.function().map(Item::Function),
+                let linkage = self.linkage();
+                match self.peek().text {
+                    ".entry" | ".func" => self.function(t.span, linkage).map(Item::Function),
                     w if SPACES.contains(&w) || w.starts_with(".const[") => {
-                        let v = self.var_decl(true)?;
+                        let v = self.var_decl(t.span, linkage, true)?;
                         self.expect_punct(';')?;
                         Ok(Item::Var(v))
                     }
-                    _ => self.err("a directive (`.version`, `.target`, a variable, `.entry`, `.func`, …)"),
+                    _ => Err(ParseError::new(t.span, "a directive (`.version`, `.target`, a variable, `.entry`, `.func`, …)", &shown(&t))),
                 }
             }
         }
     }
 
+    /// `.visible`, `.extern`, `.weak`, `.common`: the linkage words before a declaration.
+    fn linkage(&mut self) -> &'a [&'a str] {
+        let mark = self.words.len();
+        while LINKAGE.contains(&self.tok.text) {
+            let w = self.bump().text;
+            self.words.push(w);
+        }
+        self.words_from(mark)
+    }
+
     /// A directive kept as words: its name, then tokens up to the end of the statement
     /// (`;`, or the end of the line for `.file` and `.loc`, which take none).
-    fn directive(&mut self) -> Result<Directive, ParseError> {
+    fn directive(&mut self) -> Result<Directive<'a>, ParseError> {
         let name = self.bump();
         let line = name.span.line;
-        let mut args = Vec::new();
+        let mark = self.words.len();
         let ends_at_line = matches!(name.text, ".file" | ".loc");
         loop {
             let t = self.peek();
@@ -166,19 +252,20 @@ impl<'s> Parser<'s> {
                     self.bump();
                     break;
                 }
-                _ if ends_at_line && t.span.line != line && !args.last().is_some_and(|a: &String| a == ",") => break,
+                // A line break ends it, unless after a comma.
+                _ if ends_at_line && t.span.line != line && (self.words.len() == mark || self.words.last() != Some(&",")) => break,
                 Tok::Punct('{' | '}') => return self.err(&format!("the end of the `{}` directive", name.text)),
                 _ => {
                     self.bump();
-                    args.push(t.text.to_string());
+                    self.words.push(t.text);
                 }
             }
         }
-        Ok(Directive { name: name.text.to_string(), args, span: name.span })
+        Ok(Directive { name: name.text, args: self.words_from(mark), span: name.span })
     }
 
     /// `.section name { … }`, the lines inside kept verbatim.
-    fn section(&mut self) -> Result<Section, ParseError> {
+    fn section(&mut self) -> Result<Section<'a>, ParseError> {
         let start = self.bump();
         let name = self.peek();
         if !matches!(name.tok, Tok::Atom | Tok::Dotted) {
@@ -203,60 +290,59 @@ impl<'s> Parser<'s> {
             }
         };
         let raw = &self.src[open.at + 1..close.at];
-        let lines = raw.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect();
-        Ok(Section { name: name.text.to_string(), lines, span: start.span })
+        let mark = self.words.len();
+        self.words.extend(raw.lines().map(str::trim).filter(|l| !l.is_empty()));
+        Ok(Section { name: name.text, lines: self.words_from(mark), span: start.span })
     }
 
-    /// A variable or parameter declaration, up to (not including) `;`, `,` or `)`. At module
-    /// level and in bodies, an initialiser may follow.
-    fn var_decl(&mut self, init_allowed: bool) -> Result<VarDecl, ParseError> {
-        let span = self.peek().span;
-        let mut linkage = Vec::new();
-        while LINKAGE.contains(&self.peek().text) {
-            linkage.push(self.bump().text.to_string());
-        }
+    /// A variable or parameter declaration after its linkage, up to (not including) `;`,
+    /// `,` or `)`. At module level and in bodies, an initialiser may follow.
+    fn var_decl(&mut self, span: Span, linkage: &'a [&'a str], init_allowed: bool) -> Result<VarDecl<'a>, ParseError> {
         let sp = self.peek();
         if !(SPACES.contains(&sp.text) || sp.text.starts_with(".const")) || sp.tok != Tok::Dotted {
             return self.err("a state space (`.global`, `.shared`, `.reg`, `.param`, …)");
         }
         self.bump();
-        let mut space = sp.text.to_string();
+        let mut space = sp.text;
         // `.const[2]`: a constant bank.
         if space == ".const" && self.is_punct('[') {
             self.bump();
             let n = self.word("a bank number")?;
             self.expect_punct(']')?;
-            space = format!(".const[{}]", n.text);
+            space = self.arena.str(&format!(".const[{}]", n.text));
         }
         // The attributes and the type, in the order written (`.u64 .ptr .global .align 16`,
         // `.align 16 .b8`): the type is the first word that is not an attribute.
-        let mut attrs = Vec::new();
+        let mark = self.words.len();
         let mut ty = None;
-        while self.peek().tok == Tok::Dotted {
+        while self.tok.tok == Tok::Dotted {
             let t = self.bump();
             match t.text {
                 ".align" => {
                     let n = self.word("an alignment")?;
-                    attrs.push(format!(".align {}", n.text));
+                    let a = self.arena.str(&format!(".align {}", n.text));
+                    self.words.push(a);
                 }
                 ".attribute" => {
                     // `.attribute(.managed)`
                     self.expect_punct('(')?;
                     let mut inner = Vec::new();
-                    while !self.is_punct(')') && self.peek().tok != Tok::End {
-                        inner.push(self.bump().text.to_string());
+                    while !self.is_punct(')') && self.tok.tok != Tok::End {
+                        inner.push(self.bump().text);
                     }
                     self.expect_punct(')')?;
-                    attrs.push(format!(".attribute({})", inner.join(" ")));
+                    let a = self.arena.str(&format!(".attribute({})", inner.join(" ")));
+                    self.words.push(a);
                 }
-                ".ptr" | ".v2" | ".v4" | ".v8" | ".global" | ".shared" | ".const" | ".local" => attrs.push(t.text.to_string()),
+                ".ptr" | ".v2" | ".v4" | ".v8" | ".global" | ".shared" | ".const" | ".local" => self.words.push(t.text),
                 _ if ty.is_none() => {
-                    ty = Some(t.text.to_string());
-                    attrs.push(t.text.to_string());
+                    ty = Some(t.text);
+                    self.words.push(t.text);
                 }
                 _ => return Err(ParseError::new(t.span, "a name", &shown(&t))),
             }
         }
+        let attrs = self.words_from(mark);
         let Some(ty) = ty else { return self.err("a type (`.b32`, `.u64`, `.texref`, …)") };
         let mut names = vec![self.var_name()?];
         while init_allowed && self.is_punct(',') && space == ".reg" {
@@ -264,11 +350,11 @@ impl<'s> Parser<'s> {
             names.push(self.var_name()?);
         }
         let init = if init_allowed && self.eat_punct('=') { Some(self.init()?) } else { None };
-        Ok(VarDecl { linkage, space, attrs, ty, names, init, span })
+        Ok(VarDecl { linkage, space, attrs, ty, names: self.arena.list(&names), init, span })
     }
 
-    fn var_name(&mut self) -> Result<VarName, ParseError> {
-        let name = self.word("a name")?.text.to_string();
+    fn var_name(&mut self) -> Result<VarName<'a>, ParseError> {
+        let name = self.word("a name")?.text;
         let mut dims = Vec::new();
         let mut range = None;
         if self.eat_punct('<') {
@@ -286,10 +372,10 @@ impl<'s> Parser<'s> {
             dims.push(Some(v));
             self.expect_punct(']')?;
         }
-        Ok(VarName { name, dims, range })
+        Ok(VarName { name, dims: self.arena.list(&dims), range })
     }
 
-    fn init(&mut self) -> Result<Init, ParseError> {
+    fn init(&mut self) -> Result<Init<'a>, ParseError> {
         if self.is_punct('{') {
             self.enter()?;
             self.bump();
@@ -304,11 +390,11 @@ impl<'s> Parser<'s> {
             }
             self.expect_punct('}')?;
             self.leave();
-            return Ok(Init::List(list));
+            return Ok(Init::List(self.arena.list(&list)));
         }
         // `addr_mode_0 = clamp_to_edge` in a sampler's initialiser.
-        if self.peek().tok == Tok::Atom && self.peek_at(1).tok == Tok::Punct('=') {
-            let field = self.bump().text.to_string();
+        if self.tok.tok == Tok::Atom && self.peek2() == Tok::Punct('=') {
+            let field = self.bump().text;
             self.bump();
             let v = self.operand()?;
             return Ok(Init::Field(field, v));
@@ -316,20 +402,15 @@ impl<'s> Parser<'s> {
         Ok(Init::Value(self.operand()?))
     }
 
-    /// `.entry`/`.func`, declared or defined.
-    fn function(&mut self) -> Result<Function, ParseError> {
-        let span = self.peek().span;
-        let mut linkage = Vec::new();
-        while LINKAGE.contains(&self.peek().text) {
-            linkage.push(self.bump().text.to_string());
-        }
+    /// `.entry`/`.func` after its linkage, declared or defined.
+    fn function(&mut self, span: Span, linkage: &'a [&'a str]) -> Result<Function<'a>, ParseError> {
         let kind = if self.bump().text == ".entry" { FunctionKind::Entry } else { FunctionKind::Func };
         let rets = if kind == FunctionKind::Func && self.is_punct('(') { Some(self.params()?) } else { None };
-        let name = self.word("the function's name")?.text.to_string();
+        let name = self.word("the function's name")?.text;
         let params = if self.is_punct('(') { Some(self.params()?) } else { None };
         let mut directives = Vec::new();
-        while self.peek().tok == Tok::Dotted {
-            directives.push(self.directive_words()?);
+        while self.tok.tok == Tok::Dotted {
+            directives.push(self.directive_words());
         }
         let body = if self.eat_punct(';') {
             None
@@ -338,243 +419,38 @@ impl<'s> Parser<'s> {
         } else {
             return self.err("the function's body `{` or `;`");
         };
-        Ok(Function { linkage, kind, rets, name, params, directives, body, span })
+        Ok(Function { linkage, kind, rets, name, params, directives: self.arena.list(&directives), body, span })
     }
 
     /// A directive after a function's parameters: its name and numbers or strings, with
     /// commas, up to the next directive, `{` or `;`.
-    fn directive_words(&mut self) -> Result<Directive, ParseError> {
+    fn directive_words(&mut self) -> Directive<'a> {
         let name = self.bump();
-        let mut args = Vec::new();
-        while matches!(self.peek().tok, Tok::Atom | Tok::Str | Tok::Punct(',')) {
-            args.push(self.bump().text.to_string());
+        let mark = self.words.len();
+        while matches!(self.tok.tok, Tok::Atom | Tok::Str | Tok::Punct(',')) {
+            let w = self.bump().text;
+            self.words.push(w);
         }
-        Ok(Directive { name: name.text.to_string(), args, span: name.span })
+        Directive { name: name.text, args: self.words_from(mark), span: name.span }
     }
 
     /// `( .param … , … )`
-    fn params(&mut self) -> Result<Vec<VarDecl>, ParseError> {
+    fn params(&mut self) -> Result<&'a [VarDecl<'a>], ParseError> {
         self.expect_punct('(')?;
         let mut out = Vec::new();
-        if self.eat_punct(')') {
-            return Ok(out);
-        }
-        loop {
-            if !matches!(self.peek().text, ".param" | ".reg") {
-                return self.err("a parameter declaration (`.param …`)");
-            }
-            out.push(self.var_decl(false)?);
-            if self.eat_punct(')') {
-                return Ok(out);
-            }
-            self.expect_punct(',')?;
-        }
-    }
-
-    /// `{ statements }`, with the span of its `{`.
-    fn block(&mut self) -> Result<(Vec<Stmt>, Span), ParseError> {
-        self.enter()?;
-        let open = self.expect_punct('{')?;
-        let mut body = Vec::new();
-        loop {
-            match self.peek().tok {
-                Tok::Punct('}') => {
-                    self.bump();
-                    break;
-                }
-                Tok::End => return Err(ParseError::new(open.span, "the `}` closing this block", "the end of the input")),
-                _ => body.push(self.stmt()?),
-            }
-        }
-        self.leave();
-        Ok((body, open.span))
-    }
-
-    fn stmt(&mut self) -> Result<Stmt, ParseError> {
-        let t = self.peek();
-        match t.tok {
-            Tok::Punct('{') => {
-                let (b, span) = self.block()?;
-                Ok(Stmt::Block(b, span))
-            }
-            Tok::Punct('@') => self.instruction().map(Stmt::Ins),
-            Tok::Dotted => {
-                if SPACES.contains(&t.text) || t.text.starts_with(".const") || LINKAGE.contains(&t.text) {
-                    let d = self.var_decl(true)?;
-                    self.expect_punct(';')?;
-                    Ok(Stmt::Decl(d))
-                } else if matches!(t.text, ".loc" | ".pragma") {
-                    self.directive().map(Stmt::Directive)
-                } else {
-                    self.err("a statement (an instruction, a label, a declaration, `.loc` or `.pragma`)")
-                }
-            }
-            Tok::Atom if self.peek_at(1).tok == Tok::Punct(':') => {
-                let label = self.bump();
-                self.bump();
-                let next = self.peek();
-                let name = label.text.to_string();
-                match next.text {
-                    ".branchtargets" | ".calltargets" => {
-                        self.bump();
-                        let mut targets = vec![self.word("a label")?.text.to_string()];
-                        while self.eat_punct(',') {
-                            targets.push(self.word("a label")?.text.to_string());
-                        }
-                        self.expect_punct(';')?;
-                        Ok(if next.text == ".branchtargets" {
-                            Stmt::BranchTargets { label: name, targets, span: label.span }
-                        } else {
-                            Stmt::CallTargets { label: name, targets, span: label.span }
-                        })
-                    }
-                    ".callprototype" => {
-                        self.bump();
-                        let mut words = Vec::new();
-                        while !self.is_punct(';') {
-                            if self.peek().tok == Tok::End {
-                                return self.err("`;` ending the prototype");
-                            }
-                            words.push(self.bump().text.to_string());
-                        }
-                        self.bump();
-                        Ok(Stmt::CallPrototype { label: name, words, span: label.span })
-                    }
-                    _ => Ok(Stmt::Label(name, label.span)),
-                }
-            }
-            Tok::Atom => self.instruction().map(Stmt::Ins),
-            _ => self.err("a statement (an instruction, a label, a declaration or a directive)"),
-        }
-    }
-
-    fn instruction(&mut self) -> Result<Instruction, ParseError> {
-        let span = self.peek().span;
-        let guard = if self.eat_punct('@') {
-            let neg = self.eat_punct('!');
-            Some((neg, self.word("a predicate")?.text.to_string()))
-        } else {
-            None
-        };
-        let op = self.word("an opcode")?;
-        let mut chain = vec![op.text.to_string()];
-        while self.peek().tok == Tok::Dotted {
-            chain.push(self.bump().text[1..].to_string());
-        }
-        let mut operands = Vec::new();
-        if !self.is_punct(';') {
+        if !self.eat_punct(')') {
             loop {
-                operands.push(self.operand()?);
-                if !self.eat_punct(',') {
+                if !matches!(self.tok.text, ".param" | ".reg") {
+                    return self.err("a parameter declaration (`.param …`)");
+                }
+                out.push(self.var_decl(self.tok.span, &[], false)?);
+                if self.eat_punct(')') {
                     break;
                 }
+                self.expect_punct(',')?;
             }
         }
-        if !self.is_punct(';') {
-            return self.err("`,` or `;` after an operand");
-        }
-        self.bump();
-        Ok(Instruction { guard, chain, operands, span })
-    }
-
-    /// An operand: a primary, then `+off`/`-off` and `|b`.
-    fn operand(&mut self) -> Result<Arg, ParseError> {
-        self.enter()?;
-        let mut o = self.primary()?;
-        loop {
-            if (self.is_punct('+') || self.is_punct('-')) && !matches!(o, Arg::Vector(_) | Arg::Address(_)) {
-                let sign = self.bump().text;
-                let neg = self.eat_punct('-');
-                let n = self.word("an offset")?;
-                let text = format!("{sign}{}{}", if neg { "-" } else { "" }, n.text);
-                o = Arg::Offset(Box::new(o), text);
-            } else if self.eat_punct('|') {
-                let b = self.primary()?;
-                o = Arg::Pair(Box::new(o), Box::new(b));
-            } else {
-                break;
-            }
-        }
-        self.leave();
-        Ok(o)
-    }
-
-    fn list(&mut self, close: char) -> Result<Vec<Arg>, ParseError> {
-        let mut v = Vec::new();
-        if self.eat_punct(close) {
-            return Ok(v);
-        }
-        loop {
-            v.push(self.operand()?);
-            if self.eat_punct(close) {
-                return Ok(v);
-            }
-            if !self.eat_punct(',') {
-                return self.err(&format!("`,` or `{close}`"));
-            }
-        }
-    }
-
-    fn primary(&mut self) -> Result<Arg, ParseError> {
-        let t = self.peek();
-        match t.tok {
-            Tok::Punct('[') => {
-                self.bump();
-                Ok(Arg::Address(self.list(']')?))
-            }
-            Tok::Punct('{') => {
-                self.bump();
-                Ok(Arg::Vector(self.list('}')?))
-            }
-            Tok::Punct('(') => {
-                self.bump();
-                Ok(Arg::Paren(self.list(')')?))
-            }
-            Tok::Punct('!') => {
-                self.bump();
-                self.enter()?;
-                let o = self.primary()?;
-                self.leave();
-                Ok(Arg::Not(Box::new(o)))
-            }
-            Tok::Punct('-') => {
-                self.bump();
-                if self.peek().tok == Tok::Atom && self.peek().text.starts_with(|c: char| c.is_ascii_digit()) {
-                    Ok(Arg::Number(format!("-{}", self.bump().text)))
-                } else {
-                    self.enter()?;
-                    let o = self.primary()?;
-                    self.leave();
-                    Ok(Arg::Neg(Box::new(o)))
-                }
-            }
-            Tok::Atom => {
-                self.bump();
-                if t.text.starts_with(|c: char| c.is_ascii_digit()) {
-                    return Ok(Arg::Number(t.text.to_string()));
-                }
-                if t.text == "_" {
-                    return Ok(Arg::Sink);
-                }
-                if self.is_punct('(') && matches!(t.text, "generic" | "mask") {
-                    self.bump();
-                    return Ok(Arg::Call(t.text.to_string(), self.list(')')?));
-                }
-                let mut name = t.text.to_string();
-                let mut o = None;
-                // `%tid.x`: a component of a special register is part of its name; other
-                // suffixes are part selectors (`%r1.b0`, `%r2.h1`).
-                while self.peek().tok == Tok::Dotted {
-                    let s = self.bump().text;
-                    match (&o, s) {
-                        (None, ".x" | ".y" | ".z" | ".w") if name.starts_with('%') => name.push_str(s),
-                        _ => o = Some(Arg::Part(Box::new(o.unwrap_or_else(|| Arg::Name(name.clone()))), s[1..].to_string())),
-                    }
-                }
-                Ok(o.unwrap_or(Arg::Name(name)))
-            }
-            _ => self.err("an operand"),
-        }
+        Ok(self.arena.list(&out))
     }
 }
 
