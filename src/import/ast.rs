@@ -76,6 +76,7 @@ impl Arena {
 pub(crate) struct Body<'a>(bumpalo::collections::Vec<'a, Stmt<'a>>);
 
 impl<'a> Body<'a> {
+    #[inline]
     pub(crate) fn push(&mut self, s: Stmt<'a>) {
         self.0.push(s);
     }

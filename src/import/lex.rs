@@ -38,20 +38,20 @@ pub struct Token<'s> {
     pub at: usize,
 }
 
-/// The class of each byte: what a token starting with it is.
-const OTHER: u8 = 0;
+/// The class of each byte, as bits (tested bit by bit, the most frequent first: a match on
+/// the class compiles to a jump table, which costs a mispredicted branch a byte).
 const WORD: u8 = 1;
 const SPACE: u8 = 2;
-const PUNCT: u8 = 3;
-const DOT: u8 = 4;
-const QUOTE: u8 = 5;
-const SLASH: u8 = 6;
+const PUNCT: u8 = 4;
+const DOT: u8 = 8;
+const QUOTE: u8 = 16;
+/// What starts a comment, a non-ASCII space or no token: `/`, every non-ASCII byte (which
+/// [`Lexer::scan`] decodes) and what PTX does not use.
+const SLOW: u8 = 32;
 
-/// [`OTHER`] for what PTX does not use (and for every non-ASCII byte, which
-/// [`Lexer::next`] decodes). Words are `[A-Za-z0-9_$%]`; spaces are those of
-/// `char::is_whitespace` below 128.
+/// Words are `[A-Za-z0-9_$%]`; spaces are those of `char::is_whitespace` below 128.
 const CLASS: [u8; 256] = {
-    let mut t = [OTHER; 256];
+    let mut t = [SLOW; 256];
     let mut c = 0;
     while c < 128 {
         let b = c as u8;
@@ -61,8 +61,7 @@ const CLASS: [u8; 256] = {
             b'{' | b'}' | b'(' | b')' | b'[' | b']' | b',' | b';' | b':' | b'@' | b'!' | b'+' | b'-' | b'|' | b'<' | b'>' | b'=' => PUNCT,
             b'.' => DOT,
             b'"' => QUOTE,
-            b'/' => SLASH,
-            _ => OTHER,
+            _ => SLOW,
         };
         c += 1;
     }
@@ -70,25 +69,101 @@ const CLASS: [u8; 256] = {
 };
 
 fn is_word(b: Option<&u8>) -> bool {
-    b.is_some_and(|&c| CLASS[c as usize] == WORD)
+    b.is_some_and(|&c| CLASS[c as usize] & WORD != 0)
 }
 
-/// A streaming lexer over `src`.
+/// A streaming lexer over `src`. It holds the current token (its kind, text and start),
+/// with the line and anchor that give its position; [`Lexer::bump`] lexes the next one.
 #[derive(Clone)]
 pub struct Lexer<'s> {
     src: &'s str,
-    pos: usize,
+    tok: Tok,
+    text: &'s str,
+    start: usize,
+    /// The line of `start`.
     line: u32,
     /// A byte offset whose column is `anchor_col`, with only ASCII and no line break between
-    /// it and `pos`.
+    /// it and `start`.
     anchor: usize,
     anchor_col: u32,
     error: Option<ParseError>,
 }
 
 impl<'s> Lexer<'s> {
+    /// A lexer at the first token of `src`.
     pub fn new(src: &'s str) -> Lexer<'s> {
-        Lexer { src, pos: 0, line: 1, anchor: 0, anchor_col: 1, error: None }
+        let mut lx = Lexer { src, tok: Tok::End, text: "", start: 0, line: 1, anchor: 0, anchor_col: 1, error: None };
+        lx.scan(0);
+        lx
+    }
+
+    /// What the current token is.
+    #[inline]
+    pub fn tok(&self) -> Tok {
+        self.tok
+    }
+    /// The current token's text.
+    #[inline]
+    pub fn text(&self) -> &'s str {
+        self.text
+    }
+    /// The byte offset of the current token.
+    #[inline]
+    pub fn at(&self) -> usize {
+        self.start
+    }
+    /// The line of the current token.
+    #[inline]
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+    /// The position of the current token.
+    pub fn span(&self) -> Span {
+        self.span_at(self.start)
+    }
+    /// The current token.
+    pub fn token(&self) -> Token<'s> {
+        Token { tok: self.tok, text: self.text, span: self.span(), at: self.start }
+    }
+
+    /// The current token, and the lexer at the next one.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Token<'s> {
+        let t = self.token();
+        self.bump();
+        t
+    }
+
+    /// On to the next token; at [`Tok::End`], nothing.
+    #[inline]
+    pub fn bump(&mut self) {
+        let end = self.start + self.text.len();
+        match self.tok {
+            Tok::End => {}
+            // An escaped line break or a non-ASCII character inside.
+            Tok::Str => {
+                self.pass(self.start, end);
+                self.scan(end);
+            }
+            // Punctuation that touches the token (`%r1,`, `[%rd1]`) needs no scan.
+            _ => match self.src.as_bytes().get(end) {
+                Some(&c) if CLASS[c as usize] & PUNCT != 0 => self.set(Tok::Punct(c as char), end, end + 1),
+                _ => self.scan(end),
+            },
+        }
+    }
+
+    /// The current dotted word and those that touch it (`.global.nc.v4.f32` after `ld`), as
+    /// one text, the lexer moved past them: what [`Lexer::bump`] over each gives, in one step.
+    pub fn take_dotted(&mut self) -> &'s str {
+        let b = self.src.as_bytes();
+        let start = self.start;
+        let mut end = start + self.text.len();
+        while b.get(end) == Some(&b'.') && is_word(b.get(end + 1)) {
+            end = word_end(b, end + 1);
+        }
+        self.scan(end);
+        &self.src[start..end]
     }
 
     /// The first character that is no token, if the lexer met one: an unterminated string
@@ -130,11 +205,15 @@ impl<'s> Lexer<'s> {
 
     /// The lexer stops at `at` with `expected`, having found `found`: [`Tok::End`] from now on.
     #[cold]
-    fn fail(&mut self, at: usize, expected: &str, found: &str) -> Token<'s> {
-        let span = self.span_at(at);
-        self.error = Some(ParseError::new(span, expected, found));
-        self.pos = self.src.len();
-        Token { tok: Tok::End, text: "", span, at: self.src.len() }
+    fn fail(&mut self, at: usize, expected: &str, found: &str) {
+        self.error = Some(ParseError::new(self.span_at(at), expected, found));
+        self.set(Tok::End, at, at);
+    }
+
+    fn set(&mut self, tok: Tok, start: usize, end: usize) {
+        self.tok = tok;
+        self.start = start;
+        self.text = &self.src[start..end];
     }
 
     /// Past the comment or the non-ASCII space at `i`, if one starts there; `None` where a
@@ -148,7 +227,7 @@ impl<'s> Lexer<'s> {
                 Some(n) => i + n + 4,
                 None => {
                     self.fail(i, "the end of the comment `*/`", "the end of the input");
-                    return Some(b.len());
+                    return None;
                 }
             },
             _ => {
@@ -160,66 +239,75 @@ impl<'s> Lexer<'s> {
         Some(end)
     }
 
-    /// The string that starts at `i`, or the error of one that the line ends.
+    /// The end of the string that starts at `i`, or the error of one that the line ends.
     #[cold]
-    fn string(&mut self, i: usize) -> Token<'s> {
+    fn string(&mut self, i: usize) {
         let b = self.src.as_bytes();
         let mut j = i + 1;
-        let end = loop {
+        loop {
             match b.get(j) {
                 None | Some(b'\n') => return self.fail(i, "the closing `\"` of the string", "the end of the line"),
                 Some(b'\\') => j += 2,
-                Some(b'"') => break j + 1,
+                Some(b'"') => return self.set(Tok::Str, i, j + 1),
                 Some(_) => j += 1,
             }
-        };
-        let t = Token { tok: Tok::Str, text: &self.src[i..end], span: self.span_at(i), at: i };
-        // An escaped line break or a non-ASCII character inside.
-        self.pass(i, end);
-        self.pos = end;
-        t
+        }
     }
 
-    /// The next token; [`Tok::End`] at the end of the input, and from an error on (see
-    /// [`Lexer::error`]).
-    #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Token<'s> {
+    /// Lexes the token after the spaces and comments at `i`: ASCII spaces, words and
+    /// punctuation here, the rest in [`Lexer::scan_slow`] (so that this path stays short).
+    fn scan(&mut self, mut i: usize) {
         let b = self.src.as_bytes();
-        let mut i = self.pos;
-        // Spaces and comments.
-        let c = loop {
-            let Some(&c) = b.get(i) else {
-                self.pos = i;
-                return Token { tok: Tok::End, text: "", span: self.span_at(i), at: i };
-            };
-            match CLASS[c as usize] {
-                SPACE => {
+        loop {
+            while let Some(&c) = b.get(i) {
+                let class = CLASS[c as usize];
+                if class & SPACE != 0 {
                     i += 1;
                     if c == b'\n' {
                         self.line = self.line.saturating_add(1);
                         self.anchor = i;
                         self.anchor_col = 1;
                     }
+                } else if class & WORD != 0 {
+                    return self.set(Tok::Atom, i, atom_end(b, i));
+                } else if class & PUNCT != 0 {
+                    return self.set(Tok::Punct(c as char), i, i + 1);
+                } else if class & DOT != 0 && is_word(b.get(i + 1)) {
+                    return self.set(Tok::Dotted, i, word_end(b, i + 1));
+                } else {
+                    break;
                 }
-                SLASH | OTHER => match self.skip_slow(i) {
-                    Some(end) => i = end,
-                    None => break c,
-                },
-                _ => break c,
             }
-        };
-        let (tok, end) = match CLASS[c as usize] {
-            WORD => (Tok::Atom, atom_end(b, i)),
-            PUNCT => (Tok::Punct(c as char), i + 1),
-            DOT if is_word(b.get(i + 1)) => (Tok::Dotted, word_end(b, i + 1)),
-            QUOTE => return self.string(i),
-            _ => {
-                let ch = self.src[i..].chars().next().unwrap_or_default();
-                return self.fail(i, "a PTX token", &format!("`{}`", ch.escape_default()));
+            match self.scan_slow(i) {
+                Some(end) => i = end,
+                None => return,
             }
+        }
+    }
+
+    /// [`Lexer::scan`] at the end of the input, a string or what is no token (the token
+    /// set, `None`), or at a comment or a non-ASCII space (skipped: where to go on).
+    #[cold]
+    fn scan_slow(&mut self, i: usize) -> Option<usize> {
+        let b = self.src.as_bytes();
+        let Some(&c) = b.get(i) else {
+            self.set(Tok::End, i, i);
+            return None;
         };
-        self.pos = end;
-        Token { tok, text: &self.src[i..end], span: self.span_at(i), at: i }
+        if CLASS[c as usize] & SLOW != 0 {
+            match self.skip_slow(i) {
+                Some(end) => return Some(end),
+                None if self.error.is_some() => return None,
+                None => {}
+            }
+        }
+        if CLASS[c as usize] & QUOTE != 0 {
+            self.string(i);
+        } else {
+            let ch = self.src[i..].chars().next().unwrap_or_default();
+            self.fail(i, "a PTX token", &format!("`{}`", ch.escape_default()));
+        }
+        None
     }
 }
 
@@ -228,10 +316,10 @@ impl<'s> Lexer<'s> {
 fn word_end(b: &[u8], i: usize) -> usize {
     let mut n = i;
     loop {
-        while n < b.len() && CLASS[b[n] as usize] == WORD {
+        while n < b.len() && CLASS[b[n] as usize] & WORD != 0 {
             n += 1;
         }
-        if n + 2 < b.len() && b[n] == b':' && b[n + 1] == b':' && CLASS[b[n + 2] as usize] == WORD {
+        if n + 2 < b.len() && b[n] == b':' && b[n + 1] == b':' && CLASS[b[n + 2] as usize] & WORD != 0 {
             n += 2;
         } else {
             return n;
@@ -277,10 +365,10 @@ pub fn lex(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
     let mut lx = Lexer::new(src);
     let mut out = Vec::new();
     loop {
-        let t = lx.next();
         if let Some(e) = lx.error.take() {
             return Err(e);
         }
+        let t = lx.next();
         out.push(t);
         if t.tok == Tok::End {
             return Ok(out);
@@ -344,6 +432,18 @@ mod tests {
         assert_eq!((e.span.line, e.span.col), (1, 14));
         assert!(lex("/* open").unwrap_err().to_string().contains("`*/`"));
         assert!(lex("\"open\n").unwrap_err().to_string().contains("closing"));
+    }
+
+    /// Comments and spaces, however many in a row, are skipped in a loop (no recursion), and
+    /// a run of touching dotted words is what the tokens one by one give.
+    #[test]
+    fn long_runs() {
+        let text = format!("{}{}x", "// c\n".repeat(200_000), "\u{a0}".repeat(100_000));
+        assert_eq!(words(&text), [(Tok::Atom, "x"), (Tok::End, "")]);
+        let mut lx = Lexer::new("ld.global.nc::x.v4 .f32;");
+        lx.bump();
+        assert_eq!((lx.take_dotted(), lx.tok(), lx.text()), (".global.nc::x.v4", Tok::Dotted, ".f32"));
+        assert_eq!((lx.take_dotted(), lx.tok()), (".f32", Tok::Punct(';')));
     }
 
     /// Columns count characters: after a comment, a string or a space that is not ASCII,

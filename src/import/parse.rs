@@ -32,41 +32,41 @@ pub const MAX_DEPTH: u32 = 200;
 /// # Ok::<(), ptxkit::import::parse::ParseError>(())
 /// ```
 pub fn parse<'a>(src: &'a str, arena: &'a Arena) -> Result<File<'a>, ParseError> {
-    let mut lx = Lexer::new(src);
-    let tok = lx.next();
-    let mut p = Parser { src, arena, lx, tok, depth: 0, args: Vec::new(), words: Vec::new() };
+    let mut p = Parser { src, arena, lx: Lexer::new(src), depth: 0, args: Vec::new(), words: Vec::new(), error: None };
     let mut items = Vec::new();
-    let mut result = Ok(());
-    while p.tok.tok != Tok::End {
+    while p.tok() != Tok::End {
         match p.item() {
             Ok(item) => items.push(item),
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
+            Err(Stop) => break,
         }
     }
     // A character that is no token comes first, wherever it is.
-    if result.is_err() {
-        while p.lx.next().tok != Tok::End {}
+    while p.tok() != Tok::End {
+        p.bump();
     }
-    if let Some(e) = p.lx.error() {
-        return Err(e.clone());
+    match (p.lx.error(), p.error) {
+        (Some(e), _) => Err(e.clone()),
+        (None, Some(e)) => Err(e),
+        (None, None) => Ok(File { items }),
     }
-    result.map(|()| File { items })
 }
+
+/// The parser stopped at an error (kept in [`Parser::error`]).
+struct Stop;
+
+type Parsed<T> = Result<T, Stop>;
 
 struct Parser<'a> {
     src: &'a str,
     arena: &'a Arena,
+    /// At the current token.
     lx: Lexer<'a>,
-    /// The current token.
-    tok: Token<'a>,
     depth: u32,
     /// The operands of the lists being parsed, innermost last.
     args: Vec<Arg<'a>>,
     /// The words of the word list being parsed.
     words: Vec<&'a str>,
+    error: Option<ParseError>,
 }
 
 /// How a token reads in a message.
@@ -91,14 +91,15 @@ struct Joined {
 }
 
 impl Joined {
-    fn new(t: &Token) -> Joined {
-        Joined { start: t.at, end: t.at + t.text.len(), apart: None }
+    fn new(at: usize, text: &str) -> Joined {
+        Joined { start: at, end: at + text.len(), apart: None }
     }
-    fn push(&mut self, src: &str, t: &Token) {
+    #[inline]
+    fn push(&mut self, src: &str, at: usize, text: &str) {
         match &mut self.apart {
-            None if t.at == self.end => self.end = t.at + t.text.len(),
-            None => self.apart = Some(format!("{}{}", &src[self.start..self.end], t.text)),
-            Some(s) => s.push_str(t.text),
+            None if at == self.end => self.end = at + text.len(),
+            None => self.apart = Some(format!("{}{}", &src[self.start..self.end], text)),
+            Some(s) => s.push_str(text),
         }
     }
     fn text<'a>(&self, src: &'a str, arena: &'a Arena) -> &'a str {
@@ -110,30 +111,52 @@ impl Joined {
 }
 
 impl<'a> Parser<'a> {
-    fn peek(&self) -> Token<'a> {
-        self.tok
+    #[inline]
+    fn tok(&self) -> Tok {
+        self.lx.tok()
+    }
+    #[inline]
+    fn text(&self) -> &'a str {
+        self.lx.text()
+    }
+    fn span(&self) -> Span {
+        self.lx.span()
     }
     /// What the token after the current one is (lexed on a copy of the lexer: the parser
     /// looks this far only in initialisers).
     fn peek2(&self) -> Tok {
-        if self.tok.tok == Tok::End {
-            return Tok::End;
-        }
-        self.lx.clone().next().tok
+        let mut lx = self.lx.clone();
+        lx.bump();
+        lx.tok()
     }
-    fn bump(&mut self) -> Token<'a> {
-        let t = self.tok;
-        if t.tok != Tok::End {
-            self.tok = self.lx.next();
-        }
+    #[inline]
+    fn bump(&mut self) {
+        self.lx.bump();
+    }
+    /// The current token's text, the parser moved past it.
+    #[inline]
+    fn take(&mut self) -> &'a str {
+        let t = self.text();
+        self.bump();
         t
     }
-    fn err<T>(&self, expected: &str) -> Result<T, ParseError> {
-        Err(ParseError::new(self.tok.span, expected, &shown(&self.tok)))
+    /// Stops at an error: `expected` at `t`, which was found.
+    #[cold]
+    fn err_at<T>(&mut self, t: &Token, expected: &str) -> Parsed<T> {
+        self.error = Some(ParseError::new(t.span, expected, &shown(t)));
+        Err(Stop)
     }
+    /// Stops at an error: `expected` at the current token.
+    #[cold]
+    fn err<T>(&mut self, expected: &str) -> Parsed<T> {
+        let t = self.lx.token();
+        self.err_at(&t, expected)
+    }
+    #[inline]
     fn is_punct(&self, c: char) -> bool {
-        self.tok.tok == Tok::Punct(c)
+        self.tok() == Tok::Punct(c)
     }
+    #[inline]
     fn eat_punct(&mut self, c: char) -> bool {
         let yes = self.is_punct(c);
         if yes {
@@ -141,27 +164,42 @@ impl<'a> Parser<'a> {
         }
         yes
     }
-    fn expect_punct(&mut self, c: char) -> Result<Token<'a>, ParseError> {
+    /// `c`, with its position.
+    fn expect_punct(&mut self, c: char) -> Parsed<Span> {
         if self.is_punct(c) {
-            Ok(self.bump())
+            let span = self.span();
+            self.bump();
+            Ok(span)
         } else {
             self.err(&format!("`{c}`"))
         }
     }
-    fn word(&mut self, what: &str) -> Result<Token<'a>, ParseError> {
-        if self.tok.tok == Tok::Atom {
-            Ok(self.bump())
+    /// A word's text.
+    #[inline]
+    fn word(&mut self, what: &str) -> Parsed<&'a str> {
+        if self.tok() == Tok::Atom {
+            Ok(self.take())
         } else {
             self.err(what)
         }
     }
-    fn enter(&mut self) -> Result<(), ParseError> {
+    /// A word, with its position.
+    fn word_token(&mut self, what: &str) -> Parsed<Token<'a>> {
+        if self.tok() == Tok::Atom {
+            Ok(self.lx.next())
+        } else {
+            self.err(what)
+        }
+    }
+    #[inline]
+    fn enter(&mut self) -> Parsed<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return self.err(&format!("at most {MAX_DEPTH} levels of nesting"));
         }
         Ok(())
     }
+    #[inline]
     fn leave(&mut self) {
         self.depth -= 1;
     }
@@ -172,6 +210,7 @@ impl<'a> Parser<'a> {
         list
     }
     /// The operands pushed on [`Parser::args`] since `mark`, in the arena.
+    #[inline]
     fn args_from(&mut self, mark: usize) -> &'a [Arg<'a>] {
         let list = self.arena.list(&self.args[mark..]);
         self.args.truncate(mark);
@@ -179,8 +218,8 @@ impl<'a> Parser<'a> {
     }
 
     /// A module-level item.
-    fn item(&mut self) -> Result<Item<'a>, ParseError> {
-        let t = self.peek();
+    fn item(&mut self) -> Parsed<Item<'a>> {
+        let t = self.lx.token();
         if t.tok != Tok::Dotted {
             return self.err("a directive (`.version`, `.target`, a variable, `.entry`, `.func`, …)");
         }
@@ -188,25 +227,25 @@ impl<'a> Parser<'a> {
             ".version" => {
                 self.bump();
                 let v = self.word("a version (`8.0`)")?;
-                Ok(Item::Version(v.text, t.span))
+                Ok(Item::Version(v, t.span))
             }
             ".target" => {
                 self.bump();
                 let mark = self.words.len();
-                let first = self.word("a target (`sm_90a`)")?.text;
+                let first = self.word("a target (`sm_90a`)")?;
                 self.words.push(first);
                 while self.eat_punct(',') {
-                    let w = self.word("a target or a target option")?.text;
+                    let w = self.word("a target or a target option")?;
                     self.words.push(w);
                 }
                 Ok(Item::Target(self.words_from(mark), t.span))
             }
             ".address_size" => {
                 self.bump();
-                let n = self.word("32 or 64")?;
+                let n = self.word_token("32 or 64")?;
                 match n.text.parse() {
                     Ok(v @ (32 | 64)) => Ok(Item::AddressSize(v, t.span)),
-                    _ => Err(ParseError::new(n.span, "32 or 64", &shown(&n))),
+                    _ => self.err_at(&n, "32 or 64"),
                 }
             }
             ".section" => self.section().map(Item::Section),
@@ -214,14 +253,14 @@ impl<'a> Parser<'a> {
             _ => {
                 // Linkage, then a function or a variable.
                 let linkage = self.linkage();
-                match self.peek().text {
+                match self.text() {
                     ".entry" | ".func" => self.function(t.span, linkage).map(Item::Function),
                     w if SPACES.contains(&w) || w.starts_with(".const[") => {
                         let v = self.var_decl(t.span, linkage, true)?;
                         self.expect_punct(';')?;
                         Ok(Item::Var(v))
                     }
-                    _ => Err(ParseError::new(t.span, "a directive (`.version`, `.target`, a variable, `.entry`, `.func`, …)", &shown(&t))),
+                    _ => self.err_at(&t, "a directive (`.version`, `.target`, a variable, `.entry`, `.func`, …)"),
                 }
             }
         }
@@ -230,8 +269,8 @@ impl<'a> Parser<'a> {
     /// `.visible`, `.extern`, `.weak`, `.common`: the linkage words before a declaration.
     fn linkage(&mut self) -> &'a [&'a str] {
         let mark = self.words.len();
-        while LINKAGE.contains(&self.tok.text) {
-            let w = self.bump().text;
+        while LINKAGE.contains(&self.text()) {
+            let w = self.take();
             self.words.push(w);
         }
         self.words_from(mark)
@@ -239,25 +278,25 @@ impl<'a> Parser<'a> {
 
     /// A directive kept as words: its name, then tokens up to the end of the statement
     /// (`;`, or the end of the line for `.file` and `.loc`, which take none).
-    fn directive(&mut self) -> Result<Directive<'a>, ParseError> {
-        let name = self.bump();
-        let line = name.span.line;
+    fn directive(&mut self) -> Parsed<Directive<'a>> {
+        let name = self.lx.next();
         let mark = self.words.len();
         let ends_at_line = matches!(name.text, ".file" | ".loc");
         loop {
-            let t = self.peek();
-            match t.tok {
+            match self.tok() {
                 Tok::End => break,
                 Tok::Punct(';') => {
                     self.bump();
                     break;
                 }
                 // A line break ends it, unless after a comma.
-                _ if ends_at_line && t.span.line != line && (self.words.len() == mark || self.words.last() != Some(&",")) => break,
+                _ if ends_at_line && self.lx.line() != name.span.line && (self.words.len() == mark || self.words.last() != Some(&",")) => {
+                    break
+                }
                 Tok::Punct('{' | '}') => return self.err(&format!("the end of the `{}` directive", name.text)),
                 _ => {
-                    self.bump();
-                    self.words.push(t.text);
+                    let w = self.take();
+                    self.words.push(w);
                 }
             }
         }
@@ -265,70 +304,75 @@ impl<'a> Parser<'a> {
     }
 
     /// `.section name { … }`, the lines inside kept verbatim.
-    fn section(&mut self) -> Result<Section<'a>, ParseError> {
-        let start = self.bump();
-        let name = self.peek();
-        if !matches!(name.tok, Tok::Atom | Tok::Dotted) {
+    fn section(&mut self) -> Parsed<Section<'a>> {
+        let span = self.span();
+        self.bump();
+        if !matches!(self.tok(), Tok::Atom | Tok::Dotted) {
             return self.err("a section name (`.debug_info`)");
         }
-        self.bump();
-        let open = self.expect_punct('{')?;
+        let name = self.take();
+        let (open, open_at) = (self.span(), self.lx.at());
+        self.expect_punct('{')?;
         // The raw text between the braces (no nesting in DWARF sections).
         let mut depth = 1;
-        let close = loop {
-            let t = self.bump();
-            match t.tok {
-                Tok::End => return Err(ParseError::new(open.span, "the `}` closing this section", "the end of the input")),
+        let close_at = loop {
+            let (tok, at) = (self.tok(), self.lx.at());
+            self.bump();
+            match tok {
+                Tok::End => {
+                    let end = Token { tok: Tok::End, text: "", span: open, at };
+                    return self.err_at(&end, "the `}` closing this section");
+                }
                 Tok::Punct('{') => depth += 1,
                 Tok::Punct('}') => {
                     depth -= 1;
                     if depth == 0 {
-                        break t;
+                        break at;
                     }
                 }
                 _ => {}
             }
         };
-        let raw = &self.src[open.at + 1..close.at];
+        let raw = &self.src[open_at + 1..close_at];
         let mark = self.words.len();
         self.words.extend(raw.lines().map(str::trim).filter(|l| !l.is_empty()));
-        Ok(Section { name: name.text, lines: self.words_from(mark), span: start.span })
+        Ok(Section { name, lines: self.words_from(mark), span })
     }
 
     /// A variable or parameter declaration after its linkage, up to (not including) `;`,
     /// `,` or `)`. At module level and in bodies, an initialiser may follow.
-    fn var_decl(&mut self, span: Span, linkage: &'a [&'a str], init_allowed: bool) -> Result<VarDecl<'a>, ParseError> {
-        let sp = self.peek();
-        if !(SPACES.contains(&sp.text) || sp.text.starts_with(".const")) || sp.tok != Tok::Dotted {
+    fn var_decl(&mut self, span: Span, linkage: &'a [&'a str], init_allowed: bool) -> Parsed<VarDecl<'a>> {
+        let sp = self.text();
+        if !(SPACES.contains(&sp) || sp.starts_with(".const")) || self.tok() != Tok::Dotted {
             return self.err("a state space (`.global`, `.shared`, `.reg`, `.param`, …)");
         }
         self.bump();
-        let mut space = sp.text;
+        let mut space = sp;
         // `.const[2]`: a constant bank.
         if space == ".const" && self.is_punct('[') {
             self.bump();
             let n = self.word("a bank number")?;
             self.expect_punct(']')?;
-            space = self.arena.str(&format!(".const[{}]", n.text));
+            space = self.arena.str(&format!(".const[{n}]"));
         }
         // The attributes and the type, in the order written (`.u64 .ptr .global .align 16`,
         // `.align 16 .b8`): the type is the first word that is not an attribute.
         let mark = self.words.len();
         let mut ty = None;
-        while self.tok.tok == Tok::Dotted {
-            let t = self.bump();
+        while self.tok() == Tok::Dotted {
+            let t = self.lx.next();
             match t.text {
                 ".align" => {
                     let n = self.word("an alignment")?;
-                    let a = self.arena.str(&format!(".align {}", n.text));
+                    let a = self.arena.str(&format!(".align {n}"));
                     self.words.push(a);
                 }
                 ".attribute" => {
                     // `.attribute(.managed)`
                     self.expect_punct('(')?;
                     let mut inner = Vec::new();
-                    while !self.is_punct(')') && self.tok.tok != Tok::End {
-                        inner.push(self.bump().text);
+                    while !self.is_punct(')') && self.tok() != Tok::End {
+                        inner.push(self.take());
                     }
                     self.expect_punct(')')?;
                     let a = self.arena.str(&format!(".attribute({})", inner.join(" ")));
@@ -339,7 +383,7 @@ impl<'a> Parser<'a> {
                     ty = Some(t.text);
                     self.words.push(t.text);
                 }
-                _ => return Err(ParseError::new(t.span, "a name", &shown(&t))),
+                _ => return self.err_at(&t, "a name"),
             }
         }
         let attrs = self.words_from(mark);
@@ -353,13 +397,16 @@ impl<'a> Parser<'a> {
         Ok(VarDecl { linkage, space, attrs, ty, names: self.arena.list(&names), init, span })
     }
 
-    fn var_name(&mut self) -> Result<VarName<'a>, ParseError> {
-        let name = self.word("a name")?.text;
+    fn var_name(&mut self) -> Parsed<VarName<'a>> {
+        let name = self.word("a name")?;
         let mut dims = Vec::new();
         let mut range = None;
         if self.eat_punct('<') {
-            let n = self.word("a register count")?;
-            range = Some(n.text.parse().map_err(|_| ParseError::new(n.span, "a register count", &shown(&n)))?);
+            let n = self.word_token("a register count")?;
+            match n.text.parse() {
+                Ok(v) => range = Some(v),
+                Err(_) => return self.err_at(&n, "a register count"),
+            }
             self.expect_punct('>')?;
         }
         while self.eat_punct('[') {
@@ -367,15 +414,15 @@ impl<'a> Parser<'a> {
                 dims.push(None);
                 continue;
             }
-            let n = self.word("an array length")?;
-            let v = parse_uint(n.text).ok_or_else(|| ParseError::new(n.span, "an array length", &shown(&n)))?;
+            let n = self.word_token("an array length")?;
+            let Some(v) = parse_uint(n.text) else { return self.err_at(&n, "an array length") };
             dims.push(Some(v));
             self.expect_punct(']')?;
         }
         Ok(VarName { name, dims: self.arena.list(&dims), range })
     }
 
-    fn init(&mut self) -> Result<Init<'a>, ParseError> {
+    fn init(&mut self) -> Parsed<Init<'a>> {
         if self.is_punct('{') {
             self.enter()?;
             self.bump();
@@ -393,23 +440,24 @@ impl<'a> Parser<'a> {
             return Ok(Init::List(self.arena.list(&list)));
         }
         // `addr_mode_0 = clamp_to_edge` in a sampler's initialiser.
-        if self.tok.tok == Tok::Atom && self.peek2() == Tok::Punct('=') {
-            let field = self.bump().text;
+        if self.tok() == Tok::Atom && self.peek2() == Tok::Punct('=') {
+            let field = self.take();
             self.bump();
-            let v = self.operand()?;
-            return Ok(Init::Field(field, v));
+            self.operand()?;
+            return Ok(Init::Field(field, self.pop()));
         }
-        Ok(Init::Value(self.operand()?))
+        self.operand()?;
+        Ok(Init::Value(self.pop()))
     }
 
     /// `.entry`/`.func` after its linkage, declared or defined.
-    fn function(&mut self, span: Span, linkage: &'a [&'a str]) -> Result<Function<'a>, ParseError> {
-        let kind = if self.bump().text == ".entry" { FunctionKind::Entry } else { FunctionKind::Func };
+    fn function(&mut self, span: Span, linkage: &'a [&'a str]) -> Parsed<Function<'a>> {
+        let kind = if self.take() == ".entry" { FunctionKind::Entry } else { FunctionKind::Func };
         let rets = if kind == FunctionKind::Func && self.is_punct('(') { Some(self.params()?) } else { None };
-        let name = self.word("the function's name")?.text;
+        let name = self.word("the function's name")?;
         let params = if self.is_punct('(') { Some(self.params()?) } else { None };
         let mut directives = Vec::new();
-        while self.tok.tok == Tok::Dotted {
+        while self.tok() == Tok::Dotted {
             directives.push(self.directive_words());
         }
         let body = if self.eat_punct(';') {
@@ -425,25 +473,26 @@ impl<'a> Parser<'a> {
     /// A directive after a function's parameters: its name and numbers or strings, with
     /// commas, up to the next directive, `{` or `;`.
     fn directive_words(&mut self) -> Directive<'a> {
-        let name = self.bump();
+        let name = self.lx.next();
         let mark = self.words.len();
-        while matches!(self.tok.tok, Tok::Atom | Tok::Str | Tok::Punct(',')) {
-            let w = self.bump().text;
+        while matches!(self.tok(), Tok::Atom | Tok::Str | Tok::Punct(',')) {
+            let w = self.take();
             self.words.push(w);
         }
         Directive { name: name.text, args: self.words_from(mark), span: name.span }
     }
 
     /// `( .param … , … )`
-    fn params(&mut self) -> Result<&'a [VarDecl<'a>], ParseError> {
+    fn params(&mut self) -> Parsed<&'a [VarDecl<'a>]> {
         self.expect_punct('(')?;
         let mut out = Vec::new();
         if !self.eat_punct(')') {
             loop {
-                if !matches!(self.tok.text, ".param" | ".reg") {
+                if !matches!(self.text(), ".param" | ".reg") {
                     return self.err("a parameter declaration (`.param …`)");
                 }
-                out.push(self.var_decl(self.tok.span, &[], false)?);
+                let span = self.span();
+                out.push(self.var_decl(span, &[], false)?);
                 if self.eat_punct(')') {
                     break;
                 }

@@ -281,20 +281,31 @@ pub fn instruction(out: &mut String, i: &Instruction) {
     out.push_str(i.chain);
     for (k, o) in i.operands.iter().enumerate() {
         out.push_str(if k == 0 { " \t" } else { ", " });
-        arg(out, o);
+        operand(out, o);
     }
     out.push(';');
 }
 
+/// `items` between `open` and `close`, separated by commas.
 fn list(out: &mut String, open: char, items: &[Arg], close: char) {
     out.push(open);
     for (k, o) in items.iter().enumerate() {
         if k > 0 {
             out.push_str(", ");
         }
-        arg(out, o);
+        operand(out, o);
     }
     out.push(close);
+}
+
+/// One operand: a name or a number written here, the other shapes by [`arg`] (most
+/// operands are names, and this saves them a call).
+#[inline]
+fn operand(out: &mut String, o: &Arg) {
+    match *o {
+        Arg::Name(n) | Arg::Number(n) => out.push_str(n),
+        _ => arg(out, o),
+    }
 }
 
 /// One operand, as written.
@@ -302,19 +313,19 @@ pub fn arg(out: &mut String, o: &Arg) {
     match *o {
         Arg::Name(n) | Arg::Number(n) => out.push_str(n),
         Arg::Offset((b, off)) => {
-            arg(out, b);
+            operand(out, b);
             out.push_str(off);
         }
         Arg::Not(b) => {
             out.push('!');
-            arg(out, b);
+            operand(out, b);
         }
         Arg::Neg(b) => {
             out.push('-');
-            arg(out, b);
+            operand(out, b);
         }
         Arg::Part((b, p)) => {
-            arg(out, b);
+            operand(out, b);
             out.push('.');
             out.push_str(p);
         }
@@ -326,9 +337,9 @@ pub fn arg(out: &mut String, o: &Arg) {
             list(out, '(', v, ')');
         }
         Arg::Pair(a, b) => {
-            arg(out, a);
+            operand(out, a);
             out.push('|');
-            arg(out, b);
+            operand(out, b);
         }
         Arg::Sink => out.push('_'),
     }
