@@ -23,12 +23,16 @@ pub struct Span {
 ///
 /// ```
 /// use ptxkit::import::{ast::{Arena, Arg}, parse::parse};
-/// let arena = Arena::new();
+/// let mut arena = Arena::new();
 /// let f = parse(".version 8.0\n.target sm_90\n.entry k() { bar.sync 0; ret; }", &arena)?;
 /// assert_eq!(f.instructions()[0].operands, [Arg::Number("0")]);
 /// // Trees made by hand take their lists from an arena too.
 /// let addr = Arg::Address(arena.list(&[Arg::Name("%rd1")]));
-/// # let _ = addr;
+/// assert_eq!(addr, Arg::Address(&[Arg::Name("%rd1")]));
+/// // The next text, in the same memory.
+/// arena.reset();
+/// let g = parse(".version 8.0\n.target sm_90\n.entry j() { ret; }", &arena)?;
+/// assert_eq!(g.instructions().len(), 1);
 /// # Ok::<(), ptxkit::import::parse::ParseError>(())
 /// ```
 #[derive(Default)]
