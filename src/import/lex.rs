@@ -217,7 +217,8 @@ impl<'s> Lexer<'s> {
     }
 
     /// Past the comment or the non-ASCII space at `i`, if one starts there; `None` where a
-    /// token (or no token: an error) starts.
+    /// token (or no token: an error) starts, and at a comment that does not end (the lexer
+    /// stopped).
     #[cold]
     fn skip_slow(&mut self, i: usize) -> Option<usize> {
         let b = self.src.as_bytes();

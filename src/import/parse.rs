@@ -7,7 +7,8 @@
 //!
 //! The tree's names are slices of the text. Its lists are built on the parser's scratch
 //! stacks (a list's items above the items of the lists it is inside) and copied into the
-//! [`Arena`] when complete, so a statement costs no allocation of its own.
+//! [`Arena`] when complete, and its bodies grow in the arena itself, so a statement costs
+//! no allocation of its own.
 
 mod body;
 
@@ -66,6 +67,7 @@ struct Parser<'a> {
     args: Vec<Arg<'a>>,
     /// The words of the word list being parsed.
     words: Vec<&'a str>,
+    /// Why the parser stopped, once it has.
     error: Option<ParseError>,
 }
 
