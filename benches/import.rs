@@ -1,13 +1,16 @@
 //! Import speed: parse and print PTX modules of 10^4, 10^5 and 10^6 instructions. A table
 //! gives, per size, the median time of parsing, of printing and of both, and the
-//! instructions per second of each; criterion times the 10^4 module.
+//! instructions per second of both: first with an arena of its own for each parse (as
+//! `Module::from_ptx` does), then with one arena reset and reused (as a tool that reads many
+//! texts does, so that the tree's memory is not mapped anew); criterion times the 10^4
+//! module.
 //!
 //! The text is what compilers emit: register ranges, a mix of loads and stores with
 //! offsets, vector operands, arithmetic, compares, guarded branches to labels, `mma.sync`
 //! with braced fragments, and a `.loc` every eight instructions.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ptxkit::import::{parse::parse, print::print};
+use ptxkit::import::{ast::Arena, parse::parse, print::print};
 use std::fmt::Write;
 
 /// A module of one kernel with exactly `n` instructions, and the count.
@@ -85,24 +88,47 @@ fn median(reps: usize, mut f: impl FnMut()) -> f64 {
 
 fn bench_sizes(_: &mut Criterion) {
     println!("import: parse and print, median of the reps (one thread)");
-    println!("| instructions | text | reps | parse | print | parse + print | million instructions/s (parse + print) |");
-    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| instructions | text | reps | parse | print | parse + print | million instructions/s (parse + print) \
+         | parse, arena reused | parse + print, arena reused | million instructions/s |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (n, reps) in [(10_000, 100), (100_000, 20), (1_000_000, 7)] {
         let text = module(n);
-        let file = parse(&text).expect("the module parses");
+        let arena = Arena::new();
+        let file = parse(&text, &arena).expect("the module parses");
         assert_eq!(file.instructions().len(), n);
         let back = print(&file);
-        assert_eq!(print(&parse(&back).expect("the print parses")), back);
-        let tp = median(reps, || drop(std::hint::black_box(parse(&text).unwrap())));
+        assert_eq!(print(&parse(&back, &Arena::new()).expect("the print parses")), back);
+        // Each parse with its own arena, dropped with the tree (as a caller does).
+        let tp = median(reps, || {
+            let arena = Arena::new();
+            drop(std::hint::black_box(parse(&text, &arena).unwrap()));
+        });
         let tw = median(reps, || drop(std::hint::black_box(print(&file))));
-        let tb = median(reps, || drop(std::hint::black_box(print(&parse(&text).unwrap()))));
+        let tb = median(reps, || {
+            let arena = Arena::new();
+            drop(std::hint::black_box(print(&parse(&text, &arena).unwrap())));
+        });
+        let mut reused = Arena::new();
+        let tpr = median(reps, || {
+            reused.reset();
+            drop(std::hint::black_box(parse(&text, &reused).unwrap()));
+        });
+        let tbr = median(reps, || {
+            reused.reset();
+            drop(std::hint::black_box(print(&parse(&text, &reused).unwrap())));
+        });
         println!(
-            "| {n} | {:.1} MiB | {reps} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} |",
+            "| {n} | {:.1} MiB | {reps} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} | {:.1} ms | {:.1} ms | {:.1} |",
             text.len() as f64 / (1 << 20) as f64,
             tp * 1e3,
             tw * 1e3,
             tb * 1e3,
-            n as f64 / tb / 1e6
+            n as f64 / tb / 1e6,
+            tpr * 1e3,
+            tbr * 1e3,
+            n as f64 / tbr / 1e6
         );
     }
 }
@@ -112,7 +138,7 @@ fn bench(c: &mut Criterion) {
     let text = module(n);
     let mut g = c.benchmark_group("import");
     g.throughput(Throughput::Elements(n as u64));
-    g.bench_function("parse_and_print_10k_instructions", |b| b.iter(|| print(&parse(&text).unwrap())));
+    g.bench_function("parse_and_print_10k_instructions", |b| b.iter(|| print(&parse(&text, &Arena::new()).unwrap())));
     g.finish();
 }
 

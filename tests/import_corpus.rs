@@ -13,7 +13,7 @@
 #[macro_use]
 mod common;
 
-use ptxkit::import::{parse::parse, print::print, resolve::coverage_of, ImportError};
+use ptxkit::import::{ast::Arena, parse::parse, print::print, resolve::coverage_of, ImportError};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -114,9 +114,10 @@ fn every_corpus_file_parses_and_prints_to_the_same_code() {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let results = ptxkit::ptxas::par_map(threads, &rows, |(file, target, flags)| -> Result<(usize, usize), String> {
         let text = std::fs::read_to_string(dir.join(file)).map_err(|e| format!("{file}: {e}"))?;
-        let tree = parse(&text).map_err(|e| format!("{file}: {e}"))?;
+        let arena = Arena::new();
+        let tree = parse(&text, &arena).map_err(|e| format!("{file}: {e}"))?;
         let printed = print(&tree);
-        let again = parse(&printed).map_err(|e| format!("{file}: the printed text: {e}"))?;
+        let again = parse(&printed, &arena).map_err(|e| format!("{file}: the printed text: {e}"))?;
         if print(&again) != printed {
             return Err(format!("{file}: printing is not a fixed point"));
         }
@@ -139,7 +140,8 @@ fn every_corpus_file_parses_and_prints_to_the_same_code() {
 fn every_corpus_instruction_resolves_or_is_a_known_gap() {
     let (dir, rows) = corpus();
     let texts: Vec<String> = rows.iter().map(|(f, _, _)| std::fs::read_to_string(dir.join(f)).unwrap()).collect();
-    let trees: Vec<_> = texts.iter().map(|t| parse(t).unwrap()).collect();
+    let arena = Arena::new();
+    let trees: Vec<_> = texts.iter().map(|t| parse(t, &arena).unwrap()).collect();
     let cov = coverage_of(&trees);
     println!("{cov}");
     // Every (chain, kind of finding) the corpus meets: chains no form has (coverage the tables

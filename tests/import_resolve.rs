@@ -1,37 +1,46 @@
 //! Resolution of parsed instructions to their forms: the instructions nvcc emits, other orders
 //! ptxas accepts, and the findings for chains and operand lists no form takes.
 
-use ptxkit::import::ast::{Arg, Instruction, Span};
+use ptxkit::import::ast::{Arena, Arg, Instruction, Span};
 use ptxkit::import::resolve::{coverage, resolve, Finding, FindingKind};
 
-fn r(s: &str) -> Arg {
-    Arg::Name(s.to_string())
+/// The arena of the trees made here (one per test thread, kept to the end of the run).
+fn arena() -> &'static Arena {
+    thread_local!(static ARENA: &'static Arena = Box::leak(Box::default()));
+    ARENA.with(|a| *a)
 }
-fn n(s: &str) -> Arg {
-    Arg::Number(s.to_string())
+
+type A = Arg<'static>;
+
+fn r(s: &str) -> A {
+    Arg::Name(arena().str(s))
 }
-fn at(base: &str) -> Arg {
-    Arg::Address(vec![r(base)])
+fn n(s: &'static str) -> A {
+    Arg::Number(s)
 }
-fn regs(prefix: &str, count: usize) -> Arg {
-    Arg::Vector((1..=count).map(|i| r(&format!("{prefix}{i}"))).collect())
+fn at(base: &str) -> A {
+    Arg::Address(arena().list(&[r(base)]))
 }
-fn pair(a: Arg, b: Arg) -> Arg {
-    Arg::Pair(Box::new(a), Box::new(b))
+fn regs(prefix: &str, count: usize) -> A {
+    let v: Vec<A> = (1..=count).map(|i| r(&format!("{prefix}{i}"))).collect();
+    Arg::Vector(arena().list(&v))
 }
-fn paren(v: Vec<Arg>) -> Arg {
-    Arg::Paren(v)
+fn pair(a: A, b: A) -> A {
+    Arg::Pair(arena().one(a), arena().one(b))
+}
+fn paren(v: Vec<A>) -> A {
+    Arg::Paren(arena().list(&v))
 }
 
 /// `chain` with `operands`, at line `line`.
-fn ins(line: u32, chain: &str, operands: Vec<Arg>) -> Instruction {
-    Instruction { guard: None, chain: chain.split('.').map(str::to_string).collect(), operands, span: Span { line, col: 5 } }
+fn ins(line: u32, chain: &'static str, operands: Vec<A>) -> Instruction<'static> {
+    Instruction { guard: None, chain, operands: arena().list(&operands), span: Span { line, col: 5 } }
 }
 
 /// The instructions of an nvcc build (`-arch=sm_90a`), one of each kind the kernels use.
-fn nvcc_sample() -> Vec<Instruction> {
+fn nvcc_sample() -> Vec<Instruction<'static>> {
     let mut guarded = ins(6, "bra", vec![r("$L__BB0_2")]);
-    guarded.guard = Some((false, "%p1".to_string()));
+    guarded.guard = Some((false, "%p1"));
     vec![
         ins(1, "ld.param.u64", vec![r("%rd1"), at("k_param_0")]),
         ins(2, "cvta.to.global.u64", vec![r("%rd2"), r("%rd1")]),
@@ -59,13 +68,13 @@ fn nvcc_sample() -> Vec<Instruction> {
         ins(
             20,
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
-            vec![at("%r1"), Arg::Address(vec![r("%rd1"), Arg::Vector(vec![r("%r2"), r("%r3")])]), at("%r4")],
+            vec![at("%r1"), Arg::Address(arena().list(&[r("%rd1"), Arg::Vector(arena().list(&[r("%r2"), r("%r3")]))])), at("%r4")],
         ),
         // `mov` of a variable's address, with an offset; a load at an offset.
-        ins(21, "mov.u64", vec![r("%rd5"), Arg::Offset(Box::new(r("smem")), "16".into())]),
-        ins(22, "ld.global.nc.v4.f32", vec![regs("%f", 4), Arg::Address(vec![Arg::Offset(Box::new(r("%rd4")), "16".into())])]),
-        ins(23, "mov.b32", vec![Arg::Vector(vec![r("%rs1"), r("%rs2")]), r("%r1")]),
-        ins(24, "setp.lt.and.u32", vec![r("%p3"), r("%r1"), r("%r2"), Arg::Not(Box::new(r("%p1")))]),
+        ins(21, "mov.u64", vec![r("%rd5"), Arg::Offset(arena().one((r("smem"), "16")))]),
+        ins(22, "ld.global.nc.v4.f32", vec![regs("%f", 4), Arg::Address(arena().list(&[Arg::Offset(arena().one((r("%rd4"), "16")))]))]),
+        ins(23, "mov.b32", vec![Arg::Vector(arena().list(&[r("%rs1"), r("%rs2")])), r("%r1")]),
+        ins(24, "setp.lt.and.u32", vec![r("%p3"), r("%r1"), r("%r2"), Arg::Not(arena().one(r("%p1")))]),
     ]
 }
 
@@ -99,7 +108,7 @@ fn nvcc_instructions_resolve() {
     let sample = nvcc_sample();
     for i in &sample {
         let got = resolve(i);
-        println!("{:>3} {:<60} {}", i.span.line, i.chain_text(), got.as_ref().map_or_else(|e| e.to_string(), |r| r.variant().to_string()));
+        println!("{:>3} {:<60} {}", i.span.line, i.chain, got.as_ref().map_or_else(|e| e.to_string(), |r| r.variant().to_string()));
         match want.iter().find(|w| w.0 == i.span.line) {
             Some(&(_, chain, variant)) => {
                 let r = got.unwrap_or_else(|e| panic!("{e}"));
@@ -120,7 +129,7 @@ fn nvcc_instructions_resolve() {
 fn other_orders() {
     let o = ptxkit_tables::orders().unwrap();
     let split = |c: &str| c.split('.').map(str::to_string).collect::<Vec<_>>();
-    let accepted: &[(&str, &str, Vec<Arg>)] = &[
+    let accepted: &[(&str, &str, Vec<A>)] = &[
         ("ld.global.relaxed.gpu.u32", "ld.relaxed.gpu.global.u32", vec![r("%r1"), at("%rd1")]),
         ("ld.u32.global", "ld.global.u32", vec![r("%r1"), at("%rd1")]),
         ("ld.nc.global.v4.u32", "ld.global.nc.v4.u32", vec![regs("%r", 4), at("%rd1")]),
@@ -215,7 +224,7 @@ fn variants_told_apart_by_a_register_type_are_ambiguous() {
     assert_eq!(forms.iter().map(|f| f.variant).collect::<Vec<_>>(), ["src_size", "ignore_src"]);
     assert!(text.contains("operand 4 is `u32` (src_size) or `pred` (ignore_src), which the register's declaration decides"), "{text}");
     // `!p` is a predicate's.
-    let ok = resolve(&ins(2, "cp.async.cg.shared.global", vec![at("%r1"), at("%rd1"), n("16"), Arg::Not(Box::new(r("%p1")))]));
+    let ok = resolve(&ins(2, "cp.async.cg.shared.global", vec![at("%r1"), at("%rd1"), n("16"), Arg::Not(arena().one(r("%p1")))]));
     assert_eq!(ok.unwrap().variant(), "ignore_src");
 }
 
@@ -250,16 +259,16 @@ fn coverage_report() {
 /// name (with an offset or not) is a value.
 #[test]
 fn spellings_resolve_as_written() {
-    let sym = |s: &str, off: &str| Arg::Offset(Box::new(r(s)), off.to_string());
+    let sym = |s: &str, off: &'static str| Arg::Offset(arena().one((r(s), off)));
     for (chain, ops, variant) in [
         ("ld.u32", vec![r("%r1"), at("%rd1")], "plain"),
         ("ld.shared.u32", vec![r("%r1"), at("%r2")], "plain"),
         ("ld.shared::cta.u32", vec![r("%r1"), at("%r2")], "plain"),
-        ("ld.param::entry.u64", vec![r("%rd1"), Arg::Address(vec![sym("k_param_0", "8")])], "plain"),
+        ("ld.param::entry.u64", vec![r("%rd1"), Arg::Address(arena().list(&[sym("k_param_0", "8")]))], "plain"),
         ("ld.b32", vec![r("%r1"), at("%rd1")], "plain"),
         ("mov.u64", vec![r("%rd1"), r("smem")], "plain"),
         ("cvta.shared.u64", vec![r("%rd1"), sym("smem", "4")], "plain"),
-        ("mov.b64", vec![r("%rd1"), Arg::Vector(vec![r("%r1"), r("%r2")])], "pack"),
+        ("mov.b64", vec![r("%rd1"), Arg::Vector(arena().list(&[r("%r1"), r("%r2")]))], "pack"),
     ] {
         let got = resolve(&ins(1, chain, ops)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((got.chain(), got.variant()), (chain, variant));

@@ -37,7 +37,8 @@ fn inputs() -> Vec<(String, String, String, bool)> {
         for l in manifest.lines().skip(1).filter(|l| !l.trim().is_empty()) {
             let f: Vec<&str> = l.split('\t').collect();
             let text = std::fs::read_to_string(Path::new(&dir).join(f[0])).unwrap();
-            let n = ptxkit::import::parse::parse(&text).map(|t| t.instructions().len()).unwrap_or(usize::MAX);
+            let arena = ptxkit::import::ast::Arena::new();
+            let n = ptxkit::import::parse::parse(&text, &arena).map(|t| t.instructions().len()).unwrap_or(usize::MAX);
             if all || n <= MAX_INSTRUCTIONS {
                 out.push((f[0].to_string(), text, f[3].to_string(), f.get(4).is_some_and(|x| x.contains("rdc"))));
             }

@@ -9,7 +9,7 @@
 //! So are module variables, `.file` lines and `.section` blocks. Registers keep their
 //! declared names ([`RegSpace::Named`]); labels keep theirs.
 
-use super::ast::{self, Arg, Function, Instruction, Span};
+use super::ast::{self, Arena, Arg, Function, Instruction, Span};
 use super::parse::{parse, ParseError};
 use super::print;
 use super::resolve::{resolve_in, Decls, Finding, FindingKind};
@@ -91,20 +91,21 @@ impl Module {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_ptx(text: &str) -> Result<Module, ImportError> {
-        let file = parse(text)?;
+        let arena = Arena::new();
+        let file = parse(text, &arena)?;
         let mut m = header(&file)?;
         for item in &file.items {
             match item {
                 ast::Item::Version(..) | ast::Item::Target(..) | ast::Item::AddressSize(..) => {}
                 ast::Item::Function(f) if f.body.is_some() => {
-                    m.claim_imported(&f.name).map_err(ImportError::Build)?;
+                    m.claim_imported(f.name).map_err(ImportError::Build)?;
                     let k = import_function(&m, f)?;
                     m.items.push(Item::Body(k));
                 }
                 ast::Item::Var(v) => {
-                    for n in &v.names {
-                        if !v.linkage.iter().any(|l| l == ".extern") {
-                            m.claim_imported(&n.name).map_err(ImportError::Build)?;
+                    for n in v.names {
+                        if !v.linkage.contains(&".extern") {
+                            m.claim_imported(n.name).map_err(ImportError::Build)?;
                         }
                     }
                     m.items.push(Item::Var(item_text(item)));
@@ -137,11 +138,11 @@ fn header(file: &ast::File) -> Result<Module, ImportError> {
                 version = Some(v);
             }
             ast::Item::Target(words, span) => {
-                for w in words {
-                    match w.as_str() {
+                for &w in *words {
+                    match w {
                         "texmode_independent" => tex_mode = TexMode::Independent,
                         "texmode_unified" => tex_mode = TexMode::Unified,
-                        "debug" | "map_f64_to_f32" => options.push(w.clone()),
+                        "debug" | "map_f64_to_f32" => options.push(w.to_string()),
                         t => match Target::parse(t) {
                             Some(t) if target.is_none() => target = Some(t),
                             Some(_) => return Err(unsupported(*span, "a module has one target")),
@@ -193,17 +194,17 @@ fn import_function(m: &Module, f: &Function) -> Result<Kernel, ImportError> {
         ast::FunctionKind::Entry => BodyKind::Entry,
         ast::FunctionKind::Func => BodyKind::Func,
     };
-    let mut k = m.new_body(&f.name, kind);
+    let mut k = m.new_body(f.name, kind);
     k.line_info = false;
     let mut h = String::new();
     print::header(&mut h, f);
     k.header = Some(h.trim_end_matches('\n').into());
-    let body = f.body.as_deref().unwrap_or(&[]);
+    let body = f.body.unwrap_or_default();
     let mut names = HashMap::new();
     // Parameters of a `.reg` ABI function, then the body's registers and labels, by name.
-    for d in f.rets.iter().chain(&f.params).flatten().filter(|d| d.space == ".reg") {
-        for n in &d.names {
-            names.insert(n.name.clone(), Name::Reg(RegRef::new(reg_class(&d.ty), RegSpace::Named, intern(&n.name))));
+    for d in f.rets.iter().chain(&f.params).copied().flatten().filter(|d| d.space == ".reg") {
+        for n in d.names {
+            names.insert(n.name.to_string(), Name::Reg(RegRef::new(reg_class(d.ty), RegSpace::Named, intern(n.name))));
         }
     }
     let decls = Decls::of(f);
@@ -223,7 +224,7 @@ fn declare(k: &mut Kernel, names: &mut HashMap<String, Name>, body: &[ast::Stmt]
     for s in body {
         match s {
             ast::Stmt::Decl(v) if v.space == ".reg" => {
-                let class = reg_class(&v.ty);
+                let class = reg_class(v.ty);
                 for name in v.names.iter().flat_map(ast::VarName::names) {
                     let r = RegRef::new(class, RegSpace::Named, intern(&name));
                     names.insert(name, Name::Reg(r));
@@ -231,8 +232,8 @@ fn declare(k: &mut Kernel, names: &mut HashMap<String, Name>, body: &[ast::Stmt]
             }
             ast::Stmt::Label(l, _) | ast::Stmt::BranchTargets { label: l, .. } => {
                 let label = k.label();
-                k.labels[label.id as usize].name = Some(l.clone());
-                names.insert(l.clone(), Name::Label(label));
+                k.labels[label.id as usize].name = Some(l.to_string());
+                names.insert(l.to_string(), Name::Label(label));
             }
             _ => {}
         }
@@ -277,7 +278,7 @@ impl Cx {
                     return Err(unsupported(*span, format!("`{label}` is declared as a label and a register")));
                 };
                 let mut ops = Vec::with_capacity(targets.len());
-                for t in targets {
+                for t in *targets {
                     let Some(Name::Label(t)) = self.name(t) else {
                         return Err(unsupported(*span, format!("`{t}` is not a label of the function")));
                     };
@@ -314,10 +315,10 @@ impl Cx {
             }
             Err(f) => return Err(ImportError::Unresolved(f)),
         };
-        let guard = match &i.guard {
+        let guard = match i.guard {
             None => None,
             Some((neg, p)) => match self.name(p) {
-                Some(Name::Reg(r)) if r.class() == RegClass::Pred => Some((r, *neg)),
+                Some(Name::Reg(r)) if r.class() == RegClass::Pred => Some((r, neg)),
                 _ => return Err(unsupported(i.span, format!("the guard `{p}` is not a register declared `.pred`"))),
             },
         };
@@ -340,7 +341,7 @@ impl Cx {
             print::arg(&mut s, a);
             Opnd::Sym(intern(&s))
         };
-        match a {
+        match *a {
             Arg::Name(n) => match self.name(n) {
                 Some(Name::Reg(r)) => Opnd::Reg(r),
                 Some(Name::Label(l)) => {
@@ -351,7 +352,7 @@ impl Cx {
             },
             Arg::Number(s) => number(s, float).unwrap_or_else(|| verbatim(a)),
             Arg::Sink => Opnd::Sink,
-            Arg::Not(p) => match &**p {
+            Arg::Not(p) => match *p {
                 Arg::Name(n) => match self.name(n) {
                     Some(Name::Reg(r)) => Opnd::NotPred(r),
                     _ => verbatim(a),
@@ -363,7 +364,7 @@ impl Cx {
                 let (start, len) = self.k.push_run(&els);
                 Opnd::Vec { start, len }
             }
-            Arg::Pair(x, p) => match (self.reg(x), &**x, self.reg(p)) {
+            Arg::Pair(x, p) => match (self.reg(x), *x, self.reg(p)) {
                 (Some(d), _, Some(p)) => Opnd::Pair(d, p),
                 (None, Arg::Sink, Some(p)) => Opnd::SinkPair(p),
                 (None, Arg::Vector(v), Some(pred)) => {
@@ -398,12 +399,12 @@ impl Cx {
             }
         };
         match v {
-            [Arg::Offset(b, text)] => {
+            [Arg::Offset((b, text))] => {
                 let off = offset(text)?;
                 // `+0` stays written out (see `Opnd::AddrZero`).
                 Some(match (base(self, b)?, off) {
-                    (Ok(r), 0) if text == "+0" => Opnd::AddrZero(r),
-                    (Err(s), 0) if text == "+0" => Opnd::SymAddrZero(s),
+                    (Ok(r), 0) if *text == "+0" => Opnd::AddrZero(r),
+                    (Err(s), 0) if *text == "+0" => Opnd::SymAddrZero(s),
                     (Ok(r), _) => Opnd::Addr(r, off),
                     (Err(s), _) => Opnd::SymAddr(s, off),
                 })

@@ -1,41 +1,74 @@
 //! The parser: PTX text to the syntax tree of [`ast`](super::ast), by recursive descent over
-//! the tokens of [`lex`](super::lex). Errors carry the line and column, what was expected and
-//! what was found. Nesting is bounded ([`MAX_DEPTH`]), and every loop consumes a token or
-//! stops, so no input makes it overflow the stack or loop.
+//! the tokens that the [`Lexer`] streams. Errors carry the line and column, what was
+//! expected and what was found; a character that is no token is the error wherever it
+//! stands, as if the whole text had been lexed first. Nesting is bounded ([`MAX_DEPTH`]),
+//! and every loop consumes a token or stops, so no input makes it overflow the stack or
+//! loop.
+//!
+//! The tree's names are slices of the text. Its lists are built on the parser's scratch
+//! stacks (a list's items above the items of the lists it is inside) and copied into the
+//! [`Arena`] when complete, and its bodies grow in the arena itself, so a statement costs
+//! no allocation of its own.
+
+mod body;
 
 use super::ast::*;
 pub use super::error::ParseError;
-use super::lex::{lex, Tok, Token};
+use super::lex::{Lexer, Tok, Token};
 
 /// How deeply blocks, braces, brackets and parentheses may nest.
 pub const MAX_DEPTH: u32 = 200;
 
-/// Parses a whole PTX file.
+/// Parses a whole PTX file into a tree that borrows from `src` and keeps its lists in
+/// `arena`.
 ///
 /// ```
 /// use ptxkit::import::{ast, parse};
-/// let f = parse::parse(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }")?;
+/// let arena = ast::Arena::new();
+/// let f = parse::parse(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }", &arena)?;
 /// let ast::Item::Function(k) = &f.items[3] else { panic!() };
 /// assert_eq!(k.name, "k");
-/// let e = parse::parse(".version 8.0\n.entry k( { ret; }").unwrap_err();
+/// let e = parse::parse(".version 8.0\n.entry k( { ret; }", &arena).unwrap_err();
 /// assert_eq!(e.to_string(), "line 2, column 11: expected a parameter declaration (`.param …`), found `{`");
 /// # Ok::<(), ptxkit::import::parse::ParseError>(())
 /// ```
-pub fn parse(src: &str) -> Result<File, ParseError> {
-    let toks = lex(src)?;
-    let mut p = Parser { src, toks, i: 0, depth: 0 };
+pub fn parse<'a>(src: &'a str, arena: &'a Arena) -> Result<File<'a>, ParseError> {
+    let mut p = Parser { src, arena, lx: Lexer::new(src), depth: 0, args: Vec::new(), words: Vec::new(), error: None };
     let mut items = Vec::new();
-    while p.peek().tok != Tok::End {
-        items.push(p.item()?);
+    while p.tok() != Tok::End {
+        match p.item() {
+            Ok(item) => items.push(item),
+            Err(Stop) => break,
+        }
     }
-    Ok(File { items })
+    // A character that is no token comes first, wherever it is.
+    while p.tok() != Tok::End {
+        p.bump();
+    }
+    match (p.lx.error(), p.error) {
+        (Some(e), _) => Err(e.clone()),
+        (None, Some(e)) => Err(e),
+        (None, None) => Ok(File { items }),
+    }
 }
 
-struct Parser<'s> {
-    src: &'s str,
-    toks: Vec<Token<'s>>,
-    i: usize,
+/// The parser stopped at an error (kept in [`Parser::error`]).
+struct Stop;
+
+type Parsed<T> = Result<T, Stop>;
+
+struct Parser<'a> {
+    src: &'a str,
+    arena: &'a Arena,
+    /// At the current token.
+    lx: Lexer<'a>,
     depth: u32,
+    /// The operands of the lists being parsed, innermost last.
+    args: Vec<Arg<'a>>,
+    /// The words of the word list being parsed.
+    words: Vec<&'a str>,
+    /// Why the parser stopped, once it has.
+    error: Option<ParseError>,
 }
 
 /// How a token reads in a message.
@@ -49,27 +82,83 @@ fn shown(t: &Token) -> String {
 const SPACES: &[&str] = &[".global", ".const", ".shared", ".local", ".param", ".reg", ".tex", ".sreg"];
 const LINKAGE: &[&str] = &[".visible", ".extern", ".weak", ".common"];
 
-impl<'s> Parser<'s> {
-    fn peek(&self) -> Token<'s> {
-        self.toks[self.i.min(self.toks.len() - 1)]
+/// Text made of tokens as written, without what stood between them (spaces, comments): a
+/// slice of the source where they touch, as they do in compiler output, else a copy in the
+/// arena.
+struct Joined {
+    start: usize,
+    end: usize,
+    /// The text so far, once two tokens did not touch.
+    apart: Option<String>,
+}
+
+impl Joined {
+    fn new(at: usize, text: &str) -> Joined {
+        Joined { start: at, end: at + text.len(), apart: None }
     }
-    fn peek_at(&self, k: usize) -> Token<'s> {
-        self.toks[(self.i + k).min(self.toks.len() - 1)]
-    }
-    fn bump(&mut self) -> Token<'s> {
-        let t = self.peek();
-        if t.tok != Tok::End {
-            self.i += 1;
+    #[inline]
+    fn push(&mut self, src: &str, at: usize, text: &str) {
+        match &mut self.apart {
+            None if at == self.end => self.end = at + text.len(),
+            None => self.apart = Some(format!("{}{}", &src[self.start..self.end], text)),
+            Some(s) => s.push_str(text),
         }
+    }
+    fn text<'a>(&self, src: &'a str, arena: &'a Arena) -> &'a str {
+        match &self.apart {
+            None => &src[self.start..self.end],
+            Some(s) => arena.str(s),
+        }
+    }
+}
+
+impl<'a> Parser<'a> {
+    #[inline]
+    fn tok(&self) -> Tok {
+        self.lx.tok()
+    }
+    #[inline]
+    fn text(&self) -> &'a str {
+        self.lx.text()
+    }
+    fn span(&self) -> Span {
+        self.lx.span()
+    }
+    /// What the token after the current one is (lexed on a copy of the lexer: the parser
+    /// looks this far only in initialisers).
+    fn peek2(&self) -> Tok {
+        let mut lx = self.lx.clone();
+        lx.bump();
+        lx.tok()
+    }
+    #[inline]
+    fn bump(&mut self) {
+        self.lx.bump();
+    }
+    /// The current token's text, the parser moved past it.
+    #[inline]
+    fn take(&mut self) -> &'a str {
+        let t = self.text();
+        self.bump();
         t
     }
-    fn err<T>(&self, expected: &str) -> Result<T, ParseError> {
-        let t = self.peek();
-        Err(ParseError::new(t.span, expected, &shown(&t)))
+    /// Stops at an error: `expected` at `t`, which was found.
+    #[cold]
+    fn err_at<T>(&mut self, t: &Token, expected: &str) -> Parsed<T> {
+        self.error = Some(ParseError::new(t.span, expected, &shown(t)));
+        Err(Stop)
     }
+    /// Stops at an error: `expected` at the current token.
+    #[cold]
+    fn err<T>(&mut self, expected: &str) -> Parsed<T> {
+        let t = self.lx.token();
+        self.err_at(&t, expected)
+    }
+    #[inline]
     fn is_punct(&self, c: char) -> bool {
-        self.peek().tok == Tok::Punct(c)
+        self.tok() == Tok::Punct(c)
     }
+    #[inline]
     fn eat_punct(&mut self, c: char) -> bool {
         let yes = self.is_punct(c);
         if yes {
@@ -77,34 +166,62 @@ impl<'s> Parser<'s> {
         }
         yes
     }
-    fn expect_punct(&mut self, c: char) -> Result<Token<'s>, ParseError> {
+    /// `c`, with its position.
+    fn expect_punct(&mut self, c: char) -> Parsed<Span> {
         if self.is_punct(c) {
-            Ok(self.bump())
+            let span = self.span();
+            self.bump();
+            Ok(span)
         } else {
             self.err(&format!("`{c}`"))
         }
     }
-    fn word(&mut self, what: &str) -> Result<Token<'s>, ParseError> {
-        if self.peek().tok == Tok::Atom {
-            Ok(self.bump())
+    /// A word's text.
+    #[inline]
+    fn word(&mut self, what: &str) -> Parsed<&'a str> {
+        if self.tok() == Tok::Atom {
+            Ok(self.take())
         } else {
             self.err(what)
         }
     }
-    fn enter(&mut self) -> Result<(), ParseError> {
+    /// A word, with its position.
+    fn word_token(&mut self, what: &str) -> Parsed<Token<'a>> {
+        if self.tok() == Tok::Atom {
+            Ok(self.lx.next())
+        } else {
+            self.err(what)
+        }
+    }
+    #[inline]
+    fn enter(&mut self) -> Parsed<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return self.err(&format!("at most {MAX_DEPTH} levels of nesting"));
         }
         Ok(())
     }
+    #[inline]
     fn leave(&mut self) {
         self.depth -= 1;
     }
+    /// The words pushed on [`Parser::words`] since `mark`, in the arena.
+    fn words_from(&mut self, mark: usize) -> &'a [&'a str] {
+        let list = self.arena.list(&self.words[mark..]);
+        self.words.truncate(mark);
+        list
+    }
+    /// The operands pushed on [`Parser::args`] since `mark`, in the arena.
+    #[inline]
+    fn args_from(&mut self, mark: usize) -> &'a [Arg<'a>] {
+        let list = self.arena.list(&self.args[mark..]);
+        self.args.truncate(mark);
+        list
+    }
 
     /// A module-level item.
-    fn item(&mut self) -> Result<Item, ParseError> {
-        let t = self.peek();
+    fn item(&mut self) -> Parsed<Item<'a>> {
+        let t = self.lx.token();
         if t.tok != Tok::Dotted {
             return self.err("a directive (`.version`, `.target`, a variable, `.entry`, `.func`, …)");
         }
@@ -112,151 +229,166 @@ impl<'s> Parser<'s> {
             ".version" => {
                 self.bump();
                 let v = self.word("a version (`8.0`)")?;
-                Ok(Item::Version(v.text.to_string(), t.span))
+                Ok(Item::Version(v, t.span))
             }
             ".target" => {
                 self.bump();
-                let mut targets = vec![self.word("a target (`sm_90a`)")?.text.to_string()];
+                let mark = self.words.len();
+                let first = self.word("a target (`sm_90a`)")?;
+                self.words.push(first);
                 while self.eat_punct(',') {
-                    targets.push(self.word("a target or a target option")?.text.to_string());
+                    let w = self.word("a target or a target option")?;
+                    self.words.push(w);
                 }
-                Ok(Item::Target(targets, t.span))
+                Ok(Item::Target(self.words_from(mark), t.span))
             }
             ".address_size" => {
                 self.bump();
-                let n = self.word("32 or 64")?;
+                let n = self.word_token("32 or 64")?;
                 match n.text.parse() {
                     Ok(v @ (32 | 64)) => Ok(Item::AddressSize(v, t.span)),
-                    _ => Err(ParseError::new(n.span, "32 or 64", &shown(&n))),
+                    _ => self.err_at(&n, "32 or 64"),
                 }
             }
             ".section" => self.section().map(Item::Section),
             ".file" | ".loc" | ".pragma" | ".alias" => self.directive().map(Item::Directive),
             _ => {
                 // Linkage, then a function or a variable.
-                let mut k = 0;
-                while LINKAGE.contains(&self.peek_at(k).text) {
-                    k += 1;
-                }
-                match self.peek_at(k).text {
-                    ".entry" | ".func" => self.function().map(Item::Function),
+                let linkage = self.linkage();
+                match self.text() {
+                    ".entry" | ".func" => self.function(t.span, linkage).map(Item::Function),
                     w if SPACES.contains(&w) || w.starts_with(".const[") => {
-                        let v = self.var_decl(true)?;
+                        let v = self.var_decl(t.span, linkage, true)?;
                         self.expect_punct(';')?;
                         Ok(Item::Var(v))
                     }
-                    _ => self.err("a directive (`.version`, `.target`, a variable, `.entry`, `.func`, …)"),
+                    _ => self.err_at(&t, "a directive (`.version`, `.target`, a variable, `.entry`, `.func`, …)"),
                 }
             }
         }
     }
 
+    /// `.visible`, `.extern`, `.weak`, `.common`: the linkage words before a declaration.
+    fn linkage(&mut self) -> &'a [&'a str] {
+        let mark = self.words.len();
+        while LINKAGE.contains(&self.text()) {
+            let w = self.take();
+            self.words.push(w);
+        }
+        self.words_from(mark)
+    }
+
     /// A directive kept as words: its name, then tokens up to the end of the statement
     /// (`;`, or the end of the line for `.file` and `.loc`, which take none).
-    fn directive(&mut self) -> Result<Directive, ParseError> {
-        let name = self.bump();
-        let line = name.span.line;
-        let mut args = Vec::new();
+    fn directive(&mut self) -> Parsed<Directive<'a>> {
+        let name = self.lx.next();
+        let mark = self.words.len();
         let ends_at_line = matches!(name.text, ".file" | ".loc");
         loop {
-            let t = self.peek();
-            match t.tok {
+            match self.tok() {
                 Tok::End => break,
                 Tok::Punct(';') => {
                     self.bump();
                     break;
                 }
-                _ if ends_at_line && t.span.line != line && !args.last().is_some_and(|a: &String| a == ",") => break,
+                // A line break ends it, unless after a comma.
+                _ if ends_at_line && self.lx.line() != name.span.line && (self.words.len() == mark || self.words.last() != Some(&",")) => {
+                    break
+                }
                 Tok::Punct('{' | '}') => return self.err(&format!("the end of the `{}` directive", name.text)),
                 _ => {
-                    self.bump();
-                    args.push(t.text.to_string());
+                    let w = self.take();
+                    self.words.push(w);
                 }
             }
         }
-        Ok(Directive { name: name.text.to_string(), args, span: name.span })
+        Ok(Directive { name: name.text, args: self.words_from(mark), span: name.span })
     }
 
     /// `.section name { … }`, the lines inside kept verbatim.
-    fn section(&mut self) -> Result<Section, ParseError> {
-        let start = self.bump();
-        let name = self.peek();
-        if !matches!(name.tok, Tok::Atom | Tok::Dotted) {
+    fn section(&mut self) -> Parsed<Section<'a>> {
+        let span = self.span();
+        self.bump();
+        if !matches!(self.tok(), Tok::Atom | Tok::Dotted) {
             return self.err("a section name (`.debug_info`)");
         }
-        self.bump();
-        let open = self.expect_punct('{')?;
+        let name = self.take();
+        let (open, open_at) = (self.span(), self.lx.at());
+        self.expect_punct('{')?;
         // The raw text between the braces (no nesting in DWARF sections).
         let mut depth = 1;
-        let close = loop {
-            let t = self.bump();
-            match t.tok {
-                Tok::End => return Err(ParseError::new(open.span, "the `}` closing this section", "the end of the input")),
+        let close_at = loop {
+            let (tok, at) = (self.tok(), self.lx.at());
+            self.bump();
+            match tok {
+                Tok::End => {
+                    let end = Token { tok: Tok::End, text: "", span: open, at };
+                    return self.err_at(&end, "the `}` closing this section");
+                }
                 Tok::Punct('{') => depth += 1,
                 Tok::Punct('}') => {
                     depth -= 1;
                     if depth == 0 {
-                        break t;
+                        break at;
                     }
                 }
                 _ => {}
             }
         };
-        let raw = &self.src[open.at + 1..close.at];
-        let lines = raw.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect();
-        Ok(Section { name: name.text.to_string(), lines, span: start.span })
+        let raw = &self.src[open_at + 1..close_at];
+        let mark = self.words.len();
+        self.words.extend(raw.lines().map(str::trim).filter(|l| !l.is_empty()));
+        Ok(Section { name, lines: self.words_from(mark), span })
     }
 
-    /// A variable or parameter declaration, up to (not including) `;`, `,` or `)`. At module
-    /// level and in bodies, an initialiser may follow.
-    fn var_decl(&mut self, init_allowed: bool) -> Result<VarDecl, ParseError> {
-        let span = self.peek().span;
-        let mut linkage = Vec::new();
-        while LINKAGE.contains(&self.peek().text) {
-            linkage.push(self.bump().text.to_string());
-        }
-        let sp = self.peek();
-        if !(SPACES.contains(&sp.text) || sp.text.starts_with(".const")) || sp.tok != Tok::Dotted {
+    /// A variable or parameter declaration after its linkage, up to (not including) `;`,
+    /// `,` or `)`. At module level and in bodies, an initialiser may follow.
+    fn var_decl(&mut self, span: Span, linkage: &'a [&'a str], init_allowed: bool) -> Parsed<VarDecl<'a>> {
+        let sp = self.text();
+        if !(SPACES.contains(&sp) || sp.starts_with(".const")) || self.tok() != Tok::Dotted {
             return self.err("a state space (`.global`, `.shared`, `.reg`, `.param`, …)");
         }
         self.bump();
-        let mut space = sp.text.to_string();
+        let mut space = sp;
         // `.const[2]`: a constant bank.
         if space == ".const" && self.is_punct('[') {
             self.bump();
             let n = self.word("a bank number")?;
             self.expect_punct(']')?;
-            space = format!(".const[{}]", n.text);
+            space = self.arena.str(&format!(".const[{n}]"));
         }
         // The attributes and the type, in the order written (`.u64 .ptr .global .align 16`,
         // `.align 16 .b8`): the type is the first word that is not an attribute.
-        let mut attrs = Vec::new();
+        let mark = self.words.len();
         let mut ty = None;
-        while self.peek().tok == Tok::Dotted {
-            let t = self.bump();
+        while self.tok() == Tok::Dotted {
+            let t = self.lx.next();
             match t.text {
                 ".align" => {
                     let n = self.word("an alignment")?;
-                    attrs.push(format!(".align {}", n.text));
+                    let a = self.arena.str(&format!(".align {n}"));
+                    self.words.push(a);
                 }
                 ".attribute" => {
                     // `.attribute(.managed)`
                     self.expect_punct('(')?;
                     let mut inner = Vec::new();
-                    while !self.is_punct(')') && self.peek().tok != Tok::End {
-                        inner.push(self.bump().text.to_string());
+                    while !self.is_punct(')') && self.tok() != Tok::End {
+                        inner.push(self.take());
                     }
                     self.expect_punct(')')?;
-                    attrs.push(format!(".attribute({})", inner.join(" ")));
+                    let a = self.arena.str(&format!(".attribute({})", inner.join(" ")));
+                    self.words.push(a);
                 }
-                ".ptr" | ".v2" | ".v4" | ".v8" | ".global" | ".shared" | ".const" | ".local" => attrs.push(t.text.to_string()),
+                ".ptr" | ".v2" | ".v4" | ".v8" | ".global" | ".shared" | ".const" | ".local" => self.words.push(t.text),
                 _ if ty.is_none() => {
-                    ty = Some(t.text.to_string());
-                    attrs.push(t.text.to_string());
+                    ty = Some(t.text);
+                    self.words.push(t.text);
                 }
-                _ => return Err(ParseError::new(t.span, "a name", &shown(&t))),
+                _ => return self.err_at(&t, "a name"),
             }
         }
+        let attrs = self.words_from(mark);
         let Some(ty) = ty else { return self.err("a type (`.b32`, `.u64`, `.texref`, …)") };
         let mut names = vec![self.var_name()?];
         while init_allowed && self.is_punct(',') && space == ".reg" {
@@ -264,16 +396,19 @@ impl<'s> Parser<'s> {
             names.push(self.var_name()?);
         }
         let init = if init_allowed && self.eat_punct('=') { Some(self.init()?) } else { None };
-        Ok(VarDecl { linkage, space, attrs, ty, names, init, span })
+        Ok(VarDecl { linkage, space, attrs, ty, names: self.arena.list(&names), init, span })
     }
 
-    fn var_name(&mut self) -> Result<VarName, ParseError> {
-        let name = self.word("a name")?.text.to_string();
+    fn var_name(&mut self) -> Parsed<VarName<'a>> {
+        let name = self.word("a name")?;
         let mut dims = Vec::new();
         let mut range = None;
         if self.eat_punct('<') {
-            let n = self.word("a register count")?;
-            range = Some(n.text.parse().map_err(|_| ParseError::new(n.span, "a register count", &shown(&n)))?);
+            let n = self.word_token("a register count")?;
+            match n.text.parse() {
+                Ok(v) => range = Some(v),
+                Err(_) => return self.err_at(&n, "a register count"),
+            }
             self.expect_punct('>')?;
         }
         while self.eat_punct('[') {
@@ -281,15 +416,15 @@ impl<'s> Parser<'s> {
                 dims.push(None);
                 continue;
             }
-            let n = self.word("an array length")?;
-            let v = parse_uint(n.text).ok_or_else(|| ParseError::new(n.span, "an array length", &shown(&n)))?;
+            let n = self.word_token("an array length")?;
+            let Some(v) = parse_uint(n.text) else { return self.err_at(&n, "an array length") };
             dims.push(Some(v));
             self.expect_punct(']')?;
         }
-        Ok(VarName { name, dims, range })
+        Ok(VarName { name, dims: self.arena.list(&dims), range })
     }
 
-    fn init(&mut self) -> Result<Init, ParseError> {
+    fn init(&mut self) -> Parsed<Init<'a>> {
         if self.is_punct('{') {
             self.enter()?;
             self.bump();
@@ -304,32 +439,28 @@ impl<'s> Parser<'s> {
             }
             self.expect_punct('}')?;
             self.leave();
-            return Ok(Init::List(list));
+            return Ok(Init::List(self.arena.list(&list)));
         }
         // `addr_mode_0 = clamp_to_edge` in a sampler's initialiser.
-        if self.peek().tok == Tok::Atom && self.peek_at(1).tok == Tok::Punct('=') {
-            let field = self.bump().text.to_string();
+        if self.tok() == Tok::Atom && self.peek2() == Tok::Punct('=') {
+            let field = self.take();
             self.bump();
-            let v = self.operand()?;
-            return Ok(Init::Field(field, v));
+            self.operand()?;
+            return Ok(Init::Field(field, self.pop()));
         }
-        Ok(Init::Value(self.operand()?))
+        self.operand()?;
+        Ok(Init::Value(self.pop()))
     }
 
-    /// `.entry`/`.func`, declared or defined.
-    fn function(&mut self) -> Result<Function, ParseError> {
-        let span = self.peek().span;
-        let mut linkage = Vec::new();
-        while LINKAGE.contains(&self.peek().text) {
-            linkage.push(self.bump().text.to_string());
-        }
-        let kind = if self.bump().text == ".entry" { FunctionKind::Entry } else { FunctionKind::Func };
+    /// `.entry`/`.func` after its linkage, declared or defined.
+    fn function(&mut self, span: Span, linkage: &'a [&'a str]) -> Parsed<Function<'a>> {
+        let kind = if self.take() == ".entry" { FunctionKind::Entry } else { FunctionKind::Func };
         let rets = if kind == FunctionKind::Func && self.is_punct('(') { Some(self.params()?) } else { None };
-        let name = self.word("the function's name")?.text.to_string();
+        let name = self.word("the function's name")?;
         let params = if self.is_punct('(') { Some(self.params()?) } else { None };
         let mut directives = Vec::new();
-        while self.peek().tok == Tok::Dotted {
-            directives.push(self.directive_words()?);
+        while self.tok() == Tok::Dotted {
+            directives.push(self.directive_words());
         }
         let body = if self.eat_punct(';') {
             None
@@ -338,243 +469,39 @@ impl<'s> Parser<'s> {
         } else {
             return self.err("the function's body `{` or `;`");
         };
-        Ok(Function { linkage, kind, rets, name, params, directives, body, span })
+        Ok(Function { linkage, kind, rets, name, params, directives: self.arena.list(&directives), body, span })
     }
 
     /// A directive after a function's parameters: its name and numbers or strings, with
     /// commas, up to the next directive, `{` or `;`.
-    fn directive_words(&mut self) -> Result<Directive, ParseError> {
-        let name = self.bump();
-        let mut args = Vec::new();
-        while matches!(self.peek().tok, Tok::Atom | Tok::Str | Tok::Punct(',')) {
-            args.push(self.bump().text.to_string());
+    fn directive_words(&mut self) -> Directive<'a> {
+        let name = self.lx.next();
+        let mark = self.words.len();
+        while matches!(self.tok(), Tok::Atom | Tok::Str | Tok::Punct(',')) {
+            let w = self.take();
+            self.words.push(w);
         }
-        Ok(Directive { name: name.text.to_string(), args, span: name.span })
+        Directive { name: name.text, args: self.words_from(mark), span: name.span }
     }
 
     /// `( .param … , … )`
-    fn params(&mut self) -> Result<Vec<VarDecl>, ParseError> {
+    fn params(&mut self) -> Parsed<&'a [VarDecl<'a>]> {
         self.expect_punct('(')?;
         let mut out = Vec::new();
-        if self.eat_punct(')') {
-            return Ok(out);
-        }
-        loop {
-            if !matches!(self.peek().text, ".param" | ".reg") {
-                return self.err("a parameter declaration (`.param …`)");
-            }
-            out.push(self.var_decl(false)?);
-            if self.eat_punct(')') {
-                return Ok(out);
-            }
-            self.expect_punct(',')?;
-        }
-    }
-
-    /// `{ statements }`, with the span of its `{`.
-    fn block(&mut self) -> Result<(Vec<Stmt>, Span), ParseError> {
-        self.enter()?;
-        let open = self.expect_punct('{')?;
-        let mut body = Vec::new();
-        loop {
-            match self.peek().tok {
-                Tok::Punct('}') => {
-                    self.bump();
-                    break;
-                }
-                Tok::End => return Err(ParseError::new(open.span, "the `}` closing this block", "the end of the input")),
-                _ => body.push(self.stmt()?),
-            }
-        }
-        self.leave();
-        Ok((body, open.span))
-    }
-
-    fn stmt(&mut self) -> Result<Stmt, ParseError> {
-        let t = self.peek();
-        match t.tok {
-            Tok::Punct('{') => {
-                let (b, span) = self.block()?;
-                Ok(Stmt::Block(b, span))
-            }
-            Tok::Punct('@') => self.instruction().map(Stmt::Ins),
-            Tok::Dotted => {
-                if SPACES.contains(&t.text) || t.text.starts_with(".const") || LINKAGE.contains(&t.text) {
-                    let d = self.var_decl(true)?;
-                    self.expect_punct(';')?;
-                    Ok(Stmt::Decl(d))
-                } else if matches!(t.text, ".loc" | ".pragma") {
-                    self.directive().map(Stmt::Directive)
-                } else {
-                    self.err("a statement (an instruction, a label, a declaration, `.loc` or `.pragma`)")
-                }
-            }
-            Tok::Atom if self.peek_at(1).tok == Tok::Punct(':') => {
-                let label = self.bump();
-                self.bump();
-                let next = self.peek();
-                let name = label.text.to_string();
-                match next.text {
-                    ".branchtargets" | ".calltargets" => {
-                        self.bump();
-                        let mut targets = vec![self.word("a label")?.text.to_string()];
-                        while self.eat_punct(',') {
-                            targets.push(self.word("a label")?.text.to_string());
-                        }
-                        self.expect_punct(';')?;
-                        Ok(if next.text == ".branchtargets" {
-                            Stmt::BranchTargets { label: name, targets, span: label.span }
-                        } else {
-                            Stmt::CallTargets { label: name, targets, span: label.span }
-                        })
-                    }
-                    ".callprototype" => {
-                        self.bump();
-                        let mut words = Vec::new();
-                        while !self.is_punct(';') {
-                            if self.peek().tok == Tok::End {
-                                return self.err("`;` ending the prototype");
-                            }
-                            words.push(self.bump().text.to_string());
-                        }
-                        self.bump();
-                        Ok(Stmt::CallPrototype { label: name, words, span: label.span })
-                    }
-                    _ => Ok(Stmt::Label(name, label.span)),
-                }
-            }
-            Tok::Atom => self.instruction().map(Stmt::Ins),
-            _ => self.err("a statement (an instruction, a label, a declaration or a directive)"),
-        }
-    }
-
-    fn instruction(&mut self) -> Result<Instruction, ParseError> {
-        let span = self.peek().span;
-        let guard = if self.eat_punct('@') {
-            let neg = self.eat_punct('!');
-            Some((neg, self.word("a predicate")?.text.to_string()))
-        } else {
-            None
-        };
-        let op = self.word("an opcode")?;
-        let mut chain = vec![op.text.to_string()];
-        while self.peek().tok == Tok::Dotted {
-            chain.push(self.bump().text[1..].to_string());
-        }
-        let mut operands = Vec::new();
-        if !self.is_punct(';') {
+        if !self.eat_punct(')') {
             loop {
-                operands.push(self.operand()?);
-                if !self.eat_punct(',') {
+                if !matches!(self.text(), ".param" | ".reg") {
+                    return self.err("a parameter declaration (`.param …`)");
+                }
+                let span = self.span();
+                out.push(self.var_decl(span, &[], false)?);
+                if self.eat_punct(')') {
                     break;
                 }
+                self.expect_punct(',')?;
             }
         }
-        if !self.is_punct(';') {
-            return self.err("`,` or `;` after an operand");
-        }
-        self.bump();
-        Ok(Instruction { guard, chain, operands, span })
-    }
-
-    /// An operand: a primary, then `+off`/`-off` and `|b`.
-    fn operand(&mut self) -> Result<Arg, ParseError> {
-        self.enter()?;
-        let mut o = self.primary()?;
-        loop {
-            if (self.is_punct('+') || self.is_punct('-')) && !matches!(o, Arg::Vector(_) | Arg::Address(_)) {
-                let sign = self.bump().text;
-                let neg = self.eat_punct('-');
-                let n = self.word("an offset")?;
-                let text = format!("{sign}{}{}", if neg { "-" } else { "" }, n.text);
-                o = Arg::Offset(Box::new(o), text);
-            } else if self.eat_punct('|') {
-                let b = self.primary()?;
-                o = Arg::Pair(Box::new(o), Box::new(b));
-            } else {
-                break;
-            }
-        }
-        self.leave();
-        Ok(o)
-    }
-
-    fn list(&mut self, close: char) -> Result<Vec<Arg>, ParseError> {
-        let mut v = Vec::new();
-        if self.eat_punct(close) {
-            return Ok(v);
-        }
-        loop {
-            v.push(self.operand()?);
-            if self.eat_punct(close) {
-                return Ok(v);
-            }
-            if !self.eat_punct(',') {
-                return self.err(&format!("`,` or `{close}`"));
-            }
-        }
-    }
-
-    fn primary(&mut self) -> Result<Arg, ParseError> {
-        let t = self.peek();
-        match t.tok {
-            Tok::Punct('[') => {
-                self.bump();
-                Ok(Arg::Address(self.list(']')?))
-            }
-            Tok::Punct('{') => {
-                self.bump();
-                Ok(Arg::Vector(self.list('}')?))
-            }
-            Tok::Punct('(') => {
-                self.bump();
-                Ok(Arg::Paren(self.list(')')?))
-            }
-            Tok::Punct('!') => {
-                self.bump();
-                self.enter()?;
-                let o = self.primary()?;
-                self.leave();
-                Ok(Arg::Not(Box::new(o)))
-            }
-            Tok::Punct('-') => {
-                self.bump();
-                if self.peek().tok == Tok::Atom && self.peek().text.starts_with(|c: char| c.is_ascii_digit()) {
-                    Ok(Arg::Number(format!("-{}", self.bump().text)))
-                } else {
-                    self.enter()?;
-                    let o = self.primary()?;
-                    self.leave();
-                    Ok(Arg::Neg(Box::new(o)))
-                }
-            }
-            Tok::Atom => {
-                self.bump();
-                if t.text.starts_with(|c: char| c.is_ascii_digit()) {
-                    return Ok(Arg::Number(t.text.to_string()));
-                }
-                if t.text == "_" {
-                    return Ok(Arg::Sink);
-                }
-                if self.is_punct('(') && matches!(t.text, "generic" | "mask") {
-                    self.bump();
-                    return Ok(Arg::Call(t.text.to_string(), self.list(')')?));
-                }
-                let mut name = t.text.to_string();
-                let mut o = None;
-                // `%tid.x`: a component of a special register is part of its name; other
-                // suffixes are part selectors (`%r1.b0`, `%r2.h1`).
-                while self.peek().tok == Tok::Dotted {
-                    let s = self.bump().text;
-                    match (&o, s) {
-                        (None, ".x" | ".y" | ".z" | ".w") if name.starts_with('%') => name.push_str(s),
-                        _ => o = Some(Arg::Part(Box::new(o.unwrap_or_else(|| Arg::Name(name.clone()))), s[1..].to_string())),
-                    }
-                }
-                Ok(o.unwrap_or(Arg::Name(name)))
-            }
-            _ => self.err("an operand"),
-        }
+        Ok(self.arena.list(&out))
     }
 }
 

@@ -1,22 +1,37 @@
 //! Writes a syntax tree back as PTX text: one statement per line, bodies indented by a tab,
 //! every name, number and modifier as it was spelt. Parsing the output gives the same tree
 //! (spans aside), and ptxas reads it as it read the original.
+//!
+//! Everything is appended to one `String`: no piece of text is built on its own.
 
 use super::ast::*;
 use std::fmt::Write;
 
+/// Bytes reserved per statement of a body: compiler-emitted lines are 20 to 60 bytes long,
+/// and reserving more than is written costs address space only.
+const BYTES_PER_STMT: usize = 64;
+
 /// The text of `f`.
 ///
 /// ```
-/// use ptxkit::import::{parse::parse, print::print};
+/// use ptxkit::import::{ast::Arena, parse::parse, print::print};
 /// let src = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k(.param .u64 p)\n{ .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ret; }";
-/// let text = print(&parse(src)?);
+/// let arena = Arena::new();
+/// let text = print(&parse(src, &arena)?);
 /// assert!(text.contains("\tld.param.u64 \t%rd1, [p];\n"));
-/// assert_eq!(print(&parse(&text)?), text);
+/// assert_eq!(print(&parse(&text, &arena)?), text);
 /// # Ok::<(), ptxkit::import::parse::ParseError>(())
 /// ```
 pub fn print(f: &File) -> String {
-    let mut out = String::new();
+    let stmts: usize = f
+        .items
+        .iter()
+        .map(|i| match i {
+            Item::Function(func) => 4 + func.body.map_or(0, <[Stmt]>::len),
+            _ => 1,
+        })
+        .sum();
+    let mut out = String::with_capacity(stmts * BYTES_PER_STMT);
     for i in &f.items {
         item(&mut out, i);
     }
@@ -26,92 +41,119 @@ pub fn print(f: &File) -> String {
 /// One module-level item, with its line break (a function with a blank line before it).
 pub fn item(out: &mut String, item: &Item) {
     match item {
-        Item::Version(v, _) => _ = writeln!(out, ".version {v}"),
-        Item::Target(t, _) => _ = writeln!(out, ".target {}", t.join(", ")),
-        Item::AddressSize(n, _) => _ = writeln!(out, ".address_size {n}"),
-        Item::Directive(d) => _ = writeln!(out, "{}", directive(d)),
-        Item::Var(v) => _ = writeln!(out, "{};", var(v)),
-        Item::Function(func) => function(out, func),
-        Item::Section(s) => {
-            _ = writeln!(out, ".section {}\n{{", s.name);
-            for l in &s.lines {
-                _ = writeln!(out, "\t{l}");
-            }
-            out.push_str("}\n");
+        Item::Version(v, _) => {
+            out.push_str(".version ");
+            out.push_str(v);
         }
+        Item::Target(t, _) => {
+            out.push_str(".target ");
+            joined(out, t, ", ");
+        }
+        Item::AddressSize(n, _) => _ = write!(out, ".address_size {n}"),
+        Item::Directive(d) => directive(out, d),
+        Item::Var(v) => {
+            var(out, v);
+            out.push(';');
+        }
+        Item::Function(func) => return function(out, func),
+        Item::Section(s) => {
+            out.push_str(".section ");
+            out.push_str(s.name);
+            out.push_str("\n{\n");
+            for l in s.lines {
+                out.push('\t');
+                out.push_str(l);
+                out.push('\n');
+            }
+            out.push('}');
+        }
+    }
+    out.push('\n');
+}
+
+/// `words` with `sep` between them.
+fn joined(out: &mut String, words: &[&str], sep: &str) {
+    for (k, w) in words.iter().enumerate() {
+        if k > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(w);
     }
 }
 
 /// A directive statement: its words, then `;` except after `.file` and `.loc` (which end
 /// at the end of their line).
-fn directive(d: &Directive) -> String {
-    let mut s = words(d);
-    if !matches!(d.name.as_str(), ".file" | ".loc") {
-        s.push(';');
+fn directive(out: &mut String, d: &Directive) {
+    words(out, d);
+    if !matches!(d.name, ".file" | ".loc") {
+        out.push(';');
     }
-    s
 }
 
 /// A directive's words: a space between them, none before a comma.
-fn words(d: &Directive) -> String {
-    let mut s = d.name.clone();
-    for a in &d.args {
-        if a != "," {
-            s.push(' ');
+fn words(out: &mut String, d: &Directive) {
+    out.push_str(d.name);
+    for a in d.args {
+        if *a != "," {
+            out.push(' ');
         }
-        s.push_str(a);
+        out.push_str(a);
     }
-    s
 }
 
-fn var(v: &VarDecl) -> String {
-    let mut s = String::new();
-    for w in v.linkage.iter().chain([&v.space]).chain(&v.attrs) {
-        if !s.is_empty() {
-            s.push(' ');
-        }
-        s.push_str(w);
+fn var(out: &mut String, v: &VarDecl) {
+    for w in v.linkage {
+        out.push_str(w);
+        out.push(' ');
     }
-    s.push(' ');
-    let names: Vec<String> = v.names.iter().map(var_name).collect();
-    s.push_str(&names.join(", "));
+    out.push_str(v.space);
+    for w in v.attrs {
+        out.push(' ');
+        out.push_str(w);
+    }
+    out.push(' ');
+    for (k, n) in v.names.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        var_name(out, n);
+    }
     if let Some(i) = &v.init {
-        s.push_str(" = ");
-        init(&mut s, i);
+        out.push_str(" = ");
+        init(out, i);
     }
-    s
 }
 
-fn var_name(n: &VarName) -> String {
-    let mut s = n.name.clone();
+fn var_name(out: &mut String, n: &VarName) {
+    out.push_str(n.name);
     if let Some(r) = n.range {
-        _ = write!(s, "<{r}>");
+        _ = write!(out, "<{r}>");
     }
-    for d in &n.dims {
+    for d in n.dims {
         match d {
-            Some(n) => _ = write!(s, "[{n}]"),
-            None => s.push_str("[]"),
+            Some(n) => _ = write!(out, "[{n}]"),
+            None => out.push_str("[]"),
         }
     }
-    s
 }
 
-fn init(s: &mut String, i: &Init) {
+fn init(out: &mut String, i: &Init) {
     match i {
-        Init::Value(o) => arg(s, o),
+        Init::Value(o) => arg(out, o),
         Init::Field(f, o) => {
-            _ = write!(s, "{f} = ");
-            arg(s, o);
+            out.push_str(f);
+            out.push_str(" = ");
+            arg(out, o);
         }
         Init::List(l) => {
-            s.push('{');
+            out.push('{');
             for (k, x) in l.iter().enumerate() {
                 if k > 0 {
-                    s.push_str(", ");
+                    out.push_str(", ");
                 }
-                init(s, x);
+                init(out, x);
             }
-            s.push('}');
+            out.push('}');
         }
     }
 }
@@ -123,7 +165,7 @@ fn function(out: &mut String, f: &Function) {
         None => out.push_str(";\n"),
         Some(b) => {
             out.push_str("{\n");
-            for s in b {
+            for s in *b {
                 stmt(out, s, 1);
             }
             out.push_str("}\n");
@@ -134,24 +176,26 @@ fn function(out: &mut String, f: &Function) {
 /// A function's signature, each line ended: linkage, `.entry`/`.func`, return parameters,
 /// name, parameters, then its directives (`.maxntid 128, 1, 1`), one per line.
 pub fn header(out: &mut String, f: &Function) {
-    for l in &f.linkage {
-        _ = write!(out, "{l} ");
+    for l in f.linkage {
+        out.push_str(l);
+        out.push(' ');
     }
     out.push_str(match f.kind {
         FunctionKind::Entry => ".entry ",
         FunctionKind::Func => ".func ",
     });
-    if let Some(r) = &f.rets {
+    if let Some(r) = f.rets {
         params(out, r);
         out.push(' ');
     }
-    out.push_str(&f.name);
-    if let Some(p) = &f.params {
+    out.push_str(f.name);
+    if let Some(p) = f.params {
         params(out, p);
     }
     out.push('\n');
-    for d in &f.directives {
-        _ = writeln!(out, "{}", words(d));
+    for d in f.directives {
+        words(out, d);
+        out.push('\n');
     }
 }
 
@@ -162,7 +206,8 @@ fn params(out: &mut String, p: &[VarDecl]) {
     }
     out.push_str("(\n");
     for (i, v) in p.iter().enumerate() {
-        _ = write!(out, "\t{}", var(v));
+        out.push('\t');
+        var(out, v);
         out.push_str(if i + 1 < p.len() { ",\n" } else { "\n" });
     }
     out.push(')');
@@ -173,93 +218,129 @@ fn params(out: &mut String, p: &[VarDecl]) {
 pub fn stmt(out: &mut String, s: &Stmt, depth: usize) {
     let tabs = &"\t\t\t\t\t\t\t\t"[..depth.min(8)];
     match s {
-        Stmt::Label(l, _) => _ = writeln!(out, "{l}:"),
-        Stmt::Decl(v) => _ = writeln!(out, "{tabs}{};", var(v)),
-        Stmt::Directive(d) => _ = writeln!(out, "{tabs}{}", directive(d)),
-        Stmt::Block(b, _) => {
-            _ = writeln!(out, "{tabs}{{");
-            for s in b {
-                stmt(out, s, depth + 1);
-            }
-            _ = writeln!(out, "{tabs}}}");
-        }
-        Stmt::BranchTargets { label, targets, .. } => _ = writeln!(out, "{label}: .branchtargets {};", targets.join(", ")),
-        Stmt::CallTargets { label, targets, .. } => _ = writeln!(out, "{label}: .calltargets {};", targets.join(", ")),
-        Stmt::CallPrototype { label, words, .. } => {
-            let mut s = format!("{label}: .callprototype");
-            for w in words {
-                if w != "," && w != ")" && !s.ends_with('(') {
-                    s.push(' ');
-                }
-                s.push_str(w);
-            }
-            _ = writeln!(out, "{s};");
-        }
         Stmt::Ins(i) => {
             out.push_str(tabs);
             instruction(out, i);
-            out.push('\n');
+        }
+        Stmt::Label(l, _) => {
+            out.push_str(l);
+            out.push(':');
+        }
+        Stmt::Decl(v) => {
+            out.push_str(tabs);
+            var(out, v);
+            out.push(';');
+        }
+        Stmt::Directive(d) => {
+            out.push_str(tabs);
+            directive(out, d);
+        }
+        Stmt::Block(b, _) => {
+            out.push_str(tabs);
+            out.push_str("{\n");
+            for s in *b {
+                stmt(out, s, depth + 1);
+            }
+            out.push_str(tabs);
+            out.push('}');
+        }
+        Stmt::BranchTargets { label, targets, .. } => {
+            out.push_str(label);
+            out.push_str(": .branchtargets ");
+            joined(out, targets, ", ");
+            out.push(';');
+        }
+        Stmt::CallTargets { label, targets, .. } => {
+            out.push_str(label);
+            out.push_str(": .calltargets ");
+            joined(out, targets, ", ");
+            out.push(';');
+        }
+        Stmt::CallPrototype { label, words, .. } => {
+            out.push_str(label);
+            out.push_str(": .callprototype");
+            for w in *words {
+                if *w != "," && *w != ")" && !out.ends_with('(') {
+                    out.push(' ');
+                }
+                out.push_str(w);
+            }
+            out.push(';');
         }
     }
+    out.push('\n');
 }
 
 /// One instruction, as `[@p ]chain \toperands;`.
 pub fn instruction(out: &mut String, i: &Instruction) {
-    if let Some((neg, p)) = &i.guard {
-        _ = write!(out, "@{}{p} ", if *neg { "!" } else { "" });
+    if let Some((neg, p)) = i.guard {
+        out.push_str(if neg { "@!" } else { "@" });
+        out.push_str(p);
+        out.push(' ');
     }
-    out.push_str(&i.chain.join("."));
+    out.push_str(i.chain);
     for (k, o) in i.operands.iter().enumerate() {
         out.push_str(if k == 0 { " \t" } else { ", " });
-        arg(out, o);
+        operand(out, o);
     }
     out.push(';');
 }
 
-fn list(s: &mut String, open: char, items: &[Arg], close: char) {
-    s.push(open);
+/// `items` between `open` and `close`, separated by commas.
+fn list(out: &mut String, open: char, items: &[Arg], close: char) {
+    out.push(open);
     for (k, o) in items.iter().enumerate() {
         if k > 0 {
-            s.push_str(", ");
+            out.push_str(", ");
         }
-        arg(s, o);
+        operand(out, o);
     }
-    s.push(close);
+    out.push(close);
+}
+
+/// One operand: a name or a number written here, the other shapes by [`arg`] (most
+/// operands are names, and this saves them a call).
+#[inline]
+fn operand(out: &mut String, o: &Arg) {
+    match *o {
+        Arg::Name(n) | Arg::Number(n) => out.push_str(n),
+        _ => arg(out, o),
+    }
 }
 
 /// One operand, as written.
-pub fn arg(s: &mut String, o: &Arg) {
-    match o {
-        Arg::Name(n) | Arg::Number(n) => s.push_str(n),
-        Arg::Offset(b, off) => {
-            arg(s, b);
-            s.push_str(off);
+pub fn arg(out: &mut String, o: &Arg) {
+    match *o {
+        Arg::Name(n) | Arg::Number(n) => out.push_str(n),
+        Arg::Offset((b, off)) => {
+            operand(out, b);
+            out.push_str(off);
         }
         Arg::Not(b) => {
-            s.push('!');
-            arg(s, b);
+            out.push('!');
+            operand(out, b);
         }
         Arg::Neg(b) => {
-            s.push('-');
-            arg(s, b);
+            out.push('-');
+            operand(out, b);
         }
-        Arg::Part(b, p) => {
-            arg(s, b);
-            s.push('.');
-            s.push_str(p);
+        Arg::Part((b, p)) => {
+            operand(out, b);
+            out.push('.');
+            out.push_str(p);
         }
-        Arg::Address(v) => list(s, '[', v, ']'),
-        Arg::Vector(v) => list(s, '{', v, '}'),
-        Arg::Paren(v) => list(s, '(', v, ')'),
-        Arg::Call(n, v) => {
-            s.push_str(n);
-            list(s, '(', v, ')');
+        Arg::Address(v) => list(out, '[', v, ']'),
+        Arg::Vector(v) => list(out, '{', v, '}'),
+        Arg::Paren(v) => list(out, '(', v, ')'),
+        Arg::Call((n, v)) => {
+            out.push_str(n);
+            list(out, '(', v, ')');
         }
         Arg::Pair(a, b) => {
-            arg(s, a);
-            s.push('|');
-            arg(s, b);
+            operand(out, a);
+            out.push('|');
+            operand(out, b);
         }
-        Arg::Sink => s.push('_'),
+        Arg::Sink => out.push('_'),
     }
 }

@@ -170,9 +170,9 @@ fn candidates(t: &Tables, parts: &[&str]) -> Vec<usize> {
 /// The form `ins` names: its chain (in any order ptxas accepts) and the variant whose
 /// operands have the shape of `ins`'s. Guards do not take part.
 pub fn resolve(ins: &Instruction) -> Result<Resolved, Finding> {
-    let finding = |kind| Finding { span: ins.span, chain: ins.chain_text(), kind };
+    let finding = |kind| Finding { span: ins.span, chain: ins.chain.to_string(), kind };
     let ix = index();
-    let parts: Vec<&str> = ins.chain.iter().map(String::as_str).collect();
+    let parts: Vec<&str> = ins.parts().collect();
     let Some(&op) = parts.first() else { return Err(finding(FindingKind::NoForm)) };
     if op == "call" && !ix.t.by_opcode.contains_key("call") {
         return Err(finding(FindingKind::Call));
@@ -192,7 +192,7 @@ pub fn resolve(ins: &Instruction) -> Result<Resolved, Finding> {
         }
         (taken, missed)
     };
-    let (mut taken, missed) = try_all(&ins.operands);
+    let (mut taken, missed) = try_all(ins.operands);
     // `{x}` read as `x` where no form takes it braced: ptxas takes a braced single operand
     // where one value goes (Triton writes its scalar loads and stores so:
     // `ld.global.b16 {%rs1}, [%rd1];`).
@@ -201,15 +201,15 @@ pub fn resolve(ins: &Instruction) -> Result<Resolved, Finding> {
             .operands
             .iter()
             .map(|o| match o {
-                Arg::Vector(v) if v.len() == 1 => v[0].clone(),
-                o => o.clone(),
+                Arg::Vector(v) if v.len() == 1 => v[0],
+                o => *o,
             })
             .collect();
         taken = try_all(&plain).0;
     }
     match taken[..] {
         [i] => Ok(Resolved { form: ix.descs[i].0, family: ix.descs[i].1 }),
-        [] => Err(finding(FindingKind::Operands { written: written(&ins.operands), count: ins.operands.len(), expected: missed })),
+        [] => Err(finding(FindingKind::Operands { written: written(ins.operands), count: ins.operands.len(), expected: missed })),
         _ => Err(finding(FindingKind::Ambiguous {
             forms: taken.iter().map(|&i| ix.descs[i].0).collect(),
             differ: differ(taken.iter().map(|&i| &ix.t.forms[i])),

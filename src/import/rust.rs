@@ -12,7 +12,7 @@
 //! express (device functions, calls, textures, part selectors, a `-G` build's `debug`
 //! target) is refused with its position: [`ImportError::Unsupported`].
 
-use super::ast::{self, Arg, Function, FunctionKind, Instruction, Span, VarDecl};
+use super::ast::{self, Arena, Arg, Function, FunctionKind, Instruction, Span, VarDecl};
 use super::module::unsupported;
 use super::parse::parse;
 use super::print;
@@ -36,7 +36,8 @@ use std::fmt::Write;
 /// # Ok::<(), ptxkit::import::ImportError>(())
 /// ```
 pub fn to_rust(text: &str, source: &str) -> Result<String, ImportError> {
-    let file = parse(text)?;
+    let arena = Arena::new();
+    let file = parse(text, &arena)?;
     let mut g = Gen::default();
     g.file(&file)?;
     let mut out = String::new();
@@ -132,8 +133,8 @@ impl Gen {
         let mut target = None;
         for item in &f.items {
             if let ast::Item::Target(words, span) = item {
-                for w in words {
-                    match w.as_str() {
+                for &w in *words {
+                    match w {
                         "texmode_unified" => {}
                         "texmode_independent" => self.out.push_str("    m.set_tex_mode(TexMode::Independent)?;\n"),
                         t if crate::Target::parse(t).is_some() && target.is_none() => target = Some(t.to_string()),
@@ -170,13 +171,10 @@ impl Gen {
     fn var(&mut self, v: &VarDecl, item: &ast::Item) -> Result<(), ImportError> {
         let mut t = String::new();
         print::item(&mut t, item);
-        let defines: Vec<&str> = if v.linkage.iter().any(|l| l == ".extern") && v.space != ".shared" {
-            vec![]
-        } else {
-            v.names.iter().map(|n| n.name.as_str()).collect()
-        };
+        let defines: Vec<&str> =
+            if v.linkage.contains(&".extern") && v.space != ".shared" { vec![] } else { v.names.iter().map(|n| n.name).collect() };
         let _ = writeln!(self.out, "    m.raw({:?}, &{:?})?;", t.trim_matches('\n'), defines);
-        let space = match v.space.as_str() {
+        let space = match v.space {
             ".global" => Space::Global,
             ".const" => Space::Const,
             ".shared" => Space::Shared,
@@ -203,11 +201,11 @@ impl Gen {
         let module_names = self.taken.clone();
         let mut scope: HashMap<String, Val> = self.globals.clone();
         let (mut names, mut types) = (vec![], vec![]);
-        for (i, p) in f.params.iter().flatten().enumerate() {
-            let [n] = &p.names[..] else { return Err(unsupported(p.span, "a parameter declaration of several names")) };
+        for (i, p) in f.params.unwrap_or_default().iter().enumerate() {
+            let [n] = p.names else { return Err(unsupported(p.span, "a parameter declaration of several names")) };
             let id = self.ident("param", &i.to_string());
-            let ptr = p.attrs.iter().any(|a| a == ".ptr");
-            let ty = match (&n.dims[..], DType::from_name(p.ty.trim_start_matches('.'))) {
+            let ptr = p.attrs.contains(&".ptr");
+            let ty = match (n.dims, DType::from_name(p.ty.trim_start_matches('.'))) {
                 // `.ptr{.space} .align A`: a pointer parameter with its attribute.
                 ([], Some(DType::U64)) if ptr => {
                     let space = ["global", "shared", "const", "local"]
@@ -215,17 +213,17 @@ impl Gen {
                         .find(|s| p.attrs.iter().any(|a| a.strip_prefix('.') == Some(**s)))
                         .map_or("Generic".to_string(), |s| format!("m::{}{}", s[..1].to_uppercase(), &s[1..]));
                     let align = align_of(p).unwrap_or(1);
-                    scope.insert(n.name.clone(), Val::Ptr(format!("{id}.ptr()"), Space::Param));
+                    scope.insert(n.name.to_string(), Val::Ptr(format!("{id}.ptr()"), Space::Param));
                     format!("ptxkit::builder::PointerParam<{space}, {align}>")
                 }
                 ([], Some(t)) if !ptr && !matches!(t.class(), RegClass::Pred | RegClass::B128) => {
-                    scope.insert(n.name.clone(), Val::Ptr(id.clone(), Space::Param));
+                    scope.insert(n.name.to_string(), Val::Ptr(id.clone(), Space::Param));
                     format!("ParamPtr<{}>", rust_type(t))
                 }
                 ([Some(len)], Some(t)) if t.class() != RegClass::Pred => {
                     let bytes = len * (t.bits() as u64 / 8).max(1);
                     let align = align_of(p).unwrap_or((t.bits() / 8).max(1) as u64);
-                    scope.insert(n.name.clone(), Val::Ptr(format!("{id}.ptr::<B8>()"), Space::Param));
+                    scope.insert(n.name.to_string(), Val::Ptr(format!("{id}.ptr::<B8>()"), Space::Param));
                     format!("ParamBytes<{bytes}, {align}>")
                 }
                 _ => return Err(unsupported(p.span, format!("the parameter `{}`", n.name))),
@@ -235,10 +233,10 @@ impl Gen {
         }
         let tuple = |v: &[String]| if v.len() == 1 { format!("({},)", v[0]) } else { format!("({})", v.join(", ")) };
         let _ = writeln!(self.out, "    m.kernel({:?}, |k, {}: {}| {{", f.name, tuple(&names), tuple(&types));
-        for d in &f.directives {
-            let nums: Vec<&str> = d.args.iter().map(String::as_str).filter(|a| *a != ",").collect();
+        for d in f.directives {
+            let nums: Vec<&str> = d.args.iter().copied().filter(|a| *a != ",").collect();
             let three = |n: &[&str]| format!("{}, {}, {}", n.first().unwrap_or(&"1"), n.get(1).unwrap_or(&"1"), n.get(2).unwrap_or(&"1"));
-            let call = match d.name.as_str() {
+            let call = match d.name {
                 ".maxntid" => format!("maxntid({})", three(&nums)),
                 ".reqntid" => format!("reqntid({})", three(&nums)),
                 ".reqnctapercluster" => format!("reqnctapercluster({})", three(&nums)),
@@ -249,10 +247,10 @@ impl Gen {
             let _ = writeln!(self.out, "        k.{call};");
         }
         let decls = Decls::of(f);
-        let body = f.body.as_deref().unwrap_or(&[]);
+        let body = f.body.unwrap_or_default();
         // The closing `ret` is the builder's own.
         let body = match body.last() {
-            Some(ast::Stmt::Ins(i)) if i.guard.is_none() && i.chain == ["ret"] => &body[..body.len() - 1],
+            Some(ast::Stmt::Ins(i)) if i.guard.is_none() && i.chain == "ret" => &body[..body.len() - 1],
             _ => body,
         };
         let mut scopes = vec![scope];
@@ -276,7 +274,7 @@ impl Gen {
             if let ast::Stmt::Label(l, _) = s {
                 let id = self.ident("l_", l.trim_start_matches('$'));
                 let _ = writeln!(self.out, "{pad}let {id} = k.label();");
-                scope.insert(l.clone(), Val::Label(id));
+                scope.insert(l.to_string(), Val::Label(id));
             }
         }
         scopes.push(scope);
@@ -304,7 +302,7 @@ impl Gen {
                 }
                 ast::Stmt::BranchTargets { label, targets, span } => {
                     let mut ls = vec![];
-                    for t in targets {
+                    for t in *targets {
                         match lookup(scopes, t) {
                             Some(Val::Label(l)) => ls.push(l),
                             _ => return Err(unsupported(*span, format!("`{t}` is not a label"))),
@@ -312,7 +310,7 @@ impl Gen {
                     }
                     let id = self.ident("t_", label);
                     let _ = writeln!(self.out, "{pad}let {id} = k.branch_targets(&[{}]);", ls.join(", "));
-                    scopes.last_mut().expect("a scope").insert(label.clone(), Val::Targets(id));
+                    scopes.last_mut().expect("a scope").insert(label.to_string(), Val::Targets(id));
                 }
                 ast::Stmt::Ins(i) => {
                     let line = self.instruction(i, scopes, decls)?;
@@ -330,12 +328,12 @@ impl Gen {
     fn decl(&mut self, v: &VarDecl, scopes: &mut [HashMap<String, Val>], pad: &str) -> Result<(), ImportError> {
         let ty = DType::from_name(v.ty.trim_start_matches('.'));
         let scope = scopes.last_mut().expect("a scope");
-        match v.space.as_str() {
+        match v.space {
             ".reg" => {
                 let Some(t) = ty.filter(|_| !v.attrs.iter().any(|a| a.starts_with(".v"))) else {
                     return Err(unsupported(v.span, format!("registers of type `{}`", v.attrs.join(" "))));
                 };
-                for n in &v.names {
+                for n in v.names {
                     let id = self.ident("", n.name.trim_start_matches('%'));
                     match n.range {
                         Some(count) => {
@@ -347,7 +345,7 @@ impl Gen {
                         }
                         None => {
                             let _ = writeln!(self.out, "{pad}let {id}: Reg<{}> = k.reg();", rust_type(t));
-                            scope.insert(n.name.clone(), Val::Reg(id, t));
+                            scope.insert(n.name.to_string(), Val::Reg(id, t));
                         }
                     }
                 }
@@ -359,15 +357,15 @@ impl Gen {
                     return Err(unsupported(v.span, format!("a `{}` array", v.ty)));
                 };
                 let align = align_of(v).unwrap_or((t.bits() / 8).max(1) as u64);
-                for n in &v.names {
+                for n in v.names {
                     // A scalar is an array of one.
                     let len: Option<u64> = n.dims.iter().try_fold(1u64, |a, d| d.map(|d| a * d));
                     let Some(len) = len.filter(|l| (1..=u32::MAX as u64).contains(l)) else {
                         return Err(unsupported(v.span, format!("the array `{}`", n.name)));
                     };
-                    let id = self.ident("s_", &n.name);
+                    let id = self.ident("s_", n.name);
                     let _ = writeln!(self.out, "{pad}let {id} = k.{call}::<{}>({:?}, {len}, {align});", rust_type(t), n.name);
-                    scope.insert(n.name.clone(), Val::Ptr(id, space));
+                    scope.insert(n.name.to_string(), Val::Ptr(id, space));
                 }
                 Ok(())
             }
@@ -382,12 +380,12 @@ impl Gen {
             Err(f) if f.kind == FindingKind::Call => return Err(unsupported(i.span, "calls")),
             Err(f) => return Err(ImportError::Unresolved(f)),
         };
-        let at = |what: String| ImportError::Unsupported { span: i.span, what: format!("`{}`: {what}", i.chain_text()) };
+        let at = |what: String| ImportError::Unsupported { span: i.span, what: format!("`{}`: {what}", i.chain) };
         let first = i.operands.len().saturating_sub(form.src.len());
         let mut s = String::from("ptx!(k, ");
-        if let Some((neg, p)) = &i.guard {
+        if let Some((neg, p)) = i.guard {
             match lookup(scopes, p) {
-                Some(Val::Reg(e, DType::Pred)) => _ = write!(s, "@{}{e}, ", if *neg { "!" } else { "" }),
+                Some(Val::Reg(e, DType::Pred)) => _ = write!(s, "@{}{e}, ", if neg { "!" } else { "" }),
                 _ => return Err(at(format!("the guard `{p}` is not a predicate"))),
             }
         }
@@ -420,7 +418,7 @@ fn lookup(scopes: &[HashMap<String, Val>], name: &str) -> Option<Val> {
 /// A register as exactly type `t` (a destination, an element of a vector): its declared type,
 /// through a bitcast where that differs in name only.
 fn exact_reg(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
-    match a {
+    match *a {
         Arg::Name(n) => match lookup(scopes, n) {
             Some(Val::Reg(e, have)) if have == t => Ok(e),
             Some(Val::Reg(e, have)) if have.class() == t.class() => Ok(format!("{e}.bitcast::<{}>()", rust_type(t))),
@@ -468,7 +466,7 @@ fn src(kind: &Kind, a: &Arg, scopes: &[HashMap<String, Val>]) -> Result<String, 
         Kind::Addr(Space::Tmem, _) => match a {
             Arg::Address(v) => match &v[..] {
                 // `[%r460 + 0]`, as Triton writes it.
-                [Arg::Offset(r, off)] if crate::import::module::offset(off) == Some(0) => {
+                [Arg::Offset((r, off))] if crate::import::module::offset(off) == Some(0) => {
                     Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?))
                 }
                 [r @ Arg::Name(_)] => Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?)),
@@ -508,7 +506,7 @@ fn src(kind: &Kind, a: &Arg, scopes: &[HashMap<String, Val>]) -> Result<String, 
 /// A value of type `t`: a register (through a bitcast where only the name of its type
 /// differs), a special register, a symbol's address or an immediate.
 fn val(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
-    match a {
+    match *a {
         Arg::Name(n) => match lookup(scopes, n) {
             Some(Val::Reg(e, have)) if t.accepts(have) => Ok(e),
             Some(Val::Reg(e, have)) if have.class() == t.class() => Ok(format!("{e}.bitcast::<{}>()", rust_type(t))),
@@ -517,14 +515,14 @@ fn val(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<String, Str
             Some(_) => Err(format!("`{n}` is no value")),
             None => {
                 let c = n.trim_start_matches('%').to_uppercase().replace('.', "_");
-                if crate::regs::sreg::ALL.iter().any(|(name, _)| name == n) {
+                if crate::regs::sreg::ALL.iter().any(|(name, _)| *name == n) {
                     Ok(format!("sreg::{c}"))
                 } else {
                     Err(format!("`{n}` is not declared"))
                 }
             }
         },
-        Arg::Not(p) => match &**p {
+        Arg::Not(p) => match *p {
             Arg::Name(n) => match lookup(scopes, n) {
                 Some(Val::Reg(e, DType::Pred)) if t == DType::Pred => Ok(format!("!{e}")),
                 _ => Err(format!("`!{n}` where a .{} goes", t.name())),
@@ -573,12 +571,12 @@ fn imm(s: &str, t: DType) -> Result<String, String> {
 /// An address operand of space `space` and element `elem`.
 fn addr(a: &Arg, space: Space, elem: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
     let Arg::Address(v) = a else { return Err("an address that is no `[…]`".into()) };
-    let (base, off) = match &v[..] {
-        [Arg::Offset(b, off)] => (&**b, crate::import::module::offset(off).ok_or_else(|| format!("the offset `{off}`"))?),
+    let (base, off) = match v {
+        [Arg::Offset((b, off))] => (b, crate::import::module::offset(off).ok_or_else(|| format!("the offset `{off}`"))?),
         [b] => (b, 0),
         _ => return Err("an address of this shape".into()),
     };
-    let Arg::Name(n) = base else { return Err("an address with this base".into()) };
+    let Arg::Name(n) = *base else { return Err("an address with this base".into()) };
     let space_t = rust_space(space).ok_or("a tensor-memory address")?;
     let e = rust_type(elem);
     let p = match lookup(scopes, n) {

@@ -54,24 +54,24 @@ impl Coverage {
 /// Resolves every instruction and counts the results by chain. Variants that only a
 /// register's declared type tells apart stay ambiguous here; [`coverage_of`] reads the
 /// declarations.
-pub fn coverage<'a>(instructions: impl IntoIterator<Item = &'a Instruction>) -> Coverage {
+pub fn coverage<'s, 'a: 's>(instructions: impl IntoIterator<Item = &'s Instruction<'a>>) -> Coverage {
     tally(instructions.into_iter().map(|i| (i, resolve(i))))
 }
 
 /// [`coverage`] of every instruction of `files`, each resolved with its function's register
 /// declarations ([`resolve_in`]).
-pub fn coverage_of<'a>(files: impl IntoIterator<Item = &'a File>) -> Coverage {
+pub fn coverage_of<'s, 'a: 's>(files: impl IntoIterator<Item = &'s File<'a>>) -> Coverage {
     let funcs = functions(files);
     tally(funcs.iter().flat_map(|(d, ins)| ins.iter().map(move |i| (*i, resolve_in(i, d)))))
 }
 
-fn tally<'a>(results: impl Iterator<Item = (&'a Instruction, Result<Resolved, Finding>)>) -> Coverage {
+fn tally<'s, 'a: 's>(results: impl Iterator<Item = (&'s Instruction<'a>, Result<Resolved, Finding>)>) -> Coverage {
     let mut c = Coverage::default();
     let mut chains: HashMap<String, ChainCount> = HashMap::new();
     let mut groups: HashMap<String, Vec<Finding>> = HashMap::new();
     for (ins, result) in results {
         c.instructions += 1;
-        let chain = ins.chain_text();
+        let chain = ins.chain.to_string();
         let count =
             chains.entry(chain.clone()).or_insert_with(|| ChainCount { chain: chain.clone(), resolved: 0, unresolved: 0, calls: 0 });
         match result {

@@ -26,10 +26,10 @@ impl Decls {
                 match s {
                     Stmt::Decl(v) if v.space == ".reg" => {
                         let Some(t) = DType::from_name(v.ty.trim_start_matches('.')) else { continue };
-                        for n in &v.names {
+                        for n in v.names {
                             match n.range {
-                                Some(k) => d.ranges.push((n.name.clone(), k, t)),
-                                None => _ = d.names.insert(n.name.clone(), t),
+                                Some(k) => d.ranges.push((n.name.to_string(), k, t)),
+                                None => _ = d.names.insert(n.name.to_string(), t),
                             }
                         }
                     }
@@ -38,7 +38,7 @@ impl Decls {
                 }
             }
         }
-        walk(&mut d, f.body.as_deref().unwrap_or(&[]));
+        walk(&mut d, f.body.unwrap_or_default());
         d
     }
 
@@ -90,7 +90,7 @@ fn resolve_as(d: &'static FormDesc) -> Option<Resolved> {
 
 /// The functions of `files`: each one's declarations and instructions (nested blocks
 /// included), in order.
-pub fn functions<'a>(files: impl IntoIterator<Item = &'a File>) -> Vec<(Decls, Vec<&'a Instruction>)> {
+pub fn functions<'s, 'a: 's>(files: impl IntoIterator<Item = &'s File<'a>>) -> Vec<(Decls, Vec<&'s Instruction<'a>>)> {
     files
         .into_iter()
         .flat_map(|f| &f.items)

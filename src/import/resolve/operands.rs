@@ -70,19 +70,19 @@ pub fn written(ops: &[Arg]) -> String {
 /// One operand as PTX text.
 fn text(o: &Arg) -> String {
     let list = |v: &[Arg]| v.iter().map(text).collect::<Vec<_>>().join(", ");
-    match o {
-        Arg::Name(s) | Arg::Number(s) => s.clone(),
-        Arg::Offset(b, off) if off.starts_with(['+', '-']) => format!("{}{off}", text(b)),
-        Arg::Offset(b, off) => format!("{}+{off}", text(b)),
+    match *o {
+        Arg::Name(s) | Arg::Number(s) => s.to_string(),
+        Arg::Offset((b, off)) if off.starts_with(['+', '-']) => format!("{}{off}", text(b)),
+        Arg::Offset((b, off)) => format!("{}+{off}", text(b)),
         Arg::Not(x) => format!("!{}", text(x)),
         Arg::Neg(x) => format!("-{}", text(x)),
-        Arg::Part(x, s) => format!("{}.{}", text(x), s.trim_start_matches('.')),
+        Arg::Part((x, s)) => format!("{}.{}", text(x), s.trim_start_matches('.')),
         Arg::Address(v) => format!("[{}]", list(v)),
         Arg::Vector(v) if v.len() > 6 => format!("{{{}, {}, …, {}}}", text(&v[0]), text(&v[1]), text(&v[v.len() - 1])),
         Arg::Vector(v) => format!("{{{}}}", list(v)),
         Arg::Pair(a, b) => format!("{}|{}", text(a), text(b)),
         Arg::Sink => "_".to_string(),
-        Arg::Call(n, v) => format!("{n}({})", list(v)),
+        Arg::Call((n, v)) => format!("{n}({})", list(v)),
         Arg::Paren(v) => format!("({})", list(v)),
     }
 }
@@ -93,12 +93,9 @@ fn name(o: &Arg) -> bool {
 
 /// A number as written, with the sign of a `-` the parser kept apart.
 fn number(o: &Arg) -> Option<String> {
-    match o {
-        Arg::Number(s) => Some(s.clone()),
-        Arg::Neg(x) => match &**x {
-            Arg::Number(s) => Some(format!("-{s}")),
-            _ => None,
-        },
+    match *o {
+        Arg::Number(s) => Some(s.to_string()),
+        Arg::Neg(Arg::Number(s)) => Some(format!("-{s}")),
         _ => None,
     }
 }
@@ -132,7 +129,7 @@ pub(super) fn int_value(s: &str) -> Option<i64> {
 fn val(o: &Arg, t: DType) -> bool {
     match o {
         Arg::Name(_) | Arg::Number(_) => true,
-        Arg::Offset(b, _) => matches!(**b, Arg::Name(_) | Arg::Number(_)),
+        Arg::Offset((b, _)) => matches!(b, Arg::Name(_) | Arg::Number(_)),
         Arg::Not(x) => t == DType::Pred && name(x),
         _ => number(o).is_some(),
     }
@@ -143,7 +140,7 @@ fn addr(o: &Arg) -> bool {
     let Arg::Address(v) = o else { return false };
     match &v[..] {
         [Arg::Name(_) | Arg::Number(_)] => true,
-        [Arg::Offset(b, _)] => matches!(**b, Arg::Name(_) | Arg::Number(_)),
+        [Arg::Offset((b, _))] => matches!(b, Arg::Name(_) | Arg::Number(_)),
         _ => false,
     }
 }
@@ -174,7 +171,7 @@ fn sel(s: &str) -> Option<Sel> {
 }
 
 fn part_in(o: &Arg, set: SelSet) -> bool {
-    matches!(o, Arg::Part(r, s) if name(r) && sel(s).is_some_and(|x| set.admits(x)))
+    matches!(o, Arg::Part((r, s)) if name(r) && sel(s).is_some_and(|x| set.admits(x)))
 }
 
 fn dst(k: &DstKind, o: &Arg) -> bool {

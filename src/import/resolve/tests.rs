@@ -1,29 +1,43 @@
 use super::*;
 use crate::core::{DType, DstKind, Kind};
-use crate::import::ast::{Arg, Instruction, Span};
+use crate::import::ast::{Arena, Arg, Instruction, Span};
 use crate::ops::all_forms;
 
-fn name(s: &str) -> Arg {
-    Arg::Name(s.to_string())
+/// The arena of the trees made here (one per test thread, kept to the end of the run).
+fn arena() -> &'static Arena {
+    thread_local!(static ARENA: &'static Arena = Box::leak(Box::default()));
+    ARENA.with(|a| *a)
 }
-fn num(s: &str) -> Arg {
-    Arg::Number(s.to_string())
+
+type A = Arg<'static>;
+
+fn name(s: &str) -> A {
+    Arg::Name(arena().str(s))
 }
-fn addr(base: &str) -> Arg {
-    Arg::Address(vec![name(base)])
+fn num(s: &str) -> A {
+    Arg::Number(arena().str(s))
 }
-fn vector(prefix: &str, n: usize) -> Arg {
-    Arg::Vector((1..=n).map(|i| name(&format!("{prefix}{i}"))).collect())
+fn addr(base: &str) -> A {
+    Arg::Address(arena().list(&[name(base)]))
 }
-fn pair(a: Arg, b: Arg) -> Arg {
-    Arg::Pair(Box::new(a), Box::new(b))
+fn list(v: Vec<A>) -> &'static [A] {
+    arena().list(&v)
 }
-fn ins(chain: &str, operands: Vec<Arg>) -> Instruction {
-    Instruction { guard: None, chain: chain.split('.').map(str::to_string).collect(), operands, span: Span { line: 1, col: 1 } }
+fn vector(prefix: &str, n: usize) -> A {
+    Arg::Vector(list((1..=n).map(|i| name(&format!("{prefix}{i}"))).collect()))
+}
+fn pair(a: A, b: A) -> A {
+    Arg::Pair(arena().one(a), arena().one(b))
+}
+fn part(r: A, sel: &str) -> A {
+    Arg::Part(arena().one((r, arena().str(sel))))
+}
+fn ins(chain: &'static str, operands: Vec<A>) -> Instruction<'static> {
+    Instruction { guard: None, chain, operands: list(operands), span: Span { line: 1, col: 1 } }
 }
 
 /// A sample operand of each kind, shaped as the printer writes it.
-fn sample_dst(k: &DstKind, out: &mut Vec<Arg>) {
+fn sample_dst(k: &DstKind, out: &mut Vec<A>) {
     match k {
         DstKind::None => {}
         DstKind::Sink => out.push(Arg::Sink),
@@ -32,18 +46,18 @@ fn sample_dst(k: &DstKind, out: &mut Vec<Arg>) {
         DstKind::Vec(_, n) | DstKind::Tied(_, n) => out.push(vector("%d", *n as usize)),
         DstKind::VecPred(_, n) => out.push(pair(vector("%d", *n as usize), name("%p"))),
         DstKind::Multi(ds) => ds.iter().for_each(|d| sample_dst(d, out)),
-        DstKind::Part(_, set) => out.push(Arg::Part(Box::new(name("%d")), set.sample().to_string())),
+        DstKind::Part(_, set) => out.push(part(name("%d"), &set.sample().to_string())),
         DstKind::SinkPair(_) => out.push(pair(Arg::Sink, name("%p"))),
     }
 }
 
-fn sample_src(k: &Kind, i: usize) -> Arg {
-    let coords = |n: usize| Arg::Vector((0..n).map(|j| if j % 2 == 0 { name("%c") } else { num("0") }).collect());
+fn sample_src(k: &Kind, i: usize) -> A {
+    let coords = |n: usize| Arg::Vector(list((0..n).map(|j| if j % 2 == 0 { name("%c") } else { num("0") }).collect()));
     match k {
-        Kind::Val(DType::Pred) if i % 2 == 1 => Arg::Not(Box::new(name("%p"))),
+        Kind::Val(DType::Pred) if i % 2 == 1 => Arg::Not(arena().one(name("%p"))),
         Kind::Val(_) if i % 3 == 2 => num("1"),
         Kind::Val(_) => name(&format!("%a{i}")),
-        Kind::Addr(..) if i % 2 == 1 => Arg::Address(vec![Arg::Offset(Box::new(name("%rd1")), "8".into())]),
+        Kind::Addr(..) if i % 2 == 1 => Arg::Address(list(vec![Arg::Offset(arena().one((name("%rd1"), "8")))])),
         Kind::Addr(..) => addr("%rd1"),
         Kind::Vec(_, n) => vector("%v", *n as usize),
         Kind::Imm(t) if t.name().starts_with('f') => num("0f3F800000"),
@@ -53,28 +67,28 @@ fn sample_src(k: &Kind, i: usize) -> Arg {
         Kind::Targets => name("$L_targets"),
         Kind::Part { sel, neg, .. } => {
             let r = match sel {
-                Some(s) => Arg::Part(Box::new(name("%a")), s.sample().to_string()),
+                Some(s) => part(name("%a"), &s.sample().to_string()),
                 None => name("%a"),
             };
             if *neg {
-                Arg::Neg(Box::new(r))
+                Arg::Neg(arena().one(r))
             } else {
                 r
             }
         }
         Kind::HandleAddr(h, cs, pads) => {
-            let mut v: Vec<Arg> = (0..h.count()).map(|j| name(&format!("h{j}"))).collect();
+            let mut v: Vec<A> = (0..h.count()).map(|j| name(&format!("h{j}"))).collect();
             let total = cs.len() + *pads as usize;
             if total > 0 {
                 v.push(coords(total));
             }
-            Arg::Address(v)
+            Arg::Address(list(v))
         }
         Kind::Coords(cs, pads) => coords(cs.len() + *pads as usize),
     }
 }
 
-fn sample(f: &FormDesc) -> Instruction {
+fn sample(f: &'static FormDesc) -> Instruction<'static> {
     let mut ops = vec![];
     sample_dst(&f.dst, &mut ops);
     ops.extend(f.src.iter().enumerate().map(|(i, k)| sample_src(k, i)));
