@@ -16,6 +16,7 @@
 #[macro_use]
 mod common;
 
+use ptxkit::import::ast::Arena;
 use ptxkit::import::parse::parse;
 use ptxkit::import::resolve::{resolve, FindingKind};
 use ptxkit::ptxas::{check, par_map, Mode};
@@ -238,7 +239,8 @@ fn every_accepted_example_names_a_form() {
         for stmt in examples(&std::fs::read_to_string(page).unwrap()) {
             statements += 1;
             let text = format!(".version 9.0\n.target sm_100a\n.address_size 64\n.visible .entry e()\n{{\n{stmt};\n}}\n");
-            let why = match parse(&text) {
+            let arena = Arena::new();
+            let why = match parse(&text, &arena) {
                 Err(e) => format!("does not parse: {e}"),
                 Ok(file) => match file.instructions().first().map(|i| resolve(i)) {
                     None => format!("no instruction"),
