@@ -21,6 +21,14 @@
 //! A form variant other than `plain` is an item of its own (`chain as variant`): its
 //! operands can need more than its chain does. Its row is written where it differs from
 //! its chain's (or its chain has no plain form); otherwise the chain's row stands for it.
+//!
+//! With `--also PTXAS` (any number of times) the whole measurement is made with each
+//! release, and each row holds what all of them accept: the strictest minimum of a target
+//! and version of a form, the targets where every release that has the form accepts it. A
+//! last column names the releases that measured otherwise and what they measured, and the
+//! header lists the releases (`src/core/isa.rs` reads both):
+//!
+//!     cargo run --release --example isa_sweep -- --also /opt/ptxas-13.5/bin/ptxas
 
 use ptxkit::builder::{Target, Version};
 use ptxkit::ops::{self, isa, FormDesc};
@@ -64,25 +72,24 @@ fn accepted(px: &Path, forms: &[&'static FormDesc], t: Target, v: Version) -> Ha
     ok
 }
 
-fn main() {
-    let start = Instant::now();
-    let px = ptxas::find().expect("ptxas not found: set PTXAS or pip install nvidia-cuda-nvcc==13.0.88");
-    let versions = Version::ALL;
-    let forms: Vec<&'static FormDesc> = ops::all_forms().collect();
-    let mut uniq: Vec<&'static FormDesc> = Vec::new();
-    let mut seen = HashSet::new();
-    for f in &forms {
-        if seen.insert(f.isa_key()) {
-            uniq.push(f);
-        }
-    }
-    eprintln!("{} forms ({} distinct chains and variants), {} targets", forms.len(), uniq.len(), Target::ALL.len());
+/// One release's measurement: each target's own oldest version, the targets where each
+/// item assembles (bit per target), and each item's recorded version.
+struct Measured {
+    release: String,
+    tver: HashMap<Target, Version>,
+    mask: HashMap<String, u64>,
+    ver: HashMap<String, Version>,
+}
 
+fn measure(px: &Path, uniq: &[&'static FormDesc], keys: &[String], start: Instant) -> Measured {
+    let release = ptxas::version(px).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("ptxas {release} ({})", px.display());
+    let versions = Version::ALL;
     // Each target's own oldest version.
     let tver: HashMap<Target, Version> = par_map(cores(), Target::ALL, |&t| {
         let ok = |v: &&Version| {
             let text = format!(".version {v}\n.target {t}\n.address_size 64\n.visible .entry k()\n{{\n\tret;\n}}\n");
-            ptxas::check(&px, &text, t, Mode::ParseOnly).is_ok()
+            ptxas::check(px, &text, t, Mode::ParseOnly).is_ok()
         };
         (t, versions.iter().find(ok).copied())
     })
@@ -92,7 +99,7 @@ fn main() {
     let targets: Vec<Target> = Target::ALL.iter().copied().filter(|t| tver.contains_key(t)).collect();
 
     // Target sets: what assembles at the newest version.
-    let newest = par_map(cores(), &targets, |&t| accepted(&px, &uniq, t, Version::MAX));
+    let newest = par_map(cores(), &targets, |&t| accepted(px, &uniq, t, Version::MAX));
     let mut mask: HashMap<String, u64> = HashMap::new();
     let mut works: HashMap<(Target, Version), HashSet<String>> = HashMap::new();
     for (&t, ok) in targets.iter().zip(newest) {
@@ -115,15 +122,13 @@ fn main() {
     let results = par_map(cores(), &jobs, |&(t, v)| {
         let here: Vec<&'static FormDesc> =
             uniq.iter().copied().filter(|f| mask.get(&*f.isa_key()).is_some_and(|m| m & (1u64 << t.index()) != 0)).collect();
-        accepted(&px, &here, t, v)
+        accepted(px, &here, t, v)
     });
     works.extend(jobs.iter().copied().zip(results));
     eprintln!("{} (target, version) modules: {:.1?}", jobs.len() + targets.len(), start.elapsed());
 
     // Per item: v_t at every target of its set, then the recorded version.
-    let mut keys: Vec<String> = DIRECTIVES.iter().map(|d| d.to_string()).collect();
-    keys.extend(uniq.iter().map(|f| f.isa_key().into_owned()));
-    let mut ver: HashMap<&str, Version> = HashMap::new();
+    let mut ver: HashMap<String, Version> = HashMap::new();
     let mut gaps = 0;
     let mut raised = Vec::new();
     for k in keys.iter().map(String::as_str) {
@@ -156,7 +161,7 @@ fn main() {
             let at = v.max(tver[&t]);
             assert!(versions.iter().filter(|u| **u >= at).all(|u| works[&(t, *u)].contains(k)), "{k} at {t} from {at}");
         }
-        ver.insert(k, v);
+        ver.insert(k.to_string(), v);
     }
     for r in &raised {
         eprintln!("raised by a newer target: {r}");
@@ -166,22 +171,83 @@ fn main() {
         raised.len()
     );
 
-    let mut out = String::from("# Written by `cargo run --release --example isa_sweep` from ptxas; do not edit by hand.\n");
-    out.push_str("# @target\toldest .version\n");
-    for &t in &targets {
-        out.push_str(&format!("@{t}\t{}\n", tver[&t]));
+    Measured { release, tver, mask, ver }
+}
+
+fn main() {
+    let start = Instant::now();
+    let px = ptxas::find().expect("ptxas not found: set PTXAS or pip install nvidia-cuda-nvcc==13.0.88");
+    let mut also = vec![];
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match (a.as_str(), args.next()) {
+            ("--also", Some(p)) => also.push(std::path::PathBuf::from(p)),
+            _ => panic!("usage: isa_sweep [--also PTXAS]..."),
+        }
     }
-    out.push_str("# form or directive\toldest .version\ttargets\n");
+    let forms: Vec<&'static FormDesc> = ops::all_forms().collect();
+    let mut uniq: Vec<&'static FormDesc> = Vec::new();
+    let mut seen = HashSet::new();
+    for f in &forms {
+        if seen.insert(f.isa_key()) {
+            uniq.push(f);
+        }
+    }
+    eprintln!("{} forms ({} distinct chains and variants), {} targets", forms.len(), uniq.len(), Target::ALL.len());
+    let mut keys: Vec<String> = DIRECTIVES.iter().map(|d| d.to_string()).collect();
+    keys.extend(uniq.iter().map(|f| f.isa_key().into_owned()));
+    let runs: Vec<Measured> = std::iter::once(px).chain(also).map(|p| measure(&p, &uniq, &keys, start)).collect();
+
+    // What every release accepts: the strictest target minimum; for an item, the targets
+    // where every release that has it accepts it, and the strictest version.
+    let mut tver: HashMap<Target, Version> = HashMap::new();
+    for t in Target::ALL {
+        if runs.iter().all(|r| r.tver.contains_key(t)) {
+            tver.insert(*t, runs.iter().map(|r| r.tver[t]).max().expect("a release"));
+        }
+    }
+    let targets: Vec<Target> = Target::ALL.iter().copied().filter(|t| tver.contains_key(t)).collect();
+    let all_targets = targets.iter().fold(0u64, |m, t| m | 1u64 << t.index());
+    let mut mask: HashMap<&str, u64> = HashMap::new();
+    let mut ver: HashMap<&str, Version> = HashMap::new();
+    for k in keys.iter().map(String::as_str) {
+        let having: Vec<&Measured> = runs.iter().filter(|r| r.mask.contains_key(k)).collect();
+        if having.is_empty() {
+            continue;
+        }
+        let m = having.iter().fold(all_targets, |m, r| m & r.mask[k]);
+        if m != 0 {
+            mask.insert(k, m);
+            ver.insert(k, having.iter().map(|r| r.ver[k]).max().expect("a release"));
+        }
+    }
+    let differs = |r: &Measured, k: &str| match (r.ver.get(k), r.mask.get(k)) {
+        (Some(v), Some(m)) => {
+            (Some(v) != ver.get(k) || Some(m) != mask.get(k)).then(|| format!("{} {v} {}", r.release, isa::format_targets(*m)))
+        }
+        _ => ver.contains_key(k).then(|| format!("{} none", r.release)),
+    };
+
+    let mut out = String::from("# Written by `cargo run --release --example isa_sweep` from ptxas; do not edit by hand.\n");
+    out.push_str(&format!("# releases {}\n", runs.iter().map(|r| r.release.as_str()).collect::<Vec<_>>().join(" ")));
+    out.push_str("# @target\toldest .version\t(releases that measured otherwise)\n");
+    for &t in &targets {
+        let other: Vec<String> = runs.iter().filter(|r| r.tver[&t] != tver[&t]).map(|r| format!("{} {}", r.release, r.tver[&t])).collect();
+        out.push_str(&format!("@{t}\t{}{}\n", tver[&t], if other.is_empty() { String::new() } else { format!("\t{}", other.join("; ")) }));
+    }
+    out.push_str("# form or directive\toldest .version\ttargets\t(releases that measured otherwise)\n");
     let mut nowhere = 0;
     for k in keys.iter().map(String::as_str) {
-        let row = |k: &str| Some((*ver.get(k)?, *mask.get(k)?));
+        let other: Vec<String> = runs.iter().filter_map(|r| differs(r, k)).collect();
+        let row = |k: &str| Some((*ver.get(k)?, *mask.get(k)?, runs.iter().filter_map(|r| differs(r, k)).count()));
         if let Some((chain, _)) = k.split_once(" as ") {
-            if row(k).is_some() && row(k) == row(chain) {
+            if row(k).is_some() && row(k) == row(chain) && other.is_empty() {
                 continue; // the chain's row stands for the variant
             }
         }
         match (ver.get(k), mask.get(k)) {
-            (Some(v), Some(m)) => out.push_str(&format!("{k}\t{v}\t{}\n", isa::format_targets(*m))),
+            (Some(v), Some(m)) if other.is_empty() => out.push_str(&format!("{k}\t{v}\t{}\n", isa::format_targets(*m))),
+            (Some(v), Some(m)) => out.push_str(&format!("{k}\t{v}\t{}\t{}\n", isa::format_targets(*m), other.join("; "))),
             _ if k.starts_with('.') => eprintln!("directive {k} assembles nowhere"),
             _ => {
                 nowhere += 1;

@@ -9,6 +9,14 @@
 //! whose operands need something else than its chain (the count of `mbarrier.arrive`); a
 //! variant without a row of its own has its chain's. `targets` is `sm_80+` (that target and every newer one,
 //! suffixed ones included) or a comma list.
+//!
+//! The sweep can measure several ptxas releases (`# releases` in the header). A row then
+//! holds what every one of them accepts: a target's minimum and a form's version are the
+//! strictest release's, a form's targets those where all accept it, so the `.version` that
+//! inference picks assembles with each. A last column lists the releases that measured
+//! otherwise, with what they measured: `13.5.37 8.7 sm_100a,sm_100f` for a form,
+//! `13.0.88 7.3` for a target; [`form_req_of`] and [`target_version_of`] give a release's
+//! own figures.
 
 use super::target::{Suffix, Target, Version};
 use std::collections::HashMap;
@@ -68,14 +76,33 @@ pub fn parse_targets(s: &str) -> Option<u64> {
 struct Table {
     forms: HashMap<&'static str, Req>,
     targets: HashMap<Target, Version>,
+    /// (release, form) and (release, target) where a release measured otherwise.
+    form_notes: HashMap<(&'static str, &'static str), Req>,
+    target_notes: HashMap<(&'static str, Target), Version>,
+    releases: Vec<&'static str>,
+}
+
+/// `13.5.37 8.7 sm_100a; 13.0.88 …` (or `13.0.88 7.3` for a target): the releases that
+/// measured otherwise, with what they measured.
+fn notes(col: Option<&'static str>) -> Vec<(&'static str, &'static str, Option<&'static str>)> {
+    col.unwrap_or("")
+        .split(';')
+        .filter_map(|n| {
+            let mut w = n.split_whitespace();
+            Some((w.next()?, w.next()?, w.next()))
+        })
+        .collect()
 }
 
 fn table() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| {
-        let mut forms = HashMap::new();
-        let mut targets = HashMap::new();
+        let (mut forms, mut targets, mut form_notes, mut target_notes) = (HashMap::new(), HashMap::new(), HashMap::new(), HashMap::new());
+        let mut releases = vec![];
         for line in include_str!("isa.tsv").lines() {
+            if let Some(r) = line.strip_prefix("# releases") {
+                releases = r.split_whitespace().collect();
+            }
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
             }
@@ -83,14 +110,24 @@ fn table() -> &'static Table {
             if let Some(t) = f[0].strip_prefix('@') {
                 if let (Some(t), Some(v)) = (Target::parse(t), f.get(1).and_then(|v| Version::parse(v))) {
                     targets.insert(t, v);
+                    for (rel, v, _) in notes(f.get(2).copied()) {
+                        if let Some(v) = Version::parse(v) {
+                            target_notes.insert((rel, t), v);
+                        }
+                    }
                 }
                 continue;
             }
             if let (Some(v), Some(m)) = (f.get(1).and_then(|v| Version::parse(v)), f.get(2).and_then(|t| parse_targets(t))) {
                 forms.insert(f[0], Req { version: v, targets: m });
+                for (rel, v, t) in notes(f.get(3).copied()) {
+                    if let (Some(v), Some(m)) = (Version::parse(v), t.and_then(parse_targets)) {
+                        form_notes.insert((rel, f[0]), Req { version: v, targets: m });
+                    }
+                }
             }
         }
-        Table { forms, targets }
+        Table { forms, targets, form_notes, target_notes, releases }
     })
 }
 
@@ -103,6 +140,27 @@ pub fn form_req(chain: &str) -> Option<Req> {
 /// The oldest `.version` a target accepts.
 pub fn target_version(t: Target) -> Option<Version> {
     table().targets.get(&t).copied()
+}
+
+/// The ptxas releases the table was measured with (`13.0.88`, `13.5.37`).
+pub fn releases() -> &'static [&'static str] {
+    &table().releases
+}
+
+/// What `release` alone measured for a form: its own oldest version and targets, where they
+/// differ from the row's (which every release accepts), else the row's.
+pub fn form_req_of(chain: &str, release: &str) -> Option<Req> {
+    let t = table();
+    let (key, row) = t.forms.get_key_value(chain)?;
+    let own = t.releases.iter().find(|r| **r == release).and_then(|r| t.form_notes.get(&(*r, *key)));
+    Some(*own.unwrap_or(row))
+}
+
+/// The oldest `.version` `release` alone accepts for a target.
+pub fn target_version_of(t: Target, release: &str) -> Option<Version> {
+    let table = table();
+    let own = table.releases.iter().find(|r| **r == release).and_then(|r| table.target_notes.get(&(*r, t)));
+    own.or_else(|| table.targets.get(&t)).copied()
 }
 
 /// Every recorded form and directive requirement (for coverage checks).

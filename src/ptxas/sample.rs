@@ -161,8 +161,10 @@ pub fn assemblable(
         let Ok((text, lines)) = sample_module(&live, target, version) else { return vec![] };
         let Err(msg) = crate::ptxas::check(ptxas, &text, target, mode) else { return live };
         let bad = crate::ptxas::error_lines(&msg);
-        let entry = text.lines().position(|l| l.starts_with(".visible .entry")).map_or(0, |i| i + 1);
-        if bad.iter().any(|l| *l <= entry) {
+        // The module header: the lines before the first body (the device function's, where
+        // the `.param::func` samples go, or the kernel's).
+        let header = text.lines().position(|l| l.starts_with(".func") || l.starts_with(".visible .entry")).map_or(0, |i| i + 1);
+        if bad.iter().any(|l| *l <= header) {
             return vec![]; // the module header itself (version/target) is rejected
         }
         let keep: Vec<_> = live.iter().zip(&lines).filter(|(_, l)| !bad.contains(l)).map(|(f, _)| *f).collect();
