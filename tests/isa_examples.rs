@@ -99,10 +99,17 @@ fn operand_names(stmt: &str) -> Vec<(String, Use)> {
                 after_bar = false;
                 first_in_bracket = false;
             }
+            // A number (`0x1f`, `0f3F800000`, `25`): not a name.
+            c if c.is_ascii_digit() => {
+                while chars.peek().is_some_and(|&(_, d)| d.is_alphanumeric() || d == '.') {
+                    chars.next();
+                }
+            }
             c if c.is_alphabetic() || c == '_' || c == '$' || c == '%' => {
                 let mut end = i + c.len_utf8();
                 while let Some(&(j, d)) = chars.peek() {
-                    if d.is_alphanumeric() || d == '_' || d == '$' {
+                    // `%tid.x`: a special register's component is part of its name.
+                    if d.is_alphanumeric() || d == '_' || d == '$' || d == '.' && c == '%' {
                         end = j + d.len_utf8();
                         chars.next();
                     } else {
@@ -125,8 +132,7 @@ fn operand_names(stmt: &str) -> Vec<(String, Use)> {
                 first_in_bracket = false;
                 let special =
                     name.starts_with("%tid") || name.starts_with("%ntid") || name.starts_with("%laneid") || name.starts_with("%clock");
-                let hex = name.starts_with("0x") || name.starts_with("0f") || name.starts_with("0d");
-                if !special && !hex && !out.iter().any(|(n, _)| n == name) {
+                if !special && !out.iter().any(|(n, _)| n == name) {
                     out.push((name.to_string(), how));
                 }
             }

@@ -231,15 +231,8 @@ impl<'a, const RD: usize, const RB: usize> Parts<'a, RD, RB> {
     {
         k.for_range(1u32, n, 1, |k, j| {
             let i = ptx!(k, "add.u32", base, j);
-            let (k_slot, kb) = self.wait_full(k, false, i);
             let prev = ptx!(k, "sub.u32", i, 1u32);
-            let (v_slot, vb) = self.wait_full(k, true, prev);
-            turns.take(k);
-            let pending_s = self.scores::<D, BN>(k, kb);
-            let pending_o = self.values::<D, BN>(k, vb);
-            turns.hand_over(k);
-            let _ = pending_s.wait(k, 1);
-            self.release(k, k_slot);
+            let (pending_o, v_slot) = self.scores_and_values::<D, BN>(k, i, prev, turns);
             self.mask::<BN>(k, j, first_row);
             let (corr, moved) = soft.step(k, &self.s.0);
             // The wait for P·V in a block of its own: in the same block ptxas schedules it
@@ -252,6 +245,32 @@ impl<'a, const RD: usize, const RB: usize> Parts<'a, RD, RB> {
                 Softmax::pack(k, &self.s.0, &self.p);
             });
         });
+    }
+
+    /// One turn with two products: the scores of the K block at ring iteration `ki` and
+    /// `P·V` with the V block at `vi`, each waited for (bounded) first. The K stage is
+    /// released once the scores are done; the product, still running, and the V stage (to
+    /// release after it) are returned.
+    pub(crate) fn scores_and_values<const D: u32, const BN: u32>(
+        &self,
+        k: &mut Kernel,
+        ki: Reg<U32>,
+        vi: Reg<U32>,
+        turns: &Turns,
+    ) -> (Pending<Acc<F32, RD>>, Slot)
+    where
+        Mma<D, F32, Bf16>: WgmmaForm<Acc = Acc<F32, RD>>,
+        Mma<BN, F32, Bf16>: WgmmaForm<Acc = Acc<F32, RB>>,
+    {
+        let (k_slot, kb) = self.wait_full(k, false, ki);
+        let (v_slot, vb) = self.wait_full(k, true, vi);
+        turns.take(k);
+        let pending_s = self.scores::<D, BN>(k, kb);
+        let pending_o = self.values::<D, BN>(k, vb);
+        turns.hand_over(k);
+        let _ = pending_s.wait(k, 1);
+        self.release(k, k_slot);
+        (pending_o, v_slot)
     }
 
     /// A tile's last product, of the V block at iteration `i`, alone in its turn.

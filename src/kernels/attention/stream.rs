@@ -46,30 +46,29 @@ where
         let total_turns = ptx!(k, "mad.lo.u32", tiles, all, 1u32);
         turns.begin(k, total_turns);
 
+        // Blocks 1.. of the CTA's tile `round`, after block 0 (its scores and P); Q released.
+        // Returns the ring iteration of its last block.
+        let rest_of_tile = |k: &mut Kernel, soft: &mut Softmax, round: Reg<U32>| {
+            let base = ptx!(k, "mul.lo.u32", round, all);
+            parts.blocks::<D, BN>(k, soft, base, all, first_row, &turns);
+            parts.release_q(k);
+            let next = ptx!(k, "add.u32", base, all);
+            ptx!(k, "sub.u32", next, 1u32)
+        };
+
         parts.wait_q(k, zero);
         parts.first_block::<D, BN>(k, &mut soft, zero, zero, first_row, &turns);
         k.for_range(1u32, tiles, 1, |k, round| {
-            // The rest of the last tile.
-            let base = ptx!(k, "sub.u32", round, 1u32);
-            let base = ptx!(k, "mul.lo.u32", base, all);
-            parts.blocks::<D, BN>(k, &mut soft, base, all, first_row, &turns);
-            parts.release_q(k);
+            let prev = ptx!(k, "sub.u32", round, 1u32);
+            let last = rest_of_tile(k, &mut soft, prev);
             // One turn: the last tile's last product and this tile's first scores; this
             // tile's first softmax, then the last tile's output while the products run.
-            let next = ptx!(k, "add.u32", base, all);
-            let last = ptx!(k, "sub.u32", next, 1u32);
+            let next = ptx!(k, "add.u32", last, 1u32);
             let tile = tile_of(k, round);
             let row = parts.first_row(k, tile.q0);
             ptx!(k, "mov.u32" => first_row, row);
-            let (k_slot, kb) = parts.wait_full(k, false, next);
-            let (v_slot, vb) = parts.wait_full(k, true, last);
             parts.wait_q(k, round);
-            turns.take(k);
-            let pending_s = parts.scores::<D, BN>(k, kb);
-            let pending_o = parts.values::<D, BN>(k, vb);
-            turns.hand_over(k);
-            let _ = pending_s.wait(k, 1);
-            parts.release(k, k_slot);
+            let (pending_o, v_slot) = parts.scores_and_values::<D, BN>(k, next, last, &turns);
             let mut finished = soft.restart(k);
             parts.mask::<BN>(k, zero, first_row);
             let _ = soft.step(k, &s.0);
@@ -77,7 +76,6 @@ where
             k.if_(parts.live, |k| {
                 let _ = pending_o.wait(k, 0);
                 parts.release(k, v_slot);
-                let prev = ptx!(k, "sub.u32", round, 1u32);
                 let tile = tile_of(k, prev);
                 parts.finish(k, &mut finished, tile.q0, tile.head, tile.batch, out);
                 for x in o.0 {
@@ -88,11 +86,7 @@ where
         });
         // The rest of the last tile, its last product and its output.
         let last_round = ptx!(k, "sub.u32", tiles, 1u32);
-        let base = ptx!(k, "mul.lo.u32", last_round, all);
-        parts.blocks::<D, BN>(k, &mut soft, base, all, first_row, &turns);
-        parts.release_q(k);
-        let last = ptx!(k, "add.u32", base, all);
-        let last = ptx!(k, "sub.u32", last, 1u32);
+        let last = rest_of_tile(k, &mut soft, last_round);
         parts.last_product::<D, BN>(k, last, &turns);
         let tile = tile_of(k, last_round);
         parts.finish(k, &mut soft, tile.q0, tile.head, tile.batch, out);
