@@ -14,8 +14,8 @@
 //! assembles at the newest version. A module's `.version` is inferred as the maximum of its
 //! target's own minimum and every used form's recorded version, so the recorded version `V`
 //! must satisfy `max(V, minimum(t)) >= v_t` at every target `t` of the set: `V` is the
-//! largest `v_t` that exceeds its target's own minimum, and never below the oldest target's
-//! minimum. That is the least such `V`, so one version older fails at some target of the set.
+//! largest `v_t` that exceeds its target's own minimum, and never below the least minimum of
+//! the set's targets. That is the least such `V`, so one version older fails at some target of the set.
 //! Rows whose form assembles nowhere are reported: they are table bugs.
 //!
 //! A form variant other than `plain` is an item of its own (`chain as variant`): its
@@ -76,7 +76,11 @@ fn accepted(px: &Path, forms: &[&'static FormDesc], t: Target, v: Version) -> Ha
 /// item assembles (bit per target), and each item's recorded version.
 struct Measured {
     release: String,
+    /// The newest `.version` the release accepts.
+    newest: Version,
     tver: HashMap<Target, Version>,
+    /// The targets it knows (bit per target).
+    known: u64,
     mask: HashMap<String, u64>,
     ver: HashMap<String, Version>,
 }
@@ -84,8 +88,10 @@ struct Measured {
 fn measure(px: &Path, uniq: &[&'static FormDesc], keys: &[String], start: Instant) -> Measured {
     let release = ptxas::version(px).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("ptxas {release} ({})", px.display());
-    let versions = Version::ALL;
-    // Each target's own oldest version.
+    // The newest version it accepts, and each target's own oldest one.
+    let newest = ptxas::newest_version(px).expect("a version the release accepts");
+    let versions: Vec<Version> = Version::ALL.iter().copied().filter(|v| *v <= newest).collect();
+    eprintln!("ptxas {release}: .version up to {newest}");
     let tver: HashMap<Target, Version> = par_map(cores(), Target::ALL, |&t| {
         let ok = |v: &&Version| {
             let text = format!(".version {v}\n.target {t}\n.address_size 64\n.visible .entry k()\n{{\n\tret;\n}}\n");
@@ -97,17 +103,18 @@ fn measure(px: &Path, uniq: &[&'static FormDesc], keys: &[String], start: Instan
     .filter_map(|(t, v)| Some((t, v?)))
     .collect();
     let targets: Vec<Target> = Target::ALL.iter().copied().filter(|t| tver.contains_key(t)).collect();
+    let known = targets.iter().fold(0u64, |m, t| m | 1u64 << t.index());
 
     // Target sets: what assembles at the newest version.
-    let newest = par_map(cores(), &targets, |&t| accepted(px, &uniq, t, Version::MAX));
+    let at_newest = par_map(cores(), &targets, |&t| accepted(px, uniq, t, newest));
     let mut mask: HashMap<String, u64> = HashMap::new();
     let mut works: HashMap<(Target, Version), HashSet<String>> = HashMap::new();
-    for (&t, ok) in targets.iter().zip(newest) {
-        eprintln!("{t}: {} of {} forms at {}", ok.iter().filter(|k| !k.starts_with('.')).count(), uniq.len(), Version::MAX);
+    for (&t, ok) in targets.iter().zip(at_newest) {
+        eprintln!("{t}: {} of {} forms at {newest}", ok.iter().filter(|k| !k.starts_with('.')).count(), uniq.len());
         for k in &ok {
             *mask.entry(k.clone()).or_default() |= 1u64 << t.index();
         }
-        works.insert((t, Version::MAX), ok);
+        works.insert((t, newest), ok);
     }
     eprintln!("target sets: {:.1?}", start.elapsed());
 
@@ -116,7 +123,7 @@ fn measure(px: &Path, uniq: &[&'static FormDesc], keys: &[String], start: Instan
         .iter()
         .flat_map(|&t| {
             let tv = tver[&t];
-            versions.iter().filter(move |v| **v < Version::MAX && **v >= tv).map(move |&v| (t, v))
+            versions.iter().filter(move |v| **v < newest && **v >= tv).map(move |&v| (t, v))
         })
         .collect();
     let results = par_map(cores(), &jobs, |&(t, v)| {
@@ -151,7 +158,10 @@ fn measure(px: &Path, uniq: &[&'static FormDesc], keys: &[String], start: Instan
             oldest.get_or_insert((t, vt));
         }
         let (t0, v0) = oldest.expect("a non-empty set");
-        let v = need.unwrap_or(tver[&t0]).max(tver[&t0]);
+        // Never below the least minimum of the set's targets (with sm_107, whose minimum is
+        // 9.4, the oldest target of a set need not have the least).
+        let floor = targets.iter().filter(|t| m & (1u64 << t.index()) != 0).map(|t| tver[t]).min().expect("a non-empty set");
+        let v = need.unwrap_or(floor).max(floor);
         if v > v0 {
             raised.push(format!("{k}: {v0} at its oldest target {t0}, {v} for all of {}", isa::format_targets(m)));
         }
@@ -171,7 +181,7 @@ fn measure(px: &Path, uniq: &[&'static FormDesc], keys: &[String], start: Instan
         raised.len()
     );
 
-    Measured { release, tver, mask, ver }
+    Measured { release, newest, tver, known, mask, ver }
 }
 
 fn main() {
@@ -198,12 +208,14 @@ fn main() {
     keys.extend(uniq.iter().map(|f| f.isa_key().into_owned()));
     let runs: Vec<Measured> = std::iter::once(px).chain(also).map(|p| measure(&p, &uniq, &keys, start)).collect();
 
-    // What every release accepts: the strictest target minimum; for an item, the targets
-    // where every release that has it accepts it, and the strictest version.
+    // What every release accepts: a target's strictest minimum among the releases that know
+    // it; for an item, the targets where every release that has it and knows the target
+    // accepts it, and the strictest version. A target or item newer than a release is noted
+    // `none` for that release.
     let mut tver: HashMap<Target, Version> = HashMap::new();
     for t in Target::ALL {
-        if runs.iter().all(|r| r.tver.contains_key(t)) {
-            tver.insert(*t, runs.iter().map(|r| r.tver[t]).max().expect("a release"));
+        if let Some(v) = runs.iter().filter_map(|r| r.tver.get(t)).max() {
+            tver.insert(*t, *v);
         }
     }
     let targets: Vec<Target> = Target::ALL.iter().copied().filter(|t| tver.contains_key(t)).collect();
@@ -215,24 +227,28 @@ fn main() {
         if having.is_empty() {
             continue;
         }
-        let m = having.iter().fold(all_targets, |m, r| m & r.mask[k]);
+        let m = having.iter().fold(all_targets, |m, r| m & (r.mask[k] | !r.known));
         if m != 0 {
             mask.insert(k, m);
             ver.insert(k, having.iter().map(|r| r.ver[k]).max().expect("a release"));
         }
     }
     let differs = |r: &Measured, k: &str| match (r.ver.get(k), r.mask.get(k)) {
-        (Some(v), Some(m)) => {
-            (Some(v) != ver.get(k) || Some(m) != mask.get(k)).then(|| format!("{} {v} {}", r.release, isa::format_targets(*m)))
-        }
+        (Some(v), Some(m)) => (Some(v) != ver.get(k) || Some(*m) != mask.get(k).map(|x| x & r.known))
+            .then(|| format!("{} {v} {}", r.release, isa::format_targets(*m))),
         _ => ver.contains_key(k).then(|| format!("{} none", r.release)),
     };
 
     let mut out = String::from("# Written by `cargo run --release --example isa_sweep` from ptxas; do not edit by hand.\n");
     out.push_str(&format!("# releases {}\n", runs.iter().map(|r| r.release.as_str()).collect::<Vec<_>>().join(" ")));
+    out.push_str(&format!("# newest {}\n", runs.iter().map(|r| r.newest.to_string()).collect::<Vec<_>>().join(" ")));
     out.push_str("# @target\toldest .version\t(releases that measured otherwise)\n");
     for &t in &targets {
-        let other: Vec<String> = runs.iter().filter(|r| r.tver[&t] != tver[&t]).map(|r| format!("{} {}", r.release, r.tver[&t])).collect();
+        let other: Vec<String> = runs
+            .iter()
+            .filter(|r| r.tver.get(&t) != Some(&tver[&t]))
+            .map(|r| format!("{} {}", r.release, r.tver.get(&t).map_or("none".to_string(), |v| v.to_string())))
+            .collect();
         out.push_str(&format!("@{t}\t{}{}\n", tver[&t], if other.is_empty() { String::new() } else { format!("\t{}", other.join("; ")) }));
     }
     out.push_str("# form or directive\toldest .version\ttargets\t(releases that measured otherwise)\n");

@@ -258,6 +258,8 @@ impl Chain {
 
 struct Sweep {
     px: std::path::PathBuf,
+    /// The newest `.version` the ptxas takes: the chains are asked about there.
+    newest: Version,
     threads: usize,
     tried: usize,
     outcomes: [usize; 3],
@@ -275,7 +277,7 @@ impl Sweep {
         let px: &Path = &self.px;
         let res = par_map(self.threads, &jobs, |(t, ks)| {
             let items: Vec<(&'static FormDesc, &str)> = ks.iter().map(|&k| (chains[asks[k].0].form, texts[k].as_str())).collect();
-            sample::verdicts(px, Mode::ParseOnly, &items, *t, Version::MAX)
+            sample::verdicts(px, Mode::ParseOnly, &items, *t, self.newest)
         });
         let mut out = vec![Verdict::Accepted; asks.len()];
         for ((_, ks), vs) in jobs.iter().zip(res) {
@@ -532,7 +534,17 @@ fn main() {
         let s = String::from_utf8_lossy(&o.stdout).into_owned();
         s.lines().find_map(|l| l.split(", V").nth(1).map(str::to_string))
     });
-    let mut sweep = Sweep { px, threads, tried: 0, outcomes: [0; 3] };
+    let newest = ptxas::newest_version(&px).expect("a .version the ptxas takes");
+    // Every chain is asked about at the newest version: a ptxas older than some chain cannot.
+    if let Some(f) = ops::all_forms().find(|f| f.req().is_some_and(|r| r.version > newest)) {
+        eprintln!(
+            "`{}` needs ISA {}, past what this ptxas takes ({newest}): run the sweep with the newest ptxas (PTXAS=…)",
+            f.chain,
+            f.req().unwrap().version
+        );
+        std::process::exit(1);
+    }
+    let mut sweep = Sweep { px, newest, threads, tried: 0, outcomes: [0; 3] };
     let mut chains = chains_of_forms().unwrap_or_else(|e| {
         eprintln!("{e}");
         std::process::exit(1)

@@ -12,6 +12,7 @@ use ptxkit::Error;
 /// A kernel of `directives` (and `setmaxnreg` where `body_setmaxnreg`) on `target`.
 fn build(target: Target, directives: impl FnOnce(&mut Kernel), body_setmaxnreg: bool) -> Result<String, Error> {
     let mut m = Module::new(target);
+    m.max_version(Version::NEWEST); // sm_107 needs ISA 9.4
     m.kernel("k", |k, ()| {
         directives(k);
         if body_setmaxnreg {
@@ -34,7 +35,10 @@ fn ptxas_objects(px: &std::path::Path, text: &str, target: Target) -> Vec<String
 /// ptxas warns that it ignores that one.
 fn minnctapersm_bounds_match_ptxas() {
     let px = common::ptxas("minnctapersm_bounds_match_ptxas");
-    let mut archs: Vec<Target> = Target::ALL.iter().copied().filter(|t| t.suffix() == ptxkit::builder::Suffix::None).collect();
+    // The architectures this ptxas knows (13.0.88 has no sm_107; `.ci/run` runs the test
+    // under 13.5 too).
+    let mut archs: Vec<Target> =
+        common::Release::of(&px).targets().into_iter().filter(|t| t.suffix() == ptxkit::builder::Suffix::None).collect();
     archs.dedup_by_key(|t| t.sm());
     for t in archs {
         let (ctas, threads) = t.per_sm();

@@ -23,20 +23,21 @@
 //! inval, arrive (plain, `.noComplete`, `.expect_tx`), expect_tx, test_wait and try_wait (with
 //! `.parity`), with a method per Julia signature; how its 480 split over chains is not
 //! documented, so the numbers count different things. This table has one form per chain and
-//! operand layout, 283 in all, for the whole PTX ISA 9.0 grammar: besides what PTX.jl covers,
+//! operand layout, 399 in all: the whole PTX ISA 9.0 grammar (283) and ISA 9.4's layouts,
+//! phase-typed waits and 32-bit CTA-mask multicasts (116). Besides what PTX.jl covers,
 //! `arrive_drop` in every variant, `complete_tx`, `pending_count`, the arrives on another
 //! CTA's barrier (`.shared::cluster`, sink destination), the `.relaxed` semantics of PTX ISA
 //! 8.6, explicit arrival counts (`as counted`), dropped states (`as no_state`) and
-//! suspend-time hints (`as hinted`). Per opcode part, as printed: init 3, inval 3, expect_tx 12, complete_tx 12, arrive 81,
-//! arrive_drop 81, test_wait 30, try_wait 60, pending_count 1.
+//! suspend-time hints (`as hinted`). Per opcode part, as printed: init 9, inval 3, expect_tx 15, complete_tx 15, arrive 96,
+//! arrive_drop 96, test_wait 66, try_wait 96, pending_count 1, check_layout 2.
 //!
 //! The `cpasync` family (105 forms: `.ca` 4/8/16 bytes and `.cg` 16, each plain, `as src_size`
 //! and `as ignore_src`, with and without `.L2::cache_hint` and the three prefetch sizes, in
 //! both shared spellings; the groups; `cp.async.mbarrier.arrive`) against PTX.jl's cp_async
 //! wrapper (`.ca`/`.cg` with the size baked in, per its documentation): the wrapper lists no
-//! zero-fill, ignore-source, cache-hint or prefetch forms. The `cluster` family (161: mapa 4, getctarank 4,
-//! st.async 120 over `.weak`/`.cluster`/neither, with and without `.shared::cluster`, 8 scalar
-//! types, `.v2` of 8 and `.v4` of 4; red.async 24; clusterlaunchcontrol 9) has no PTX.jl
+//! zero-fill, ignore-source, cache-hint or prefetch forms. The `cluster` family (167: mapa 4, getctarank 4,
+//! st.async 126 over `.weak`/`.cluster`/neither, with and without `.shared::cluster`, 8 scalar
+//! types, `.v2` of 8, `.v4` of 4 and ISA 9.2's `.b128`; red.async 24; clusterlaunchcontrol 9) has no PTX.jl
 //! wrapper in its documented list.
 //!
 //! The `mem` family's loads and stores (19,601 `ld`, 5,571 `st`, 78 `ldu`) are the PTX ISA 9.0
@@ -170,16 +171,27 @@ fn forms_per_family() {
             );
             assert_eq!((mma(false), mma(true)), (1092, 1056));
         } else if *name == "mbarrier" {
-            let parts = ["init", "inval", "expect_tx", "complete_tx", "arrive", "arrive_drop", "test_wait", "try_wait", "pending_count"];
+            let parts = [
+                "init",
+                "inval",
+                "expect_tx",
+                "complete_tx",
+                "arrive",
+                "arrive_drop",
+                "test_wait",
+                "try_wait",
+                "pending_count",
+                "check_layout",
+            ];
             let per: Vec<(&str, usize)> =
                 parts.iter().map(|p| (*p, forms.iter().filter(|f| f.chain.split('.').nth(1) == Some(p)).count())).collect();
             let listed = per.iter().map(|(p, n)| format!("{p} {n}")).collect::<Vec<_>>().join(", ");
             println!("{:>10} {:>6} ({listed})", "mbarrier", forms.len());
             assert_eq!(per.iter().map(|(_, n)| n).sum::<usize>(), forms.len());
-            assert_eq!(forms.len(), 283);
+            assert_eq!(forms.len(), 399);
         } else if *name == "cpasync" || *name == "cluster" {
             println!("{name:>10} {:>6}", forms.len());
-            assert_eq!(forms.len(), if *name == "cpasync" { 105 } else { 161 });
+            assert_eq!(forms.len(), if *name == "cpasync" { 105 } else { 167 });
             if *name == "cluster" {
                 let clc = forms.iter().filter(|f| f.opcode() == "clusterlaunchcontrol").count();
                 println!("{:>10} {clc:>6} clusterlaunchcontrol", "");
@@ -196,7 +208,7 @@ fn forms_per_family() {
             }
             let ldst = |g: &str| groups.get(g).copied().unwrap_or(0);
             let (ld, st) = (ldst("ld") + ldst("ld, cache control") + ldst("ld.global.nc"), ldst("st") + ldst("st, cache control"));
-            assert_eq!((ld, st, ldst("ldu")), (19601, 5571, 78));
+            assert_eq!((ld, st, ldst("ldu")), (19640, 5610, 78));
 
             // atom and red pinned (the rest of the family is ld/st/mov and friends): the
             // scalar grammar, `.noftz` f16/bf16/f16x2/bf16x2 adds, atom.cas.b16, the
@@ -252,10 +264,10 @@ fn forms_per_family() {
                 println!("{:>10} {:>6} {g}", "", n);
             }
             let expected = [
-                ("alloc", 4),
-                ("commit", 8),
+                ("alloc", 8),   // with and without ISA 9.4's `.exclusive`
+                ("commit", 12), // 4 with ISA 9.4's 32-bit CTA mask
                 ("cp", 36),
-                ("dealloc", 2),
+                ("dealloc", 4),
                 ("fence", 2),
                 ("ld", 74),
                 ("ld.red", 168),

@@ -40,6 +40,15 @@ impl FormDesc {
         }
         isa::form_req(&self.isa_key()).or_else(|| isa::form_req(self.chain))
     }
+    /// What one ptxas release measured for the form ([`isa::form_req_of`]): its own oldest
+    /// version and targets, `None` where it refuses the form everywhere (ISA 9.2 forms under
+    /// ptxas 13.0). A variant without a row of its own has its chain's.
+    pub fn req_of(&self, release: &str) -> Option<Req> {
+        if self.variant != "plain" && isa::form_req(&self.isa_key()).is_some() {
+            return isa::form_req_of(&self.isa_key(), release);
+        }
+        isa::form_req_of(self.chain, release)
+    }
     /// The texturing mode the form needs, where it needs one (see [`Handles::tex_mode`]).
     pub fn tex_mode(&self) -> Option<TexMode> {
         self.src.iter().find_map(|k| match k {

@@ -23,6 +23,12 @@ pub enum Error {
     Unsupported { kernel: String, instruction: String, needs: String, target: String },
     /// An explicit `.version` older than the instructions need.
     VersionTooOld { kernel: String, instruction: String, needs: String, version: String },
+    /// An inferred `.version` past the module's limit ([`Module::max_version`], PTX ISA 9.0
+    /// unless raised): an instruction or the target needs a newer ISA than the toolchain the
+    /// module is meant for assembles (`kernel` empty for the target).
+    ///
+    /// [`Module::max_version`]: crate::builder::Module::max_version
+    NeedsNewerIsa { kernel: String, instruction: String, needs: String, limit: String },
     /// A form with no ISA requirement data (the table needs a sweep).
     NoIsaData { instruction: String },
     /// A value outside what a directive or declaration allows (`kernel` empty for a
@@ -52,6 +58,20 @@ impl fmt::Display for Error {
             }
             VersionTooOld { kernel, instruction, needs, version } => {
                 write!(f, "kernel `{kernel}`: `{instruction}` needs PTX ISA {needs}, but the module asks for .version {version}")
+            }
+            NeedsNewerIsa { kernel, instruction, needs, limit } => {
+                if !kernel.is_empty() {
+                    write!(f, "kernel `{kernel}`: ")?;
+                }
+                let since = crate::core::target::Version::parse(needs).and_then(|v| v.cuda_release());
+                let since = since.map_or(String::new(), |(a, b)| format!(" (CUDA {a}.{b}: ptxas {a}.{b} or newer assembles it)"));
+                write!(
+                    f,
+                    "`{instruction}` needs PTX ISA {needs}{since}, past this module's limit of {limit}; raise the limit with \
+                     `Module::max_version(Version::new({}))` and assemble with that ptxas (`ptxkit::ptxas::compile`), or use \
+                     what ISA {limit} has",
+                    needs.replace('.', ", ")
+                )
             }
             NoIsaData { instruction } => write!(f, "no ISA requirement recorded for `{instruction}` (run the isa_sweep example)"),
             // Module-level refusals (the texturing mode) name no kernel.

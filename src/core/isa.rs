@@ -15,8 +15,9 @@
 //! strictest release's, a form's targets those where all accept it, so the `.version` that
 //! inference picks assembles with each. A last column lists the releases that measured
 //! otherwise, with what they measured: `13.5.37 8.7 sm_100a,sm_100f` for a form,
-//! `13.0.88 7.3` for a target; [`form_req_of`] and [`target_version_of`] give a release's
-//! own figures.
+//! `13.0.88 7.3` for a target, `13.0.88 none` for a form or target newer than that release
+//! (an ISA 9.2 form, sm_107); [`form_req_of`] and [`target_version_of`] give a release's
+//! own figures, [`newest_of`] the newest `.version` it takes (`# newest` in the header).
 
 use super::target::{Suffix, Target, Version};
 use std::collections::HashMap;
@@ -76,14 +77,18 @@ pub fn parse_targets(s: &str) -> Option<u64> {
 struct Table {
     forms: HashMap<&'static str, Req>,
     targets: HashMap<Target, Version>,
-    /// (release, form) and (release, target) where a release measured otherwise.
-    form_notes: HashMap<(&'static str, &'static str), Req>,
-    target_notes: HashMap<(&'static str, Target), Version>,
+    /// (release, form) and (release, target) where a release measured otherwise; `None`
+    /// where it refuses the item.
+    form_notes: HashMap<(&'static str, &'static str), Option<Req>>,
+    target_notes: HashMap<(&'static str, Target), Option<Version>>,
     releases: Vec<&'static str>,
+    /// The newest `.version` each release accepts, in the order of `releases`.
+    newest: Vec<Version>,
 }
 
-/// `13.5.37 8.7 sm_100a; 13.0.88 …` (or `13.0.88 7.3` for a target): the releases that
-/// measured otherwise, with what they measured.
+/// `13.5.37 8.7 sm_100a; 13.0.88 none` (or `13.0.88 7.3` for a target): the releases that
+/// measured otherwise, with what they measured; `none` where a release refuses the item
+/// everywhere (a form or target newer than it).
 fn notes(col: Option<&'static str>) -> Vec<(&'static str, &'static str, Option<&'static str>)> {
     col.unwrap_or("")
         .split(';')
@@ -98,10 +103,13 @@ fn table() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| {
         let (mut forms, mut targets, mut form_notes, mut target_notes) = (HashMap::new(), HashMap::new(), HashMap::new(), HashMap::new());
-        let mut releases = vec![];
+        let (mut releases, mut newest) = (vec![], vec![]);
         for line in include_str!("isa.tsv").lines() {
             if let Some(r) = line.strip_prefix("# releases") {
                 releases = r.split_whitespace().collect();
+            }
+            if let Some(r) = line.strip_prefix("# newest") {
+                newest = r.split_whitespace().filter_map(Version::parse).collect();
             }
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
@@ -111,8 +119,10 @@ fn table() -> &'static Table {
                 if let (Some(t), Some(v)) = (Target::parse(t), f.get(1).and_then(|v| Version::parse(v))) {
                     targets.insert(t, v);
                     for (rel, v, _) in notes(f.get(2).copied()) {
-                        if let Some(v) = Version::parse(v) {
-                            target_notes.insert((rel, t), v);
+                        match (v, Version::parse(v)) {
+                            ("none", _) => drop(target_notes.insert((rel, t), None)),
+                            (_, Some(v)) => drop(target_notes.insert((rel, t), Some(v))),
+                            _ => {}
                         }
                     }
                 }
@@ -121,13 +131,15 @@ fn table() -> &'static Table {
             if let (Some(v), Some(m)) = (f.get(1).and_then(|v| Version::parse(v)), f.get(2).and_then(|t| parse_targets(t))) {
                 forms.insert(f[0], Req { version: v, targets: m });
                 for (rel, v, t) in notes(f.get(3).copied()) {
-                    if let (Some(v), Some(m)) = (Version::parse(v), t.and_then(parse_targets)) {
-                        form_notes.insert((rel, f[0]), Req { version: v, targets: m });
+                    if v == "none" {
+                        form_notes.insert((rel, f[0]), None);
+                    } else if let (Some(v), Some(m)) = (Version::parse(v), t.and_then(parse_targets)) {
+                        form_notes.insert((rel, f[0]), Some(Req { version: v, targets: m }));
                     }
                 }
             }
         }
-        Table { forms, targets, form_notes, target_notes, releases }
+        Table { forms, targets, form_notes, target_notes, releases, newest }
     })
 }
 
@@ -147,20 +159,32 @@ pub fn releases() -> &'static [&'static str] {
     &table().releases
 }
 
+/// The newest `.version` `release` accepts, as the sweep measured it (`9.0` for 13.0.88).
+pub fn newest_of(release: &str) -> Option<Version> {
+    let t = table();
+    t.releases.iter().position(|r| *r == release).and_then(|i| t.newest.get(i).copied())
+}
+
 /// What `release` alone measured for a form: its own oldest version and targets, where they
-/// differ from the row's (which every release accepts), else the row's.
+/// differ from the row's (which every release that has the form accepts), else the row's.
+/// `None` where the release refuses the form everywhere (it is newer than that release).
 pub fn form_req_of(chain: &str, release: &str) -> Option<Req> {
     let t = table();
     let (key, row) = t.forms.get_key_value(chain)?;
-    let own = t.releases.iter().find(|r| **r == release).and_then(|r| t.form_notes.get(&(*r, *key)));
-    Some(*own.unwrap_or(row))
+    match t.releases.iter().find(|r| **r == release).and_then(|r| t.form_notes.get(&(*r, *key))) {
+        Some(own) => *own,
+        None => Some(*row),
+    }
 }
 
-/// The oldest `.version` `release` alone accepts for a target.
+/// The oldest `.version` `release` alone accepts for a target; `None` where it does not know
+/// the target.
 pub fn target_version_of(t: Target, release: &str) -> Option<Version> {
     let table = table();
-    let own = table.releases.iter().find(|r| **r == release).and_then(|r| table.target_notes.get(&(*r, t)));
-    own.or_else(|| table.targets.get(&t)).copied()
+    match table.releases.iter().find(|r| **r == release).and_then(|r| table.target_notes.get(&(*r, t))) {
+        Some(own) => *own,
+        None => table.targets.get(&t).copied(),
+    }
 }
 
 /// Every recorded form and directive requirement (for coverage checks).

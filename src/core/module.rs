@@ -20,6 +20,8 @@ pub struct Module {
     pub(crate) id: u32,
     pub(crate) target: Target,
     pub(crate) version: Option<Version>,
+    /// The newest `.version` inference may pick ([`Version::MAX`] unless raised).
+    pub(crate) version_limit: Version,
     pub(crate) items: Vec<Item>,
     names: Vec<String>,
     /// Skip the ISA checks (for the ptxas sweep, which asks ptxas instead).
@@ -42,6 +44,7 @@ impl Module {
             id: fresh_id(),
             target,
             version: None,
+            version_limit: Version::MAX,
             items: Vec::new(),
             names: Vec::new(),
             unchecked: false,
@@ -59,6 +62,39 @@ impl Module {
     /// Asks for a specific `.version`; printing fails if the module needs a newer one.
     pub fn set_version(&mut self, v: Version) {
         self.version = Some(v);
+    }
+
+    /// The newest `.version` inference may pick: [`Version::MAX`] (PTX ISA 9.0, what CUDA
+    /// 13.0's ptxas and driver take) unless raised. A module whose instructions or target
+    /// need a newer ISA (an ISA 9.2 form, sm_107) fails to print with
+    /// [`Error::NeedsNewerIsa`], naming what needs it and the CUDA release that brings it,
+    /// instead of giving text the toolchain refuses. Raise it to use those forms (and
+    /// assemble with a ptxas that takes the version, [`crate::ptxas::compile`]):
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    ///
+    /// let build = |limit: Option<Version>| {
+    ///     let mut m = Module::new(Target::SM_120F);
+    ///     if let Some(v) = limit {
+    ///         m.max_version(v);
+    ///     }
+    ///     m.kernel("k", |k, (x, out): (GlobalPtr<B32>, GlobalPtr<B32>)| {
+    ///         let a = k.ld(x.offset(0));
+    ///         let b = k.ld(x.offset(1));
+    ///         let s = ptx!(k, "add.sat.u8x4", a, b); // PTX ISA 9.2
+    ///         k.st(out.offset(0), s);
+    ///     })?;
+    ///     m.to_ptx()
+    /// };
+    /// let err = build(None).unwrap_err().to_string();
+    /// assert!(err.contains("needs PTX ISA 9.2 (CUDA 13.2"), "{err}");
+    /// assert!(build(Some(Version::NEWEST))?.contains(".version 9.2"));
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn max_version(&mut self, v: Version) -> &mut Self {
+        self.version_limit = v;
+        self
     }
 
     /// The texturing mode: [`TexMode::Unified`] unless set.

@@ -482,6 +482,10 @@ fn infer_version(m: &Module) -> Result<Version, Error> {
             }
         }
     }
+    if m.version.is_none() && need > m.version_limit {
+        let (kernel, instruction) = why.unwrap_or_else(|| (String::new(), format!("target {target}")));
+        return Err(Error::NeedsNewerIsa { kernel, instruction, needs: need.to_string(), limit: m.version_limit.to_string() });
+    }
     if let Some(v) = m.version {
         if v < need {
             let (kernel, instruction) = why.unwrap_or_else(|| (String::new(), format!("target {target}")));

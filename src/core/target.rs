@@ -13,10 +13,14 @@ impl Version {
     pub const fn new(major: u8, minor: u8) -> Self {
         Version { major, minor }
     }
-    /// The newest ISA this crate emits by default (what CUDA 13.0 drivers accept).
+    /// The newest ISA a CUDA 13.0 driver (r580) and ptxas 13.0 accept: what a module whose
+    /// version is not inferred (an unchecked one) says. Inference goes past it only for an
+    /// instruction or target that needs a newer ISA ([`Version::NEWEST`]).
     pub const MAX: Version = Version::new(9, 0);
-    /// Every version from the oldest any target accepts (6.3, for sm_75) to [`Version::MAX`],
-    /// ascending: what the ISA sweep tries.
+    /// The newest ISA the tables know (PTX ISA 9.5, CUDA 13.5).
+    pub const NEWEST: Version = Version::new(9, 5);
+    /// Every version from the oldest any target accepts (6.3, for sm_75) to
+    /// [`Version::NEWEST`], ascending: what the ISA sweep tries.
     pub const ALL: &'static [Version] = &[
         Version::new(6, 3),
         Version::new(6, 4),
@@ -40,7 +44,32 @@ impl Version {
         Version::new(8, 7),
         Version::new(8, 8),
         Version::new(9, 0),
+        Version::new(9, 1),
+        Version::new(9, 2),
+        Version::new(9, 3),
+        Version::new(9, 4),
+        Version::new(9, 5),
     ];
+    /// The CUDA release that introduced this ISA version (`(13, 2)` for 9.2), for 9.0 and
+    /// newer: a ptxas or a driver older than it refuses the `.version`.
+    pub const fn cuda_release(self) -> Option<(u8, u8)> {
+        match (self.major, self.minor) {
+            (9, m) if m <= 5 => Some((13, m)),
+            _ => None,
+        }
+    }
+    /// The driver branch whose JIT compiler first takes this ISA version, where the ISA's
+    /// release notes name it (`580` for 9.0, `595` for 9.2; 9.5's is not named there).
+    pub const fn driver_branch(self) -> Option<u16> {
+        match (self.major, self.minor) {
+            (9, 0) => Some(580),
+            (9, 1) => Some(590),
+            (9, 2) => Some(595),
+            (9, 3) => Some(610),
+            (9, 4) => Some(615),
+            _ => None,
+        }
+    }
     pub fn parse(s: &str) -> Option<Version> {
         let (a, b) = s.split_once('.')?;
         Some(Version::new(a.parse().ok()?, b.parse().ok()?))
@@ -88,6 +117,7 @@ targets! {
     SM_90 90 None; SM_90A 90 A;
     SM_100 100 None; SM_100A 100 A; SM_100F 100 F;
     SM_103 103 None; SM_103A 103 A; SM_103F 103 F;
+    SM_107 107 None; SM_107A 107 A; SM_107F 107 F;
     SM_110 110 None; SM_110A 110 A; SM_110F 110 F;
     SM_120 120 None; SM_120A 120 A; SM_120F 120 F;
     SM_121 121 None; SM_121A 121 A; SM_121F 121 F;
@@ -109,7 +139,7 @@ impl Target {
     /// target); past either, ptxas warns and ignores the directive.
     pub const fn per_sm(self) -> (u32, u32) {
         match self.sm {
-            75 => (16, 1024),
+            75 | 107 => (16, 1024),
             80 | 90 | 100 | 103 => (32, 2048),
             86..=88 => (16, 1536),
             _ => (24, 1536), // 89, 110, 120, 121

@@ -63,10 +63,34 @@ pub fn compile(ptxas: &Path, ptx: &str, target: Target, opts: &CompileOptions) -
     let msg = format!("{}{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
     let msg = msg.replace(&*input.to_string_lossy(), "input.ptx");
     if !out.status.success() {
-        return Err(msg);
+        return Err(match too_new(&msg) {
+            Some(hint) => format!("{msg}\n{hint}"),
+            None => msg,
+        });
     }
     let lines: Vec<String> = msg.lines().map(str::to_string).collect();
     Ok(Compiled { cubin: cubin.map_err(|e| format!("reading ptxas's cubin: {e}"))?, report: parse(&lines) })
+}
+
+/// For ptxas's "Unsupported .version 9.2; current version is '9.0'": which CUDA release
+/// brings the version the text asks for.
+fn too_new(msg: &str) -> Option<String> {
+    let rest = msg.split("Unsupported .version ").nth(1)?;
+    let asked = crate::core::Version::parse(rest.split(';').next()?.trim())?;
+    let (a, b) = asked.cuda_release()?;
+    Some(format!(
+        "the text needs PTX ISA {asked}, which ptxas {a}.{b} and newer assemble (`pip install nvidia-cuda-nvcc=={a}.{b}.*`); \
+         a cubin it makes for an ISA this driver's JIT does not take still loads (`Gpu::load_cubin`)"
+    ))
+}
+
+/// The newest `.version` the ptxas at `ptxas` takes (9.0 for 13.0.88): the newest of
+/// [`Version::ALL`](crate::core::Version::ALL) at which it parses an empty kernel.
+pub fn newest_version(ptxas: &Path) -> Option<crate::core::Version> {
+    crate::core::Version::ALL.iter().rev().copied().find(|v| {
+        let text = format!(".version {v}\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n\tret;\n}}\n");
+        super::check(ptxas, &text, Target::SM_80, super::Mode::ParseOnly).is_ok()
+    })
 }
 
 /// The release of `ptxas` (`13.0.88`), from `ptxas --version`.

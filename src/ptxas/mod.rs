@@ -10,7 +10,7 @@ mod report;
 pub mod sample;
 mod sass;
 
-pub use compile::{compile, version, CompileOptions, Compiled};
+pub use compile::{compile, newest_version, version, CompileOptions, Compiled};
 pub use report::{parse as parse_report, report, KernelReport, Report};
 pub use sass::{cubin_with_line_info, find_nvdisasm, parse as parse_sass, sass, Sass, SassKernel, SassLine};
 
@@ -127,6 +127,9 @@ pub fn error_lines(msg: &str) -> Vec<usize> {
     let mut v: Vec<usize> = msg
         .lines()
         .filter(|l| l.contains("error"))
+        // An error inside one of ptxas's own macro expansions (`ptxas <macro util>, line 8`)
+        // numbers the macro's lines, not the input's: it blames no input line.
+        .filter(|l| !l.starts_with("ptxas <"))
         .filter_map(|l| {
             let i = l.find(", line ")? + 7;
             let rest = &l[i..];

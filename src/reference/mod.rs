@@ -6,26 +6,26 @@
 //!
 //! | family | forms |
 //! |---|---|
-//! | [`arith`](mod@arith) | 571 |
+//! | [`arith`](mod@arith) | 591 |
 //! | [`bits`](mod@bits) | 74 |
 //! | [`cmp`](mod@cmp) | 3392 |
-//! | [`cvt`](mod@cvt) | 830 |
-//! | [`mem`](mod@mem) | 38431 |
-//! | [`sync`](mod@sync) | 96 |
+//! | [`cvt`](mod@cvt) | 856 |
+//! | [`mem`](mod@mem) | 38510 |
+//! | [`sync`](mod@sync) | 110 |
 //! | [`warp`](mod@warp) | 38 |
 //! | [`control`](mod@control) | 11 |
 //! | [`matrix`](mod@matrix) | 82 |
 //! | [`mma`](mod@mma) | 286 |
 //! | [`wmma`](mod@wmma) | 1050 |
 //! | [`wgmma`](mod@wgmma) | 2151 |
-//! | [`mbarrier`](mod@mbarrier) | 283 |
+//! | [`mbarrier`](mod@mbarrier) | 399 |
 //! | [`cpasync`](mod@cpasync) | 105 |
-//! | [`cluster`](mod@cluster) | 161 |
-//! | [`bulk`](mod@bulk) | 766 |
-//! | [`tcgen05`](mod@tcgen05) | 1942 |
+//! | [`cluster`](mod@cluster) | 167 |
+//! | [`bulk`](mod@bulk) | 773 |
+//! | [`tcgen05`](mod@tcgen05) | 1952 |
 //! | [`cache`](mod@cache) | 53 |
 //! | [`stack`](mod@stack) | 8 |
-//! | [`multimem`](mod@multimem) | 4014 |
+//! | [`multimem`](mod@multimem) | 4043 |
 //! | [`video`](mod@video) | 1688 |
 //! | [`texture`](mod@texture) | 5180 |
 

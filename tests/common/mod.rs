@@ -20,6 +20,37 @@ pub fn ptxas(test: &str) -> PathBuf {
     }
 }
 
+/// What the ptxas at `px` assembles, as `isa.tsv` records it per release: the targets it
+/// knows and the newest `.version` it takes (ptxas 13.0.88: no sm_107, ISA up to 9.0). Tests
+/// that draw targets, versions or forms keep to these and say how many they leave to a newer
+/// release; `.ci/run` runs the forms tests under each release.
+pub struct Release {
+    pub name: String,
+    pub newest: ptxkit::builder::Version,
+}
+
+impl Release {
+    pub fn of(px: &std::path::Path) -> Release {
+        let name = ptxkit::ptxas::version(px).unwrap_or_else(|e| panic!("{e}"));
+        let newest = ptxkit::ops::isa::newest_of(&name).unwrap_or(ptxkit::builder::Version::MAX);
+        Release { name, newest }
+    }
+    /// Whether the release knows the target.
+    pub fn knows(&self, t: ptxkit::builder::Target) -> bool {
+        ptxkit::ops::isa::target_version_of(t, &self.name).is_some()
+    }
+    /// The targets the release knows, in `Target::ALL`'s order.
+    pub fn targets(&self) -> Vec<ptxkit::builder::Target> {
+        ptxkit::builder::Target::ALL.iter().copied().filter(|t| self.knows(*t)).collect()
+    }
+    /// The release's own requirement of a form; `None` for a form newer than it.
+    pub fn req(&self, f: &ptxkit::ops::FormDesc) -> Option<ptxkit::ops::isa::Req> {
+        let r = f.req_of(&self.name)?;
+        let known = self.targets().iter().fold(0u64, |m, t| m | 1 << t.index());
+        (r.targets & known != 0).then_some(ptxkit::ops::isa::Req { version: r.version, targets: r.targets & known })
+    }
+}
+
 /// The module's text, assembled by ptxas (when there is one) with no warning allowed.
 pub fn assemble(name: &str, m: &ptxkit::Module) -> String {
     assemble_allowing(name, m, &[])

@@ -28,6 +28,7 @@ mod gemm_tcgen05;
 mod guards;
 mod integer;
 mod intrinsics;
+mod isa_newer;
 mod launch_control;
 mod ldst;
 mod malformed;
@@ -252,6 +253,7 @@ pub fn sized<T>(normal: T, small: T) -> T {
 fn main() {
     common::harness::main(&[
         arith::TESTS,
+        isa_newer::TESTS,
         attention::TESTS,
         async_copy::TESTS,
         atomics::TESTS,
