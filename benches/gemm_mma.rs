@@ -17,7 +17,7 @@ mod env;
 
 use env::tflops;
 use half::bf16;
-use ptxkit::kernels::gemm::MmaGemmConfig;
+use ptxkit::kernels::gemm::ampere;
 use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, poisoned};
 use ptxkit::runtime::{Cublas, Gpu, MmaGemm, RuntimeError};
 use ptxkit::types::Bf16;
@@ -38,8 +38,8 @@ fn shapes() -> Vec<(u32, u32, u32)> {
     env::shapes(SHAPES.to_vec())
 }
 
-fn configs() -> Vec<MmaGemmConfig> {
-    env::configs("PTXKIT_MMA_CONFIGS", MmaGemmConfig::default(), |cfg, key, v| match key {
+fn configs() -> Vec<ampere::Config> {
+    env::configs("PTXKIT_MMA_CONFIGS", ampere::Config::default(), |cfg, key, v| match key {
         "bm" => cfg.bm = v,
         "bn" => cfg.bn = v,
         "bk" => cfg.bk = v,

@@ -24,7 +24,7 @@ mod plot;
 use env::tflops;
 
 use half::bf16;
-use ptxkit::kernels::gemm::{E4m3, GemmConfig, GemmIn, Layout};
+use ptxkit::kernels::gemm::{hopper, E4m3, GemmIn, Layout};
 use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, normal_e4m3, poisoned};
 use ptxkit::runtime::{AutoGemm, Cublas, Gemm, Gpu, LtFp8, RuntimeError};
 use ptxkit::types::Bf16;
@@ -41,8 +41,8 @@ fn shapes() -> Vec<(u32, u32, u32)> {
 /// `PTXKIT_GEMM_CONFIGS=cluster=2,overlap=0;stages=3`: configurations to time, each the
 /// default with the fields named changed; the default alone when unset. Each runs with its
 /// tile chosen per shape ([`AutoGemm`]) unless `auto=0` fixes it.
-fn configs() -> Vec<(GemmConfig, bool)> {
-    env::configs("PTXKIT_GEMM_CONFIGS", (GemmConfig::default(), true), |(cfg, auto), key, v| match key {
+fn configs() -> Vec<(hopper::Config, bool)> {
+    env::configs("PTXKIT_GEMM_CONFIGS", (hopper::Config::default(), true), |(cfg, auto), key, v| match key {
         "auto" => *auto = v != 0,
         "bn" => cfg.bn = v,
         "consumers" => cfg.consumers = v,
@@ -64,7 +64,7 @@ enum Ours<I: GemmIn> {
 }
 
 impl<I: GemmIn> Ours<I> {
-    fn new(gpu: &Gpu, (cfg, auto): (GemmConfig, bool)) -> Result<Self, RuntimeError> {
+    fn new(gpu: &Gpu, (cfg, auto): (hopper::Config, bool)) -> Result<Self, RuntimeError> {
         Ok(if auto { Ours::Auto(AutoGemm::new(gpu, cfg)?) } else { Ours::Fixed(Arc::new(Gemm::new(gpu, cfg)?)) })
     }
     /// The kernels an `m × n` product runs on.
@@ -92,7 +92,7 @@ fn tile(g: &Gemm<Bf16, impl GemmIn>) -> String {
 
 /// The e4m3 GEMM (bf16 C) beside cuBLASLt on every shape; returns the square sizes' (size,
 /// ptxkit, cuBLASLt with fast accumulation) TFLOP/s.
-fn fp8_table(gpu: &Gpu, cfg: (GemmConfig, bool), table: &mut String) -> Result<Vec<(u32, f64, f64)>, RuntimeError> {
+fn fp8_table(gpu: &Gpu, cfg: (hopper::Config, bool), table: &mut String) -> Result<Vec<(u32, f64, f64)>, RuntimeError> {
     let ours = Ours::<E4m3>::new(gpu, cfg)?;
     let head = format!(
         "\nFP8 e4m3 inputs, bf16 C, {}\n| M×N×K | tile | ptxkit TFLOP/s | cuBLASLt TFLOP/s (fast accum) | ratio | cuBLASLt TFLOP/s (default) | rel. error |\n|---|---|---|---|---|---|---|\n",

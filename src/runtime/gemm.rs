@@ -11,12 +11,12 @@
 //! picks a smaller one for products whose tiles would leave SMs idle.
 //!
 //! ```no_run
-//! use ptxkit::kernels::gemm::GemmConfig;
+//! use ptxkit::kernels::gemm::hopper;
 //! use ptxkit::runtime::{Gemm, Gpu};
 //! use half::bf16;
 //!
 //! let gpu = Gpu::new()?;
-//! let gemm = Gemm::<ptxkit::types::Bf16>::new(&gpu, GemmConfig::default())?;
+//! let gemm = Gemm::<ptxkit::types::Bf16>::new(&gpu, hopper::Config::default())?;
 //! let (m, n, k) = (1000, 3000, 512);
 //! let a = gpu.upload(&vec![bf16::ONE; m * k])?; // M x K, row-major
 //! let b = gpu.upload(&vec![bf16::ONE; n * k])?; // N x K, row-major
@@ -31,10 +31,7 @@ use crate::builder::Module;
 use crate::core::target::Target;
 use crate::core::Probes;
 use crate::descriptors::{L2Promotion, Swizzle, TiledMap};
-use crate::kernels::gemm::{
-    check_shape, gemm, gemm_staged, timeline_symbol, GemmConfig, GemmIn, GemmOut, GemmParams, GemmStagedParams, Layout, MAX_DYNAMIC_SHARED,
-    NN_BOX,
-};
+use crate::kernels::gemm::{check_shape, gemm, gemm_staged, hopper, timeline_symbol, GemmIn, GemmOut, Layout, MAX_DYNAMIC_SHARED, NN_BOX};
 use crate::trace::Trace;
 use crate::types::{Bf16, DataType, F32};
 use half::bf16;
@@ -52,7 +49,7 @@ struct Loaded<P> {
 }
 
 impl<P> Loaded<P> {
-    fn new(module: &LoadedModule, kref: &crate::builder::KernelRef<P>, cfg: &GemmConfig, shared: u32) -> Result<Self, RuntimeError> {
+    fn new(module: &LoadedModule, kref: &crate::builder::KernelRef<P>, cfg: &hopper::Config, shared: u32) -> Result<Self, RuntimeError> {
         let mut l = Loaded { kernel: module.kernel(kref)?, shared, clusters: 0, probes: kref.probes().clone() };
         l.clusters = l.kernel.max_active_clusters(&l.launch(cfg, cfg.cluster))?;
         if l.clusters == 0 {
@@ -60,7 +57,7 @@ impl<P> Loaded<P> {
         }
         Ok(l)
     }
-    fn launch(&self, cfg: &GemmConfig, grid: u32) -> Launch {
+    fn launch(&self, cfg: &hopper::Config, grid: u32) -> Launch {
         let launch = Launch::new(grid, cfg.threads()).shared(self.shared);
         if cfg.cluster > 1 {
             launch.cluster(cfg.cluster)
@@ -71,7 +68,7 @@ impl<P> Loaded<P> {
     /// The persistent launch for an `m × n` product on `gpu`'s stream: one cluster per unit
     /// of work up to the clusters resident at once; with stream-K always those, as a last
     /// partial wave is spread over all of them.
-    fn persistent(&self, gpu: &Gpu, cfg: &GemmConfig, m: u32, n: u32) -> Launch {
+    fn persistent(&self, gpu: &Gpu, cfg: &hopper::Config, m: u32, n: u32) -> Launch {
         let clusters = if cfg.stream_k { self.clusters as u64 } else { cfg.units(m, n).min(self.clusters as u64) };
         let grid = clusters as u32 * cfg.cluster;
         self.launch(cfg, grid).on(gpu.stream())
@@ -81,17 +78,17 @@ impl<P> Loaded<P> {
 /// The GEMM kernels loaded on one GPU, for C in `O` (`Bf16` or `F32`) and A, B in `I`
 /// (`Bf16` or [`E4m3`](crate::kernels::gemm::E4m3)).
 pub struct Gemm<O: GemmOut, I: GemmIn = Bf16> {
-    cfg: GemmConfig,
+    cfg: hopper::Config,
     module: LoadedModule,
-    direct: Loaded<GemmParams<O, I>>,
-    staged: Option<Loaded<GemmStagedParams<I>>>,
+    direct: Loaded<hopper::Params<O, I>>,
+    staged: Option<Loaded<hopper::StagedParams<I>>>,
     /// The larger persistent grid of the two kernels, which the workspace is sized for.
     grid: u32,
     /// The stream-K flags and partial sums, for the largest grid of the two kernels (one
     /// element each without `stream_k`). Launches lock it, and the kernels run in stream
     /// order on the GPU's stream, so no two use it at once.
     workspace: Mutex<(CudaSlice<u32>, CudaSlice<f32>)>,
-    /// With [`GemmConfig::timeline`]: the buffer both kernels stamp into (their `.const`
+    /// With [`hopper::Config::timeline`]: the buffer both kernels stamp into (their `.const`
     /// variables hold its address), and the names of the kernel that ran last.
     timeline: Option<Mutex<(TimelineBuffer, Option<Arc<Probes>>)>>,
     _o: PhantomData<(O, I)>,
@@ -113,7 +110,7 @@ impl<O: GemmOut, I: GemmIn> std::fmt::Debug for Gemm<O, I> {
 impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     /// Builds the kernels for `cfg` and loads them. `Err` when the configuration is invalid
     /// or the GPU is not sm_90 (wgmma and `setmaxnreg` are sm_90a).
-    pub fn new(gpu: &Gpu, cfg: GemmConfig) -> Result<Self, RuntimeError> {
+    pub fn new(gpu: &Gpu, cfg: hopper::Config) -> Result<Self, RuntimeError> {
         if gpu.compute_capability() != (9, 0) {
             return Err(RuntimeError::Invalid(format!(
                 "the wgmma GEMM needs an sm_90 GPU (H100/H200); this one is sm_{}{}",
@@ -152,7 +149,7 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     }
 
     /// The configuration the kernels were built for.
-    pub fn config(&self) -> &GemmConfig {
+    pub fn config(&self) -> &hopper::Config {
         &self.cfg
     }
     /// The loaded module (its JIT time and log).
@@ -164,12 +161,12 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     pub fn resident_clusters(&self) -> u32 {
         self.staged.as_ref().map_or(self.direct.clusters, |s| s.clusters)
     }
-    /// With [`GemmConfig::timeline`], the stamps of the last run, decoded (waiting for it):
-    /// a span per phase per warp ([`GemmConfig::timeline`] names them). `Err` without a
+    /// With [`hopper::Config::timeline`], the stamps of the last run, decoded (waiting for it):
+    /// a span per phase per warp ([`hopper::Config::timeline`] names them). `Err` without a
     /// timeline or before a run.
     pub fn timeline(&self, gpu: &Gpu) -> Result<Trace, RuntimeError> {
         let Some(tl) = &self.timeline else {
-            return Err(RuntimeError::Invalid("this GEMM was built without a timeline (GemmConfig::timeline)".into()));
+            return Err(RuntimeError::Invalid("this GEMM was built without a timeline (hopper::Config::timeline)".into()));
         };
         let tl = tl.lock().map_err(|_| RuntimeError::Invalid("a launch of this GEMM panicked while holding its timeline".into()))?;
         match &tl.1 {

@@ -1,14 +1,14 @@
-//! The Hopper GEMM with its tile chosen per shape ([`GemmConfig::for_shape`]): a
+//! The Hopper GEMM with its tile chosen per shape ([`hopper::Config::for_shape`]): a
 //! configuration's own tile where its tiles keep most SMs busy, a smaller one for small
 //! products. Each configuration is built and loaded the first time a shape needs it.
 //!
 //! ```no_run
-//! use ptxkit::kernels::gemm::GemmConfig;
+//! use ptxkit::kernels::gemm::hopper;
 //! use ptxkit::runtime::{AutoGemm, Gpu};
 //! use half::bf16;
 //!
 //! let gpu = Gpu::new()?;
-//! let gemm = AutoGemm::<ptxkit::types::Bf16>::new(&gpu, GemmConfig::default())?;
+//! let gemm = AutoGemm::<ptxkit::types::Bf16>::new(&gpu, hopper::Config::default())?;
 //! let (m, n, k) = (1024, 1024, 1024);
 //! let a = gpu.upload(&vec![bf16::ONE; m * k])?;
 //! let b = gpu.upload(&vec![bf16::ONE; n * k])?;
@@ -21,7 +21,7 @@
 //! ```
 
 use super::{CudaSlice, Gemm, Gpu, RuntimeError};
-use crate::kernels::gemm::{GemmConfig, GemmIn, GemmOut};
+use crate::kernels::gemm::{hopper, GemmIn, GemmOut};
 use crate::types::{Bf16, DataType, F32};
 use half::bf16;
 use std::sync::{Arc, Mutex};
@@ -47,7 +47,7 @@ impl<O: GemmOut, I: GemmIn> std::fmt::Debug for AutoGemm<O, I> {
 impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
     /// Builds and loads the kernels of `base` (as [`Gemm::new`], with the same errors); the
     /// smaller tiles are built when a shape first needs them.
-    pub fn new(gpu: &Gpu, base: GemmConfig) -> Result<Self, RuntimeError> {
+    pub fn new(gpu: &Gpu, base: hopper::Config) -> Result<Self, RuntimeError> {
         Ok(AutoGemm { base: Arc::new(Gemm::new(gpu, base)?), sms: gpu.multiprocessors(), smaller: Mutex::new(vec![]) })
     }
 
@@ -57,7 +57,7 @@ impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
     }
 
     /// The configuration an `m × n` product runs with on this GPU.
-    pub fn config_for(&self, m: u32, n: u32) -> GemmConfig {
+    pub fn config_for(&self, m: u32, n: u32) -> hopper::Config {
         self.base.config().for_shape(m, n, self.sms)
     }
 

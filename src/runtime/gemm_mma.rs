@@ -3,12 +3,12 @@
 //! any shape it handles; a shape or buffer it cannot handle is an `Err`.
 //!
 //! ```no_run
-//! use ptxkit::kernels::gemm::MmaGemmConfig;
+//! use ptxkit::kernels::gemm::ampere;
 //! use ptxkit::runtime::{Gpu, MmaGemm};
 //! use half::bf16;
 //!
 //! let gpu = Gpu::new()?;
-//! let gemm = MmaGemm::<ptxkit::types::Bf16>::new(&gpu, MmaGemmConfig::default())?;
+//! let gemm = MmaGemm::<ptxkit::types::Bf16>::new(&gpu, ampere::Config::default())?;
 //! let (m, n, k) = (77, 130, 40);
 //! let a = gpu.upload(&vec![bf16::ONE; m * k])?; // M x K, row-major
 //! let b = gpu.upload(&vec![bf16::ONE; n * k])?; // N x K, row-major
@@ -21,7 +21,7 @@
 use super::{CudaSlice, Gpu, HostArg, Launch, LoadedModule, RuntimeError, TypedKernel};
 use crate::builder::Module;
 use crate::core::target::Target;
-use crate::kernels::gemm::{check_mma_shape, gemm_tn_mma, GemmOut, MmaGemmConfig, MmaGemmParams};
+use crate::kernels::gemm::{ampere, check_mma_shape, gemm_tn_mma, GemmOut};
 use crate::regs::GlobalPtr;
 use half::bf16;
 use std::marker::PhantomData;
@@ -29,12 +29,12 @@ use std::marker::PhantomData;
 /// The `mma.sync` GEMM loaded on one GPU, for C in `O` (`Bf16` or `F32`).
 ///
 /// ```no_run
-/// use ptxkit::kernels::gemm::MmaGemmConfig;
+/// use ptxkit::kernels::gemm::ampere;
 /// use ptxkit::runtime::testing::{normal_bf16, poisoned};
 /// use ptxkit::runtime::{Gpu, MmaGemm};
 ///
 /// let gpu = Gpu::new()?;
-/// let gemm = MmaGemm::<ptxkit::types::F32>::new(&gpu, MmaGemmConfig::default())?;
+/// let gemm = MmaGemm::<ptxkit::types::F32>::new(&gpu, ampere::Config::default())?;
 /// let (m, n, k) = (4000u32, 4000u32, 4000u32);
 /// let a = gpu.upload(&normal_bf16(1, (m * k) as usize))?;
 /// let b = gpu.upload(&normal_bf16(2, (n * k) as usize))?;
@@ -44,9 +44,9 @@ use std::marker::PhantomData;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct MmaGemm<O: GemmOut> {
-    cfg: MmaGemmConfig,
+    cfg: ampere::Config,
     module: LoadedModule,
-    kernel: TypedKernel<MmaGemmParams<O>>,
+    kernel: TypedKernel<ampere::Params<O>>,
     /// CTAs resident at once: the persistent grid.
     resident: u32,
     _o: PhantomData<O>,
@@ -61,7 +61,7 @@ impl<O: GemmOut> std::fmt::Debug for MmaGemm<O> {
 impl<O: GemmOut> MmaGemm<O> {
     /// Builds the kernel for `cfg` (PTX for sm_80, compiled by the driver for the GPU) and
     /// loads it. `Err` when the configuration is invalid or the GPU is older than sm_80.
-    pub fn new(gpu: &Gpu, cfg: MmaGemmConfig) -> Result<Self, RuntimeError> {
+    pub fn new(gpu: &Gpu, cfg: ampere::Config) -> Result<Self, RuntimeError> {
         let (major, minor) = gpu.compute_capability();
         if major < 8 {
             return Err(RuntimeError::Invalid(format!("the mma.sync GEMM needs sm_80 or newer; this GPU is sm_{major}{minor}")));
@@ -79,7 +79,7 @@ impl<O: GemmOut> MmaGemm<O> {
     }
 
     /// The configuration the kernel was built for.
-    pub fn config(&self) -> &MmaGemmConfig {
+    pub fn config(&self) -> &ampere::Config {
         &self.cfg
     }
     /// CTAs resident at once: the grid of a persistent launch.

@@ -4,13 +4,13 @@
 //! an `Err`.
 //!
 //! ```no_run
-//! use ptxkit::kernels::gemm::Tcgen05GemmConfig;
+//! use ptxkit::kernels::gemm::blackwell;
 //! use ptxkit::runtime::{Gpu, Tcgen05Gemm};
 //! use half::bf16;
 //!
 //! let gpu = Gpu::new()?;
 //! // Err on a GPU without tcgen05 (older than sm_100, or sm_120).
-//! let gemm = Tcgen05Gemm::<ptxkit::types::Bf16>::new(&gpu, Tcgen05GemmConfig::default())?;
+//! let gemm = Tcgen05Gemm::<ptxkit::types::Bf16>::new(&gpu, blackwell::Config::default())?;
 //! let (m, n, k) = (200, 136, 96);
 //! let a = gpu.upload(&vec![bf16::ONE; m * k])?; // M x K, row-major
 //! let b = gpu.upload(&vec![bf16::ONE; n * k])?; // N x K, row-major
@@ -24,7 +24,7 @@ use super::gemm::k_major_map;
 use super::{CudaSlice, Gpu, HostArg, HostTensorMap, Launch, LoadedModule, RuntimeError, TypedKernel};
 use crate::builder::Module;
 use crate::core::target::Target;
-use crate::kernels::gemm::{check_shape, gemm_tcgen05, GemmIn, GemmOut, Layout, Tcgen05GemmConfig, Tcgen05GemmParams, TCGEN05_BM};
+use crate::kernels::gemm::{blackwell, check_shape, gemm_tcgen05, GemmConfig, GemmIn, GemmOut, Layout, TCGEN05_BM};
 use crate::regs::GlobalPtr;
 use crate::types::Bf16;
 use half::bf16;
@@ -35,9 +35,9 @@ const TMEM_COLUMNS: u32 = 512;
 
 /// The tcgen05 GEMM loaded on one GPU, for C in `O` (`Bf16` or `F32`).
 pub struct Tcgen05Gemm<O: GemmOut> {
-    cfg: Tcgen05GemmConfig,
+    cfg: blackwell::Config,
     module: LoadedModule,
-    kernel: TypedKernel<Tcgen05GemmParams<O>>,
+    kernel: TypedKernel<blackwell::Params<O>>,
     /// CTAs resident at once (as shared memory and tensor memory allow): the persistent grid.
     resident: u32,
     _o: PhantomData<O>,
@@ -66,7 +66,7 @@ pub fn tcgen05_target(cc: (u32, u32)) -> Result<Target, RuntimeError> {
 impl<O: GemmOut> Tcgen05Gemm<O> {
     /// Builds the kernel for `cfg` and loads it. `Err` when the configuration is invalid or
     /// the GPU has no `tcgen05` ([`tcgen05_target`]), before anything is built or loaded.
-    pub fn new(gpu: &Gpu, cfg: Tcgen05GemmConfig) -> Result<Self, RuntimeError> {
+    pub fn new(gpu: &Gpu, cfg: blackwell::Config) -> Result<Self, RuntimeError> {
         let target = tcgen05_target(gpu.compute_capability())?;
         cfg.check().map_err(|e| RuntimeError::Invalid(format!("tcgen05 GEMM configuration: {e}")))?;
         let build = |e: crate::Error| RuntimeError::Invalid(e.to_string());
@@ -86,7 +86,7 @@ impl<O: GemmOut> Tcgen05Gemm<O> {
     }
 
     /// The configuration the kernel was built for.
-    pub fn config(&self) -> &Tcgen05GemmConfig {
+    pub fn config(&self) -> &blackwell::Config {
         &self.cfg
     }
     /// CTAs resident at once: the grid of a large product.

@@ -4,7 +4,7 @@
 
 use crate::{rng, sized, skip, Test};
 use half::bf16;
-use ptxkit::kernels::gemm::{GemmConfig, Layout};
+use ptxkit::kernels::gemm::{hopper, Layout};
 use ptxkit::runtime::testing::{discrepancy, normal_bf16, poisoned};
 use ptxkit::runtime::{AutoGemm, Cublas, CudaSlice, Gemm, Gpu};
 use ptxkit::types::{Bf16, F32};
@@ -123,17 +123,17 @@ fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     }
     let mut g = rng("gemm_matches_cublas_at_odd_shapes");
     let blas = Cublas::new(&gpu).unwrap();
-    let cfg = GemmConfig::default();
+    let cfg = hopper::Config::default();
     let gemm_bf16 = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
     let gemm_f32 = Gemm::<F32>::new(&gpu, cfg).unwrap();
-    let narrow = Gemm::<Bf16>::new(&gpu, GemmConfig { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
+    let narrow = Gemm::<Bf16>::new(&gpu, hopper::Config { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
     // A cluster of two has no stream-K.
-    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, stream_k: false, ..cfg };
+    let other = hopper::Config { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, stream_k: false, ..cfg };
     let paired = Gemm::<Bf16>::new(&gpu, other).unwrap();
     // Stream-K flipped: with it, tiles of the last wave are shared by two or three CTAs.
-    let split_cfg = GemmConfig { cluster: 1, stream_k: !cfg.stream_k, defer_store: !cfg.defer_store, ..cfg };
+    let split_cfg = hopper::Config { cluster: 1, stream_k: !cfg.stream_k, defer_store: !cfg.defer_store, ..cfg };
     let split = Gemm::<Bf16>::new(&gpu, split_cfg).unwrap();
-    let split_f32 = Gemm::<F32>::new(&gpu, GemmConfig { cluster: 1, stream_k: !cfg.stream_k, ..cfg }).unwrap();
+    let split_f32 = Gemm::<F32>::new(&gpu, hopper::Config { cluster: 1, stream_k: !cfg.stream_k, ..cfg }).unwrap();
     let mut failures = vec![];
     let shapes = [
         (1, 1, 8),
@@ -198,8 +198,8 @@ fn auto_gemm_matches_a_cpu_product_with_the_tile_of_each_shape(gpu: Gpu) {
         skip(format!("the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("auto_gemm_matches_a_cpu_product_with_the_tile_of_each_shape");
-    let auto_bf16 = AutoGemm::<Bf16>::new(&gpu, GemmConfig::default()).unwrap();
-    let auto_f32 = AutoGemm::<F32>::new(&gpu, GemmConfig::default()).unwrap();
+    let auto_bf16 = AutoGemm::<Bf16>::new(&gpu, hopper::Config::default()).unwrap();
+    let auto_f32 = AutoGemm::<F32>::new(&gpu, hopper::Config::default()).unwrap();
     let mut failures = vec![];
     // (shape, the tile expected with 132 SMs)
     let cases = [
@@ -240,11 +240,11 @@ fn gemm_nn_matches_cublas_and_a_cpu_product(gpu: Gpu) {
     }
     let mut g = rng("gemm_nn_matches_cublas_and_a_cpu_product");
     let blas = Cublas::new(&gpu).unwrap();
-    let cfg = GemmConfig { layout: Layout::NN, ..GemmConfig::default() };
+    let cfg = hopper::Config { layout: Layout::NN, ..hopper::Config::default() };
     let gemm_bf16 = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
     let gemm_f32 = Gemm::<F32>::new(&gpu, cfg).unwrap();
-    let narrow = Gemm::<Bf16>::new(&gpu, GemmConfig { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
-    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, ..cfg };
+    let narrow = Gemm::<Bf16>::new(&gpu, hopper::Config { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
+    let other = hopper::Config { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, ..cfg };
     let paired = Gemm::<Bf16>::new(&gpu, other).unwrap();
     let mut failures = vec![];
     let shapes = [(1, 8, 8), (130, 264, 72), (67, 520, 136), (257, 136, 8), (1, 4096, 4096), (4000, 4000, 4000), (4096, 7168, 16384)];
@@ -304,7 +304,7 @@ fn gemm_and_cublas_match_a_cpu_product(gpu: Gpu) {
     let mut r = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();
     blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k).unwrap();
     let theirs: Vec<f32> = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
-    let gemm = Gemm::<F32>::new(&gpu, GemmConfig::default()).unwrap();
+    let gemm = Gemm::<F32>::new(&gpu, hopper::Config::default()).unwrap();
     let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
     gemm.run(&gpu, &a, &b, &mut c, m, n, k).unwrap();
     let mine = gpu.download(&c).unwrap();
@@ -322,11 +322,11 @@ fn gemm_and_cublas_match_a_cpu_product(gpu: Gpu) {
 /// Shapes and buffers the kernel cannot take are errors, before anything runs.
 fn gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
     if gpu.compute_capability() != (9, 0) {
-        let e = Gemm::<Bf16>::new(&gpu, GemmConfig::default()).unwrap_err();
+        let e = Gemm::<Bf16>::new(&gpu, hopper::Config::default()).unwrap_err();
         assert!(e.to_string().contains("sm_90"), "{e}");
         skip("the refusal of this GPU checked; the run-time refusals need sm_90");
     }
-    let gemm = Gemm::<Bf16>::new(&gpu, GemmConfig::default()).unwrap();
+    let gemm = Gemm::<Bf16>::new(&gpu, hopper::Config::default()).unwrap();
     let a = gpu.zeros::<bf16>(64 * 100).unwrap();
     let b = gpu.zeros::<bf16>(64 * 100).unwrap();
     let mut c = gpu.zeros::<bf16>(64 * 64).unwrap();
@@ -337,7 +337,7 @@ fn gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
     assert!(e.contains("outside 1..=2^31-1"), "{e}");
     let e = gemm.run(&gpu, &a, &b, &mut c, 64, 65, 96).unwrap_err().to_string();
     assert!(e.contains("C holds 4096 elements"), "{e}");
-    let e = Gemm::<Bf16>::new(&gpu, GemmConfig { stages: 7, ..GemmConfig::default() }).unwrap_err().to_string();
+    let e = Gemm::<Bf16>::new(&gpu, hopper::Config { stages: 7, ..hopper::Config::default() }).unwrap_err().to_string();
     assert!(e.contains("shared memory"), "{e}");
 }
 

@@ -12,7 +12,7 @@
 
 use crate::{rng, sized, skip, Test};
 use half::bf16;
-use ptxkit::kernels::gemm::{E4m3, GemmConfig};
+use ptxkit::kernels::gemm::{hopper, E4m3};
 use ptxkit::runtime::testing::{normal_e4m3, poisoned};
 use ptxkit::runtime::{AutoGemm, Cublas, CudaSlice, Gemm, Gpu, LtFp8};
 use ptxkit::types::minifloat::e4m3_to_f32;
@@ -135,12 +135,12 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
     skip_unless_sm90(&gpu);
     let mut g = rng("fp8_gemm_matches_cublaslt_at_odd_shapes");
     let blas = Cublas::new(&gpu).unwrap();
-    let cfg = GemmConfig::default();
+    let cfg = hopper::Config::default();
     let ours_bf16 = Gemm::<Bf16, E4m3>::new(&gpu, cfg).unwrap();
     let ours_f32 = Gemm::<F32, E4m3>::new(&gpu, cfg).unwrap();
-    let other = GemmConfig { bn: 128, consumers: 1, stages: 6, cluster: 2, overlap: false, group_m: 1, defer_store: false, ..cfg };
+    let other = hopper::Config { bn: 128, consumers: 1, stages: 6, cluster: 2, overlap: false, group_m: 1, defer_store: false, ..cfg };
     let narrow = Gemm::<Bf16, E4m3>::new(&gpu, other).unwrap();
-    let split_cfg = GemmConfig { stream_k: !cfg.stream_k, ..cfg };
+    let split_cfg = hopper::Config { stream_k: !cfg.stream_k, ..cfg };
     let split = Gemm::<Bf16, E4m3>::new(&gpu, split_cfg).unwrap();
     // The tile chosen per shape: 64 × 64 at the small shapes, the default's at 4000³.
     let auto = AutoGemm::<Bf16, E4m3>::new(&gpu, cfg).unwrap();
@@ -212,7 +212,7 @@ fn fp8_gemm_and_cublaslt_match_a_cpu_product(gpu: Gpu) {
     let mut theirs = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
     LtFp8::<F32>::new(&gpu, m, n, k, false).unwrap().run(&a, &b, &mut theirs, alpha).unwrap();
     judge_accumulation("cuBLASLt (f32 C) against the CPU", &gpu.download(&theirs).unwrap(), &cpu, &mag, (n, k), &mut failures);
-    let gemm = Gemm::<F32, E4m3>::new(&gpu, GemmConfig::default()).unwrap();
+    let gemm = Gemm::<F32, E4m3>::new(&gpu, hopper::Config::default()).unwrap();
     let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
     gemm.run_scaled(&gpu, &a, &b, &mut c, alpha, m, n, k).unwrap();
     judge_accumulation("GEMM (e4m3, f32 C) against the CPU", &gpu.download(&c).unwrap(), &cpu, &mag, (n, k), &mut failures);
@@ -232,7 +232,7 @@ fn fp8_gemm_and_cublaslt_match_a_cpu_product(gpu: Gpu) {
 /// length is taken: see the CPU test).
 fn fp8_gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
     skip_unless_sm90(&gpu);
-    let gemm = Gemm::<Bf16, E4m3>::new(&gpu, GemmConfig::default()).unwrap();
+    let gemm = Gemm::<Bf16, E4m3>::new(&gpu, hopper::Config::default()).unwrap();
     let a = gpu.zeros::<u8>(64 * 100).unwrap();
     let b = gpu.zeros::<u8>(64 * 100).unwrap();
     let mut c = gpu.zeros::<bf16>(64 * 64).unwrap();

@@ -5,7 +5,7 @@
 //! `16w + t/4 + 8` of the consumer's 64, columns `8i + 2(t%4)` and `+1`: registers
 //! `4i, 4i+1` (upper row) and `4i+2, 4i+3` (lower row).
 
-use super::{GemmConfig, GemmOut, ROWS_PER_CONSUMER};
+use super::{hopper, GemmOut, ROWS_PER_CONSUMER};
 use crate::builder::{Kernel, TensorMap};
 use crate::intrinsics::roles::NamedBarrier;
 use crate::ops::Acc;
@@ -27,7 +27,7 @@ pub(super) const CHUNK_BYTES: u32 = CHUNK * CHUNK * 2;
 
 /// One consumer's epilogue, with what it computes once per kernel.
 pub(super) struct Epilogue<'o, O: GemmOut> {
-    cfg: GemmConfig,
+    cfg: hopper::Config,
     out: &'o Out<O>,
     alpha: Reg<F32>,
     consumer: Reg<U32>,
@@ -46,7 +46,7 @@ pub(super) struct Epilogue<'o, O: GemmOut> {
 impl<'o, O: GemmOut> Epilogue<'o, O> {
     pub(super) fn new(
         k: &mut Kernel,
-        cfg: GemmConfig,
+        cfg: hopper::Config,
         smem: SharedPtr<B8>,
         consumer: Reg<U32>,
         thread: Reg<U32>,
