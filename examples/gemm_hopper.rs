@@ -56,5 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 #[cfg(feature = "cublas")]
 fn run(gpu: &ptxkit::runtime::Gpu, cfg: hopper::Config) -> Result<(), Box<dyn std::error::Error>> {
     let gemm = ptxkit::runtime::Gemm::<Bf16>::new(gpu, cfg)?;
-    gemm_common::check_and_time(gpu, |a, b, c, m, n, k| gemm.run(gpu, a, b, c, m, n, k))
+    gemm_common::check_and_time(gpu, |a, b, c, m, n, k| {
+        ptxkit::runtime::GemmRunner::run(&gemm, gpu, a, b, c, &ptxkit::kernels::gemm::GemmShape::new(m, n, k))
+    })
 }

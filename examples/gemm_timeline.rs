@@ -23,7 +23,7 @@ mod timeline_chart;
 
 use ptxkit::kernels::gemm::hopper;
 use ptxkit::runtime::testing::{median, normal_bf16};
-use ptxkit::runtime::{Gemm, Gpu};
+use ptxkit::runtime::{Gemm, GemmRunner, GemmShape, Gpu};
 use ptxkit::types::Bf16;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -63,11 +63,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stamped = Gemm::<Bf16>::new(&gpu, cfg)?;
     let without = Gemm::<Bf16>::new(&gpu, plain)?;
     let time = |g: &Gemm<Bf16>, c: &mut _| -> Result<f32, Box<dyn std::error::Error>> {
-        Ok(median(&gpu.bench(2, 10, || g.run(&gpu, &a, &b, c, m, n, k))?).unwrap_or(f32::NAN))
+        Ok(median(&gpu.bench(2, 10, || g.run(&gpu, &a, &b, c, &GemmShape::new(m, n, k)))?).unwrap_or(f32::NAN))
     };
     let (ms_plain, ms_stamped) = (time(&without, &mut c)?, time(&stamped, &mut c)?);
     // The timeline of one run, after the timed ones.
-    stamped.run(&gpu, &a, &b, &mut c, m, n, k)?;
+    stamped.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k))?;
     let trace = stamped.timeline(&gpu)?;
 
     std::fs::create_dir_all(&out)?;

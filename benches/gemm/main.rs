@@ -26,7 +26,7 @@ use env::tflops;
 use half::bf16;
 use ptxkit::kernels::gemm::{hopper, E4m3, GemmIn, Layout};
 use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, normal_e4m3, poisoned};
-use ptxkit::runtime::{AutoGemm, Cublas, Gemm, Gpu, LtFp8, RuntimeError};
+use ptxkit::runtime::{AutoGemm, Cublas, Gemm, GemmRunner, GemmShape, Gpu, LtFp8, RuntimeError};
 use ptxkit::types::Bf16;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -108,12 +108,13 @@ fn fp8_table(gpu: &Gpu, cfg: (hopper::Config, bool), table: &mut String) -> Resu
         let b = gpu.upload(&normal_e4m3(2 * i as u64 + 1, n as usize * k as usize, 2.0))?;
         let mut c = poisoned::<bf16>(gpu, m as usize * n as usize)?;
         let mut r = poisoned::<bf16>(gpu, m as usize * n as usize)?;
-        let (fast, exact) = (LtFp8::<Bf16>::new(gpu, m, n, k, true)?, LtFp8::<Bf16>::new(gpu, m, n, k, false)?);
+        let shape = GemmShape::new(m, n, k);
+        let (fast, exact) = (LtFp8::<Bf16>::new(gpu, &shape, true)?, LtFp8::<Bf16>::new(gpu, &shape, false)?);
         let gemm = ours.gemm_for(gpu, m, n)?;
-        gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k)?;
+        gemm.run_scaled(gpu, &a, &b, &mut c, alpha, &GemmShape::new(m, n, k))?;
         // Against cuBLASLt with the same (fast) accumulation; the precise one differs from
         // both by up to K/32 · 2⁻¹⁴ of an element (tests/device/gemm_fp8.rs).
-        fast.run(&a, &b, &mut r, alpha)?;
+        fast.run_scaled(gpu, &a, &b, &mut r, alpha, &shape)?;
         // Fast accumulation keeps partial sums in the tensor cores' narrower accumulator, so
         // two summation orders (stream-K adds pieces of K in f32) differ by up to
         // K/32 · 2⁻¹⁴ of an element, as tests/device/gemm_fp8.rs models.
@@ -125,16 +126,18 @@ fn fp8_table(gpu: &Gpu, cfg: (hopper::Config, bool), table: &mut String) -> Resu
                 let ms = env::time_rounds(
                     gpu,
                     &mut [
-                        &mut || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k),
-                        &mut || fast.run(&a, &b, &mut r, alpha),
-                        &mut || exact.run(&a, &b, &mut r2, alpha),
+                        &mut || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, &GemmShape::new(m, n, k)),
+                        &mut || fast.run_scaled(gpu, &a, &b, &mut r, alpha, &shape),
+                        &mut || exact.run_scaled(gpu, &a, &b, &mut r2, alpha, &shape),
                     ],
                 )?;
                 env::sustain(
                     gpu,
                     (m, n, k),
                     &["ptxkit fp8", "cuBLASLt fp8"],
-                    &mut [&mut || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k), &mut || fast.run(&a, &b, &mut r, alpha)],
+                    &mut [&mut || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, &GemmShape::new(m, n, k)), &mut || {
+                        fast.run_scaled(gpu, &a, &b, &mut r, alpha, &shape)
+                    }],
                 )?;
                 let (t0, t1, t2) = (tflops(m, n, k, ms[0]), tflops(m, n, k, ms[1]), tflops(m, n, k, ms[2]));
                 if m == n && n == k && SQUARES.contains(&m) {
@@ -176,22 +179,25 @@ fn main() -> Result<(), RuntimeError> {
             let mut c = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
             let mut r = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
             let gemm = ours.gemm_for(&gpu, m, n)?;
-            gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
+            gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k))?;
             // cuBLAS in the configuration's layout (B is N×K for TN, K×N for NN).
-            let theirs = |r: &mut _| match cfg.layout {
-                Layout::TN => blas.gemm_tn_bf16(&a, &b, r, m, n, k),
-                Layout::NN => blas.gemm_nn_bf16(&a, &b, r, m, n, k),
+            let theirs = |r: &mut ptxkit::runtime::CudaSlice<bf16>| match cfg.layout {
+                Layout::TN => blas.run(&gpu, &a, &b, r, &GemmShape::new(m, n, k)),
+                Layout::NN => blas.run(&gpu, &a, &b, r, &GemmShape::nn(m, n, k)),
             };
             theirs(&mut r)?;
             let line = match env::agree(&gpu, &c, &r, 1e-2)? {
                 Err(wrong) => format!("| {m}×{n}×{k} | {} | {wrong} | | | |", tile(&gemm)),
                 Ok(relative) => {
-                    let ms = env::time_rounds(&gpu, &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || theirs(&mut r)])?;
+                    let ms = env::time_rounds(
+                        &gpu,
+                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)), &mut || theirs(&mut r)],
+                    )?;
                     env::sustain(
                         &gpu,
                         (m, n, k),
                         &["ptxkit bf16", "cuBLAS bf16"],
-                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || theirs(&mut r)],
+                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)), &mut || theirs(&mut r)],
                     )?;
                     let (t0, t1) = (tflops(m, n, k, ms[0]), tflops(m, n, k, ms[1]));
                     if ci == 0 && m == n && n == k && SQUARES.contains(&m) {

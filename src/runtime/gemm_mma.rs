@@ -4,7 +4,8 @@
 //!
 //! ```no_run
 //! use ptxkit::kernels::gemm::ampere;
-//! use ptxkit::runtime::{Gpu, MmaGemm};
+//! use ptxkit::kernels::gemm::GemmShape;
+//! use ptxkit::runtime::{GemmRunner, Gpu, MmaGemm};
 //! use half::bf16;
 //!
 //! let gpu = Gpu::new()?;
@@ -13,15 +14,16 @@
 //! let a = gpu.upload(&vec![bf16::ONE; m * k])?; // M x K, row-major
 //! let b = gpu.upload(&vec![bf16::ONE; n * k])?; // N x K, row-major
 //! let mut c = gpu.zeros::<bf16>(m * n)?; // M x N, row-major
-//! gemm.run(&gpu, &a, &b, &mut c, m as u32, n as u32, k as u32)?;
+//! gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m as u32, n as u32, k as u32))?;
 //! assert_eq!(gpu.download(&c)?[m * n - 1], bf16::from_f32(40.0));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{CudaSlice, Gpu, HostArg, Launch, LoadedModule, RuntimeError, TypedKernel};
+use super::gemm_runner::dense_tn_only;
+use super::{CudaView, CudaViewMut, Elem, GemmRunner, Gpu, HostArg, Launch, LoadedModule, RuntimeError, TypedKernel};
 use crate::builder::Module;
 use crate::core::target::Target;
-use crate::kernels::gemm::{ampere, check_mma_shape, gemm_tn_mma, GemmOut};
+use crate::kernels::gemm::{ampere, check_mma_shape, gemm_tn_mma, GemmOut, GemmShape};
 use crate::regs::GlobalPtr;
 use half::bf16;
 use std::marker::PhantomData;
@@ -31,7 +33,7 @@ use std::marker::PhantomData;
 /// ```no_run
 /// use ptxkit::kernels::gemm::ampere;
 /// use ptxkit::runtime::testing::{normal_bf16, poisoned};
-/// use ptxkit::runtime::{Gpu, MmaGemm};
+/// use ptxkit::runtime::{GemmRunner, GemmShape, Gpu, MmaGemm};
 ///
 /// let gpu = Gpu::new()?;
 /// let gemm = MmaGemm::<ptxkit::types::F32>::new(&gpu, ampere::Config::default())?;
@@ -39,7 +41,7 @@ use std::marker::PhantomData;
 /// let a = gpu.upload(&normal_bf16(1, (m * k) as usize))?;
 /// let b = gpu.upload(&normal_bf16(2, (n * k) as usize))?;
 /// let mut c = poisoned::<f32>(&gpu, (m * n) as usize)?;
-/// gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
+/// gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k))?;
 /// assert!(gpu.download(&c)?.iter().all(|x| x.is_finite()));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -91,34 +93,37 @@ impl<O: GemmOut> MmaGemm<O> {
         &self.module
     }
 
-    fn launch(&self, gpu: &Gpu, lens: [usize; 3], (m, n, k): (u32, u32, u32)) -> Result<Launch, RuntimeError> {
-        check_mma_shape(&self.cfg, m, n, k).map_err(RuntimeError::Invalid)?;
-        super::gemm_check::check_lengths(lens, (m, n, k))?;
+    /// The launch of an `m × n` product: a CTA per tile, at most those resident at once
+    /// when persistent.
+    fn launch(&self, gpu: &Gpu, (m, n): (u32, u32)) -> Launch {
         let tiles = self.cfg.tiles(m, n);
         let grid = if self.cfg.persistent { tiles.min(self.resident as u64) } else { tiles } as u32;
-        Ok(Launch::new(grid, self.cfg.threads()).shared(self.cfg.shared_bytes()).on(gpu.stream()))
+        Launch::new(grid, self.cfg.threads()).shared(self.cfg.shared_bytes()).on(gpu.stream())
     }
 }
 
-impl<O: GemmOut> MmaGemm<O>
+/// Dense TN products ([`GemmShape::is_dense`], matrices on 16 bytes) with α = 1; K a
+/// multiple of 8 ([`check_mma_shape`]). A batch is a launch per product.
+impl<O: GemmOut> GemmRunner for MmaGemm<O>
 where
-    for<'c> &'c mut CudaSlice<O::Host>: HostArg<GlobalPtr<O>>,
+    O::Host: Elem,
+    for<'c, 'v> &'c mut CudaViewMut<'v, O::Host>: HostArg<GlobalPtr<O>>,
 {
-    /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n` (bf16 or f32, as `O`), all row-major
-    /// and densely packed (the buffers may be longer). Enqueued on the GPU's stream; `Err`
-    /// for a shape the kernel cannot handle ([`check_mma_shape`]) or a buffer too short for it.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run(
+    type In = bf16;
+    type Out = O::Host;
+
+    fn run_one(
         &self,
         gpu: &Gpu,
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<O::Host>,
-        m: u32,
-        n: u32,
-        k: u32,
+        a: &CudaView<'_, bf16>,
+        b: &CudaView<'_, bf16>,
+        c: &mut CudaViewMut<'_, O::Host>,
+        alpha: f32,
+        s: &GemmShape,
     ) -> Result<(), RuntimeError> {
-        let launch = self.launch(gpu, [a.len(), b.len(), c.len()], (m, n, k))?;
-        self.kernel.launch(&launch, (a, b, c, m, n, k))
+        dense_tn_only("mma.sync GEMM", gpu, (a, b, &*c), alpha, s)?;
+        check_mma_shape(&self.cfg, s.m, s.n, s.k).map_err(RuntimeError::Invalid)?;
+        let launch = self.launch(gpu, (s.m, s.n));
+        self.kernel.launch(&launch, (a, b, c, s.m, s.n, s.k))
     }
 }

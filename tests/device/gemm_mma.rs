@@ -6,7 +6,7 @@ use crate::{rng, sized, skip, Test};
 use half::bf16;
 use ptxkit::kernels::gemm::ampere;
 use ptxkit::runtime::testing::{normal_bf16, poisoned};
-use ptxkit::runtime::{Cublas, CudaSlice, Gpu, MmaGemm, RuntimeError};
+use ptxkit::runtime::{Cublas, CudaSlice, GemmRunner, GemmShape, Gpu, MmaGemm, RuntimeError};
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
 use rand::Rng;
@@ -28,7 +28,7 @@ fn inputs(gpu: &Gpu, blas: &Cublas, g: &mut StdRng, (m, n, k): Shape) -> Inputs 
     let a = gpu.upload(&normal_bf16(g.gen(), m as usize * k as usize)).unwrap();
     let b = gpu.upload(&normal_bf16(g.gen(), n as usize * k as usize)).unwrap();
     let mut r = poisoned::<bf16>(gpu, m as usize * n as usize).unwrap();
-    blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k).unwrap();
+    blas.run(gpu, &a, &b, &mut r, &GemmShape::new(m, n, k)).unwrap();
     let reference = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
     Inputs { a, b, reference }
 }
@@ -45,12 +45,12 @@ impl Kernel {
         match self {
             Kernel::Bf16(g) => {
                 let mut c = poisoned::<bf16>(gpu, len)?;
-                g.run(gpu, &x.a, &x.b, &mut c, m, n, k)?;
+                g.run(gpu, &x.a, &x.b, &mut c, &GemmShape::new(m, n, k))?;
                 Ok(gpu.download(&c)?.iter().map(|v| v.to_f32()).collect())
             }
             Kernel::F32(g) => {
                 let mut c = poisoned::<f32>(gpu, len)?;
-                g.run(gpu, &x.a, &x.b, &mut c, m, n, k)?;
+                g.run(gpu, &x.a, &x.b, &mut c, &GemmShape::new(m, n, k))?;
                 gpu.download(&c)
             }
         }
@@ -143,11 +143,11 @@ fn mma_gemm_matches_a_cpu_product(gpu: Gpu) {
     let mut failures = vec![];
     let f32_c = MmaGemm::<F32>::new(&gpu, ampere::Config::default()).unwrap();
     let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
-    f32_c.run(&gpu, &a, &b, &mut c, m, n, k).unwrap();
+    f32_c.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).unwrap();
     judge("f32 C against the CPU", &gpu.download(&c).unwrap(), &cpu, n, 1e-4, &mut failures);
     let bf16_c = MmaGemm::<Bf16>::new(&gpu, ampere::Config::default()).unwrap();
     let mut c = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();
-    bf16_c.run(&gpu, &a, &b, &mut c, m, n, k).unwrap();
+    bf16_c.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).unwrap();
     let got: Vec<f32> = gpu.download(&c).unwrap().iter().map(|v| v.to_f32()).collect();
     judge("bf16 C against the CPU", &got, &cpu, n, TOL, &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -164,11 +164,11 @@ fn mma_gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
     let a = gpu.zeros::<bf16>(64 * 100).unwrap();
     let b = gpu.zeros::<bf16>(64 * 100).unwrap();
     let mut c = gpu.zeros::<bf16>(64 * 64).unwrap();
-    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 64, 100).unwrap_err().to_string();
+    let e = gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(64, 64, 100)).unwrap_err().to_string();
     assert!(e.contains("multiple of 8"), "{e}");
-    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 65, 96).unwrap_err().to_string();
+    let e = gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(64, 65, 96)).unwrap_err().to_string();
     assert!(e.contains("C holds 4096 elements"), "{e}");
-    let e = gemm.run(&gpu, &a, &b, &mut c, 0, 64, 96).unwrap_err().to_string();
+    let e = gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(0, 64, 96)).unwrap_err().to_string();
     assert!(e.contains("M = 0"), "{e}");
     let e = MmaGemm::<Bf16>::new(&gpu, ampere::Config { stages: 9, ..ampere::Config::default() }).unwrap_err().to_string();
     assert!(e.contains("stages = 9"), "{e}");

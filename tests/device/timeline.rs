@@ -11,7 +11,7 @@ use ptxkit::intrinsics::timeline::{region_bytes, Timeline, HEADER_WORDS};
 use ptxkit::kernels::gemm::hopper;
 use ptxkit::prelude::*;
 use ptxkit::runtime::testing::{normal_bf16, poison, poisoned};
-use ptxkit::runtime::{Gemm, Gpu, Launch, TimelineBuffer};
+use ptxkit::runtime::{Gemm, GemmRunner, GemmShape, Gpu, Launch, TimelineBuffer};
 use ptxkit::trace::Trace;
 
 const CTAS: u32 = 3;
@@ -147,8 +147,8 @@ fn gemm_with_a_timeline_computes_the_same_product(gpu: Gpu) {
     let b = gpu.upload(&normal_bf16(12, (n * k) as usize)).unwrap();
     let mut c0 = poisoned::<half::bf16>(&gpu, (m * n) as usize).unwrap();
     let mut c1 = poisoned::<half::bf16>(&gpu, (m * n) as usize).unwrap();
-    plain.run(&gpu, &a, &b, &mut c0, m, n, k).unwrap();
-    stamped.run(&gpu, &a, &b, &mut c1, m, n, k).unwrap();
+    plain.run(&gpu, &a, &b, &mut c0, &GemmShape::new(m, n, k)).unwrap();
+    stamped.run(&gpu, &a, &b, &mut c1, &GemmShape::new(m, n, k)).unwrap();
     let (c0, c1) = (gpu.download(&c0).unwrap(), gpu.download(&c1).unwrap());
     assert!(c0.iter().zip(&c1).all(|(x, y)| x.to_bits() == y.to_bits()), "the stamps change the product");
     let trace: Trace = stamped.timeline(&gpu).unwrap();

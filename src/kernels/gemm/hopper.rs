@@ -18,8 +18,10 @@ mod config;
 pub use config::Config;
 
 /// The parameters of [`gemm`]: the tensor maps of A (dims `[K, M]`) and B (`[K, N]`),
-/// C, α, M, N, K, and the stream-K workspace ([`Workspace`]).
-pub type Params<O, I = Bf16> = (Map<I>, Map<I>, GlobalPtr<O>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>, GlobalPtr<U32>, GlobalPtr<F32>);
+/// C, α, M, N, K, C's row stride in elements (`ldc`, at least N), and the stream-K
+/// workspace ([`Workspace`]).
+pub type Params<O, I = Bf16> =
+    (Map<I>, Map<I>, GlobalPtr<O>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>, Reg<U32>, GlobalPtr<U32>, GlobalPtr<F32>);
 /// The parameters of [`gemm_staged`]: the tensor maps of A, B and C (dims `[N, M]`, boxes
 /// of 64 × 64 with the 128-byte swizzle), α, M, N, K, and the stream-K workspace.
 pub type StagedParams<I = Bf16> =
@@ -76,13 +78,14 @@ where
 /// sm_90a. The host launches it with
 /// `cfg.threads()` threads, `cfg.shared_bytes()` of dynamic shared memory and at most one
 /// CTA per SM. Each consumer stores its accumulator to C straight from registers
-/// (no shared-memory staging): any N.
+/// (no shared-memory staging), rows of C `ldc` elements apart: any N, any `ldc ≥ N` (pairs
+/// of elements in one store where `ldc` is even, so C must start on a pair).
 pub fn gemm<O: GemmOut, I: GemmIn>(m: &mut Module, name: &str, cfg: &Config) -> Result<KernelRef<Params<O, I>>, Error> {
     cfg.check_for::<I>().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
     let tl = timeline_var(m, name, cfg)?;
     for_tile_n!(m, name, cfg, I, Params<O, I>, |k, p, mma| {
-        let (a, b, c, alpha, mm, nn, kk, flags, sums) = p;
-        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<O>::Direct(c), alpha, (flags, sums), tl.as_ref(), mma)
+        let (a, b, c, alpha, mm, nn, kk, ldc, flags, sums) = p;
+        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<O>::Direct(c, ldc), alpha, (flags, sums), tl.as_ref(), mma)
     })
 }
 
