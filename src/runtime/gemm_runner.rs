@@ -10,7 +10,7 @@
 //! | `MmaGemm` | TN | dense | dense | a launch per product | 1 |
 //! | `Tcgen05Gemm` | TN | dense | dense | a launch per product | 1 |
 //! | `Cublas` (bf16) | TN, NN | any | any | one strided-batched call | any |
-//! | `LtFp8` (e4m3) | TN | any (fixed by the plan) | any | a call per product | any |
+//! | `LtFp8` (e4m3) | TN | as cuBLASLt allows, fixed by the plan | as cuBLASLt allows | a call per product | any |
 //!
 //! ```no_run
 //! use ptxkit::kernels::gemm::{hopper, GemmShape};
