@@ -48,9 +48,9 @@ impl Gen {
                     let _ = writeln!(self.out, "{pad}k.raw({:?});", t.trim().trim_end_matches(';'));
                 }
                 ast::Stmt::Block(b, _) => {
-                    let _ = writeln!(self.out, "{pad}{{");
+                    let _ = writeln!(self.out, "{pad}k.block(|k| {{");
                     self.block(b, scopes, decls, depth + 1)?;
-                    let _ = writeln!(self.out, "{pad}}}");
+                    let _ = writeln!(self.out, "{pad}}});");
                 }
                 ast::Stmt::BranchTargets { label, targets, span } => {
                     let mut ls = vec![];
@@ -69,7 +69,13 @@ impl Gen {
                     let _ = writeln!(self.out, "{pad}{line}");
                 }
                 ast::Stmt::Directive(d) => return Err(unsupported(d.span, format!("the directive `{}` in a body", d.name))),
-                ast::Stmt::CallPrototype { span, .. } | ast::Stmt::CallTargets { span, .. } => return Err(unsupported(*span, "calls")),
+                ast::Stmt::CallPrototype { label, words, span } => {
+                    let mut scope = scopes.pop().expect("a scope");
+                    let r = self.prototype(label, words, *span, &mut scope, &pad);
+                    scopes.push(scope);
+                    r?
+                }
+                ast::Stmt::CallTargets { span, .. } => return Err(unsupported(*span, "`.calltargets`")),
             }
         }
         scopes.pop();
@@ -121,6 +127,16 @@ impl Gen {
                 }
                 Ok(())
             }
+            ".param" => {
+                let Some(ty) = super::func::param_var_type(v) else {
+                    return Err(unsupported(v.span, format!("the `.param` declaration of `{}`", v.names.first().map_or("", |n| n.name))));
+                };
+                let name = v.names[0].name;
+                let id = self.ident("p_", name);
+                let _ = writeln!(self.out, "{pad}let {id}: {ty} = k.param_var({name:?});");
+                scope.insert(name.to_string(), Val::Var(id, ty));
+                Ok(())
+            }
             _ => Err(unsupported(v.span, format!("a `{}` declaration in a body", v.space))),
         }
     }
@@ -129,7 +145,7 @@ impl Gen {
     pub(super) fn instruction(&mut self, i: &Instruction, scopes: &[HashMap<String, Val>], decls: &Decls) -> Result<String, ImportError> {
         let form = match resolve_in(i, decls) {
             Ok(r) => r.form,
-            Err(f) if f.kind == FindingKind::Call => return Err(unsupported(i.span, "calls")),
+            Err(f) if f.kind == FindingKind::Call => return self.call(i, scopes),
             Err(f) => return Err(ImportError::Unresolved(f)),
         };
         let at = |what: String| ImportError::Unsupported { span: i.span, what: format!("`{}`: {what}", i.chain) };

@@ -3,14 +3,20 @@
 //! call per instruction in the chain's table order — which, run, prints PTX that ptxas
 //! assembles to the same code. `examples/ptx2rs.rs` is the command.
 //!
+//! Device functions of `.param` parameters and results become `Module::param_func` (or
+//! `declare_func` and `define_func` for a prototype, an `.extern` function, or a function
+//! that calls itself); a call's `{ }` block becomes `Kernel::block`, its `.param` variables
+//! `Kernel::param_var`, the call `Kernel::call_func` (`call_func_indirect` with
+//! `Kernel::call_prototype` through an address).
+//!
 //! What the builder has no typed call for is written through its escape hatches, as text:
-//! module variables, `.file` lines, `.section` blocks and external declarations go to
-//! [`Module::raw`](crate::Module::raw) (with [`Module::symbol`](crate::Module::symbol) for the
-//! variables the code names), `.pragma` lines to `Kernel::raw`. `.loc` lines are dropped
-//! (they carry line info, not code), as are the `.ptr` attributes of parameters (ptxas
-//! assembles the same code without them). A construct outside what the generated code can
-//! express (device functions, calls, textures, part selectors, a `-G` build's `debug`
-//! target) is refused with its position: [`ImportError::Unsupported`].
+//! module variables, `.file` lines, `.section` blocks and external declarations of kernels go
+//! to [`Module::raw`](crate::Module::raw) (with [`Module::symbol`](crate::Module::symbol) for
+//! the variables the code names), `.pragma` lines to `Kernel::raw`. `.loc` lines go to
+//! `Kernel::loc`; the `.ptr` attributes of parameters are kept (`PointerParam`). A construct
+//! outside what the generated code can express (device functions of `.reg` parameters,
+//! `.calltargets`, textures, part selectors, a `-G` build's `debug` target) is refused with
+//! its position: [`ImportError::Unsupported`].
 
 mod body;
 mod func;
@@ -51,7 +57,7 @@ pub fn to_rust(text: &str, source: &str) -> Result<String, ImportError> {
     );
     out.push_str("#![allow(unused_imports, unused_variables, unused_mut, non_snake_case, clippy::all)]\n\n");
     out.push_str(
-        "use ptxkit::builder::ParamBytes;\nuse ptxkit::ops::{m, Acc, Generic};\nuse ptxkit::prelude::*;\nuse ptxkit::regs::{ParamPtr, TensorAt, TmemAddr};\n\n",
+        "use ptxkit::builder::{Linkage, ParamBytes};\nuse ptxkit::ops::{m, Acc, Generic};\nuse ptxkit::prelude::*;\nuse ptxkit::regs::{ParamPtr, TensorAt, TmemAddr};\n\n",
     );
     out.push_str("/// The module, built.\npub fn module() -> Result<Module, ptxkit::Error> {\n");
     out.push_str(&g.out);
@@ -96,6 +102,24 @@ pub(super) enum Val {
     Ptr(String, Space),
     Label(String),
     Targets(String),
+    /// A `.param` variable of a function or a call: its Rust name and type
+    /// (`ParamPtr<B32>`, `ParamBytes<12, 4>`).
+    Var(String, String),
+    /// A device function's handle and its parameter and result types.
+    Func(String, Vec<String>, Vec<String>),
+    /// A `.callprototype`: its handle and its parameter and result types.
+    Proto(String, Vec<String>, Vec<String>),
+}
+
+impl Val {
+    /// The pointer expression of a `.param` variable.
+    pub(super) fn var_ptr(id: &str, ty: &str) -> String {
+        if ty.starts_with("ParamBytes") {
+            format!("{id}.ptr::<B8>()")
+        } else {
+            id.to_string()
+        }
+    }
 }
 
 #[derive(Default)]
@@ -158,7 +182,7 @@ impl Gen {
                 }
                 ast::Item::AddressSize(n, span) if *n != 64 => return Err(unsupported(*span, format!("`.address_size {n}`"))),
                 ast::Item::AddressSize(..) => {}
-                ast::Item::Function(func) if func.body.is_some() => self.function(func)?,
+                ast::Item::Function(func) if func.body.is_some() || func.kind == ast::FunctionKind::Func => self.function(func)?,
                 ast::Item::Var(v) => self.var(v, item)?,
                 other => {
                     let mut t = String::new();
@@ -174,8 +198,9 @@ impl Gen {
     pub(super) fn var(&mut self, v: &VarDecl, item: &ast::Item) -> Result<(), ImportError> {
         let mut t = String::new();
         print::item(&mut t, item);
-        let defines: Vec<&str> =
-            if v.linkage.contains(&".extern") && v.space != ".shared" { vec![] } else { v.names.iter().map(|n| n.name).collect() };
+        // An `.extern` variable is declared here and defined elsewhere: the code names it all
+        // the same.
+        let defines: Vec<&str> = v.names.iter().map(|n| n.name).collect();
         let _ = writeln!(self.out, "    m.raw({:?}, &{:?})?;", t.trim_matches('\n'), defines);
         let space = match v.space {
             ".global" => Space::Global,

@@ -111,6 +111,7 @@ pub(super) fn val(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<
             Some(Val::Reg(e, have)) if have.class() == t.class() => Ok(format!("{e}.bitcast::<{}>()", rust_type(t))),
             Some(Val::Reg(_, have)) => Err(format!("`{n}` (.{}) where a .{} value goes", have.name(), t.name())),
             Some(Val::Ptr(e, _)) => Ok(format!("{e}.symbol::<{}>().expect(\"a symbol\")", rust_type(t))),
+            Some(Val::Func(f, ..)) if t.bits() == 64 => Ok(format!("{f}.addr()")),
             Some(_) => Err(format!("`{n}` is no value")),
             None => {
                 let c = n.trim_start_matches('%').to_uppercase().replace('.', "_");
@@ -181,6 +182,7 @@ pub(super) fn addr(a: &Arg, space: Space, elem: DType, scopes: &[HashMap<String,
     let p = match lookup(scopes, n) {
         Some(Val::Reg(r, t)) if matches!(t.class(), RegClass::B32 | RegClass::B64) => format!("Ptr::<{space_t}, {e}>::from_addr_reg({r})"),
         Some(Val::Ptr(p, have)) if in_window(have, space) => format!("{p}.cast::<{e}>()"),
+        Some(Val::Var(v, ty)) if space == Space::Param => format!("{}.cast::<{e}>()", Val::var_ptr(&v, &ty)),
         Some(Val::Ptr(_, have)) => return Err(format!("`{n}` is in {} where the instruction names {}", have.name(), space.name())),
         _ => return Err(format!("`{n}` is not an address")),
     };
