@@ -16,6 +16,8 @@ impl Gen {
         if f.kind == FunctionKind::Func {
             return self.device_function(f);
         }
+        let kid = self.ident("e_", f.name);
+        self.globals.insert(f.name.to_string(), Val::Entry(kid.clone()));
         let module_names = self.taken.clone();
         let mut scope: HashMap<String, Val> = self.globals.clone();
         let (mut names, mut types) = (vec![], vec![]);
@@ -50,7 +52,7 @@ impl Gen {
             types.push(ty);
         }
         let tuple = |v: &[String]| if v.len() == 1 { format!("({},)", v[0]) } else { format!("({})", v.join(", ")) };
-        let _ = writeln!(self.out, "    m.kernel({:?}, |k, {}: {}| {{", f.name, tuple(&names), tuple(&types));
+        let _ = writeln!(self.out, "    let {kid} = m.kernel({:?}, |k, {}: {}| {{", f.name, tuple(&names), tuple(&types));
         for d in f.directives {
             let nums: Vec<&str> = d.args.iter().copied().filter(|a| *a != ",").collect();
             let three = |n: &[&str]| format!("{}, {}, {}", n.first().unwrap_or(&"1"), n.get(1).unwrap_or(&"1"), n.get(2).unwrap_or(&"1"));

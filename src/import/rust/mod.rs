@@ -107,6 +107,8 @@ pub(super) enum Val {
     Var(String, String),
     /// A device function's handle and its parameter and result types.
     Func(String, Vec<String>, Vec<String>),
+    /// A kernel's handle (`KernelRef`), whose address the code takes.
+    Entry(String),
     /// A `.callprototype`: its handle and its parameter and result types.
     Proto(String, Vec<String>, Vec<String>),
 }
@@ -184,6 +186,15 @@ impl Gen {
                 ast::Item::AddressSize(..) => {}
                 ast::Item::Function(func) if func.body.is_some() || func.kind == ast::FunctionKind::Func => self.function(func)?,
                 ast::Item::Var(v) => self.var(v, item)?,
+                // A kernel of another module (`.extern .entry`), whose address the code may take.
+                ast::Item::Function(func) => {
+                    let mut t = String::new();
+                    print::item(&mut t, item);
+                    let id = self.ident("e_", func.name);
+                    let _ = writeln!(self.out, "    m.raw({:?}, &[{:?}])?;", t.trim_matches('\n'), func.name);
+                    let _ = writeln!(self.out, "    let {id}: Ptr<Generic, U64> = m.symbol({:?})?;", func.name);
+                    self.globals.insert(func.name.to_string(), Val::Ptr(id, Space::Generic));
+                }
                 other => {
                     let mut t = String::new();
                     print::item(&mut t, other);

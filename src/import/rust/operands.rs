@@ -111,7 +111,7 @@ pub(super) fn val(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<
             Some(Val::Reg(e, have)) if have.class() == t.class() => Ok(format!("{e}.bitcast::<{}>()", rust_type(t))),
             Some(Val::Reg(_, have)) => Err(format!("`{n}` (.{}) where a .{} value goes", have.name(), t.name())),
             Some(Val::Ptr(e, _)) => Ok(format!("{e}.symbol::<{}>().expect(\"a symbol\")", rust_type(t))),
-            Some(Val::Func(f, ..)) if t.bits() == 64 => Ok(format!("{f}.addr()")),
+            Some(Val::Func(f, ..) | Val::Entry(f)) if t.bits() == 64 => Ok(format!("{f}.addr()")),
             Some(_) => Err(format!("`{n}` is no value")),
             None => {
                 let c = n.trim_start_matches('%').to_uppercase().replace('.', "_");
