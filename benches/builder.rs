@@ -146,7 +146,7 @@ fn bench(c: &mut Criterion) {
 /// printed.
 fn gemm_ptx() -> String {
     let mut m = ptxkit::builder::Module::new(ptxkit::prelude::Target::SM_90A);
-    ptxkit::kernels::gemm::gemm_staged::<ptxkit::types::Bf16>(&mut m, "gemm", &ptxkit::kernels::gemm::GemmConfig::default())
+    ptxkit::kernels::gemm::gemm_staged::<ptxkit::types::Bf16>(&mut m, "gemm", &ptxkit::kernels::gemm::hopper::Config::default())
         .expect("the GEMM builds");
     m.to_ptx().expect("the GEMM prints")
 }

@@ -17,9 +17,9 @@ mod env;
 
 use env::tflops;
 use half::bf16;
-use ptxkit::kernels::gemm::MmaGemmConfig;
+use ptxkit::kernels::gemm::ampere;
 use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, poisoned};
-use ptxkit::runtime::{Cublas, Gpu, MmaGemm, RuntimeError};
+use ptxkit::runtime::{Cublas, GemmRunner, GemmShape, Gpu, MmaGemm, RuntimeError};
 use ptxkit::types::Bf16;
 use std::fmt::Write;
 
@@ -38,8 +38,8 @@ fn shapes() -> Vec<(u32, u32, u32)> {
     env::shapes(SHAPES.to_vec())
 }
 
-fn configs() -> Vec<MmaGemmConfig> {
-    env::configs("PTXKIT_MMA_CONFIGS", MmaGemmConfig::default(), |cfg, key, v| match key {
+fn configs() -> Vec<ampere::Config> {
+    env::configs("PTXKIT_MMA_CONFIGS", ampere::Config::default(), |cfg, key, v| match key {
         "bm" => cfg.bm = v,
         "bn" => cfg.bn = v,
         "bk" => cfg.bk = v,
@@ -78,20 +78,24 @@ fn main() -> Result<(), RuntimeError> {
             let b = gpu.upload(&normal_bf16(2 * i as u64 + 1, n as usize * k as usize))?;
             let mut c = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
             let mut r = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
-            gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
-            blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)?;
+            gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k))?;
+            blas.run(&gpu, &a, &b, &mut r, &GemmShape::new(m, n, k))?;
             let line = match env::agree(&gpu, &c, &r, 1e-2)? {
                 Err(wrong) => format!("| {m}×{n}×{k} | {wrong} | | | |"),
                 Ok(relative) => {
                     let ms = env::time_rounds(
                         &gpu,
-                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)],
+                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)), &mut || {
+                            blas.run(&gpu, &a, &b, &mut r, &GemmShape::new(m, n, k))
+                        }],
                     )?;
                     env::sustain(
                         &gpu,
                         (m, n, k),
                         &["ptxkit mma.sync", "cuBLAS bf16"],
-                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)],
+                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)), &mut || {
+                            blas.run(&gpu, &a, &b, &mut r, &GemmShape::new(m, n, k))
+                        }],
                     )?;
                     let (t0, t1) = (tflops(m, n, k, ms[0]), tflops(m, n, k, ms[1]));
                     format!("| {m}×{n}×{k} | {t0:.1} | {t1:.1} | {:.3} | {relative:.1e} |", t0 / t1)

@@ -37,13 +37,13 @@
 //! 5. **Schedule and edges.** The grid is persistent (one CTA per SM, as tensor memory
 //!    allows), tiles in bands of 16 tile rows; loads past M, N or K fill with zeros.
 
-use ptxkit::kernels::gemm::{gemm_tcgen05, Tcgen05GemmConfig};
+use ptxkit::kernels::gemm::{blackwell, gemm_tcgen05};
 use ptxkit::prelude::*;
 
 mod gemm_common;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cfg = Tcgen05GemmConfig::default();
+    let cfg = blackwell::Config::default();
     #[cfg(feature = "cublas")]
     if let Some(gpu) = ptxkit::runtime::testing::gpu_or_skip("gemm_blackwell") {
         match ptxkit::runtime::tcgen05_target(gpu.compute_capability()) {
@@ -57,7 +57,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 #[cfg(feature = "cublas")]
-fn run(gpu: &ptxkit::runtime::Gpu, cfg: Tcgen05GemmConfig) -> Result<(), Box<dyn std::error::Error>> {
+fn run(gpu: &ptxkit::runtime::Gpu, cfg: blackwell::Config) -> Result<(), Box<dyn std::error::Error>> {
     let gemm = ptxkit::runtime::Tcgen05Gemm::<Bf16>::new(gpu, cfg)?;
-    gemm_common::check_and_time(gpu, |a, b, c, m, n, k| gemm.run(gpu, a, b, c, m, n, k))
+    gemm_common::check_and_time(gpu, |a, b, c, m, n, k| {
+        ptxkit::runtime::GemmRunner::run(&gemm, gpu, a, b, c, &ptxkit::kernels::gemm::GemmShape::new(m, n, k))
+    })
 }

@@ -30,17 +30,17 @@
 //!    last k-tile is done, starts the next tile's first wgmmas, and while they run writes
 //!    the registers with `stmatrix` into 64 × 64 staging buffers (two per consumer, swizzled
 //!    as TMA expects); one thread stores each chunk with a TMA tensor store while the next
-//!    is written (`GemmConfig::defer_store`; the last tile's are stored after the loop).
+//!    is written (`hopper::Config::defer_store`; the last tile's are stored after the loop).
 //! 5. **Edges.** Loads past M, N or K fill with zeros, stores past M and N are dropped by
 //!    TMA (or predicated, in the direct epilogue used when N is not a multiple of 8).
 
-use ptxkit::kernels::gemm::{gemm_staged, GemmConfig};
+use ptxkit::kernels::gemm::{gemm_staged, hopper};
 use ptxkit::prelude::*;
 
 mod gemm_common;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cfg = GemmConfig::default();
+    let cfg = hopper::Config::default();
     #[cfg(feature = "cublas")]
     if let Some(gpu) = ptxkit::runtime::testing::gpu_or_skip("gemm_hopper") {
         if gpu.compute_capability() == (9, 0) {
@@ -54,7 +54,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 #[cfg(feature = "cublas")]
-fn run(gpu: &ptxkit::runtime::Gpu, cfg: GemmConfig) -> Result<(), Box<dyn std::error::Error>> {
+fn run(gpu: &ptxkit::runtime::Gpu, cfg: hopper::Config) -> Result<(), Box<dyn std::error::Error>> {
     let gemm = ptxkit::runtime::Gemm::<Bf16>::new(gpu, cfg)?;
-    gemm_common::check_and_time(gpu, |a, b, c, m, n, k| gemm.run(gpu, a, b, c, m, n, k))
+    gemm_common::check_and_time(gpu, |a, b, c, m, n, k| {
+        ptxkit::runtime::GemmRunner::run(&gemm, gpu, a, b, c, &ptxkit::kernels::gemm::GemmShape::new(m, n, k))
+    })
 }

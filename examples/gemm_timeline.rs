@@ -2,7 +2,7 @@
 //!
 //!     cargo run --release --features cuda --example gemm_timeline -- OUT_DIR [SIZE]
 //!
-//! Runs the bf16 GEMM (`GemmConfig::default()` with `timeline`) once at SIZE³ (8192 unless
+//! Runs the bf16 GEMM (`hopper::Config::default()` with `timeline`) once at SIZE³ (8192 unless
 //! given; `M,N,K` for other shapes) on random inputs, after a warm-up run, and writes into
 //! OUT_DIR (or `$OUT`, or the current directory):
 //!
@@ -21,9 +21,9 @@ mod canvas;
 #[path = "common/timeline_chart.rs"]
 mod timeline_chart;
 
-use ptxkit::kernels::gemm::GemmConfig;
+use ptxkit::kernels::gemm::hopper;
 use ptxkit::runtime::testing::{median, normal_bf16};
-use ptxkit::runtime::{Gemm, Gpu};
+use ptxkit::runtime::{Gemm, GemmRunner, GemmShape, Gpu};
 use ptxkit::types::Bf16;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -48,13 +48,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("gemm_timeline: {} is not sm_90 (H100/H200): the wgmma GEMM cannot run, nothing written", gpu.name());
         return Ok(());
     }
-    let plain = GemmConfig::default();
+    let plain = hopper::Config::default();
     // Slots for the busiest warp, the producer: two spans (four records) per k-tile of its
     // share of the tiles, and some to spare.
     let tiles = m.div_ceil(plain.bm()) as u64 * n.div_ceil(plain.bn) as u64;
     let per_cta = tiles.div_ceil(gpu.multiprocessors() as u64);
     let slots = (per_cta * k.div_ceil(64) as u64 * 4 + 64).min(ptxkit::intrinsics::timeline::MAX_SLOTS as u64) as u32;
-    let cfg = GemmConfig { timeline: Some(slots), ..plain };
+    let cfg = hopper::Config { timeline: Some(slots), ..plain };
     println!("{} (sm_90), {m}x{n}x{k} bf16, {slots} slots per warp", gpu.name());
 
     let a = gpu.upload(&normal_bf16(1, m as usize * k as usize))?;
@@ -63,11 +63,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stamped = Gemm::<Bf16>::new(&gpu, cfg)?;
     let without = Gemm::<Bf16>::new(&gpu, plain)?;
     let time = |g: &Gemm<Bf16>, c: &mut _| -> Result<f32, Box<dyn std::error::Error>> {
-        Ok(median(&gpu.bench(2, 10, || g.run(&gpu, &a, &b, c, m, n, k))?).unwrap_or(f32::NAN))
+        Ok(median(&gpu.bench(2, 10, || g.run(&gpu, &a, &b, c, &GemmShape::new(m, n, k)))?).unwrap_or(f32::NAN))
     };
     let (ms_plain, ms_stamped) = (time(&without, &mut c)?, time(&stamped, &mut c)?);
     // The timeline of one run, after the timed ones.
-    stamped.run(&gpu, &a, &b, &mut c, m, n, k)?;
+    stamped.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k))?;
     let trace = stamped.timeline(&gpu)?;
 
     std::fs::create_dir_all(&out)?;

@@ -6,21 +6,21 @@
 
 #[macro_use]
 mod common;
-use ptxkit::kernels::gemm::{check_mma_shape, gemm_tn_mma, MmaGemmConfig};
+use ptxkit::kernels::gemm::{ampere, check_mma_shape, gemm_tn_mma, GemmConfig};
 use ptxkit::prelude::*;
 
 /// The configurations the bench and the device tests use, and the corners of the checks.
-fn variants() -> Vec<MmaGemmConfig> {
-    let d = MmaGemmConfig::default();
+fn variants() -> Vec<ampere::Config> {
+    let d = ampere::Config::default();
     vec![
         d,
-        MmaGemmConfig { persistent: false, ..d },
-        MmaGemmConfig { staged_store: false, ..d },
-        MmaGemmConfig { bk: 64, stages: 3, ..d },
-        MmaGemmConfig { bm: 256, bn: 128, warps_m: 4, warps_n: 2, ..d },
-        MmaGemmConfig { bm: 128, bn: 128, warps_m: 2, warps_n: 2, ctas_per_sm: 2, ..d },
-        MmaGemmConfig { bm: 64, bn: 64, warps_m: 2, warps_n: 2, stages: 2, group_m: 1, ..d },
-        MmaGemmConfig { bm: 128, bn: 128, bk: 64, warps_m: 4, warps_n: 2, stages: 5, ..d },
+        ampere::Config { persistent: false, ..d },
+        ampere::Config { staged_store: false, ..d },
+        ampere::Config { bk: 64, stages: 3, ..d },
+        ampere::Config { bm: 256, bn: 128, warps_m: 4, warps_n: 2, ..d },
+        ampere::Config { bm: 128, bn: 128, warps_m: 2, warps_n: 2, ctas_per_sm: 2, ..d },
+        ampere::Config { bm: 64, bn: 64, warps_m: 2, warps_n: 2, stages: 2, group_m: 1, ..d },
+        ampere::Config { bm: 128, bn: 128, bk: 64, warps_m: 4, warps_n: 2, stages: 5, ..d },
     ]
 }
 
@@ -61,27 +61,27 @@ fn every_mma_gemm_variant_assembles_clean() {
 }
 
 fn mma_gemm_refuses_what_it_cannot_build() {
-    let d = MmaGemmConfig::default();
+    let d = ampere::Config::default();
     d.check().unwrap();
     assert_eq!((d.threads(), d.warp_tile(), d.shared_bytes()), (256, (64, 64), 4 * 384 * 64 + 8 * 64 * 144));
-    assert_eq!(MmaGemmConfig { staged_store: false, ..d }.shared_bytes(), 4 * 384 * 64);
-    let bad = |c: MmaGemmConfig, what: &str| {
+    assert_eq!(ampere::Config { staged_store: false, ..d }.shared_bytes(), 4 * 384 * 64);
+    let bad = |c: ampere::Config, what: &str| {
         let e = c.check().unwrap_err();
         assert!(e.contains(what), "{c:?}: {e}");
         let mut m = Module::new(Target::SM_80);
         let e = gemm_tn_mma::<Bf16>(&mut m, "g", &c).unwrap_err().to_string();
         assert!(e.contains(what), "{c:?}: {e}");
     };
-    bad(MmaGemmConfig { bk: 16, ..d }, "bk = 16");
-    bad(MmaGemmConfig { bm: 120, ..d }, "multiple of 16");
-    bad(MmaGemmConfig { warps_m: 1, ..d }, "accumulator registers");
-    bad(MmaGemmConfig { stages: 9, ..d }, "stages = 9");
-    bad(MmaGemmConfig { bk: 64, stages: 5, ..d }, "shared memory");
-    bad(MmaGemmConfig { group_m: 0, ..d }, "group_m");
-    bad(MmaGemmConfig { bm: 48, warps_m: 1, ..d }, "per pass");
-    bad(MmaGemmConfig { warps_m: 0, ..d }, "warps");
-    bad(MmaGemmConfig { bn: 192, ..d }, "power of two");
-    MmaGemmConfig { bn: 192, staged_store: false, ..d }.check().unwrap();
+    bad(ampere::Config { bk: 16, ..d }, "bk = 16");
+    bad(ampere::Config { bm: 120, ..d }, "multiple of 16");
+    bad(ampere::Config { warps_m: 1, ..d }, "accumulator registers");
+    bad(ampere::Config { stages: 9, ..d }, "stages = 9");
+    bad(ampere::Config { bk: 64, stages: 5, ..d }, "shared memory");
+    bad(ampere::Config { group_m: 0, ..d }, "group_m");
+    bad(ampere::Config { bm: 48, warps_m: 1, ..d }, "per pass");
+    bad(ampere::Config { warps_m: 0, ..d }, "warps");
+    bad(ampere::Config { bn: 192, ..d }, "power of two");
+    ampere::Config { bn: 192, staged_store: false, ..d }.check().unwrap();
     assert!(check_mma_shape(&d, 64, 64, 100).unwrap_err().contains("multiple of 8"));
     assert!(check_mma_shape(&d, 0, 64, 64).unwrap_err().contains("M = 0"));
     assert!(check_mma_shape(&d, 1, 4096, 4096).is_ok());

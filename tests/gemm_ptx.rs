@@ -3,31 +3,31 @@
 //! serialised, C7510 and kin; no `setmaxnreg` ignored, C7508), no spill and no stack, and
 //! its registers under the `.maxnreg` cap that `setmaxnreg` budgets from. The tcgen05
 //! kernel's variants assemble the same way for sm_100a (and the other `tcgen05` targets),
-//! and its PTX holds the tensor-memory life cycle in order. With `GemmConfig::timeline` the
+//! and its PTX holds the tensor-memory life cycle in order. With `hopper::Config::timeline` the
 //! Hopper kernels assemble as clean (the producer's 32 registers hold its stamps), and
 //! without it they hold no stamp.
 
 #[macro_use]
 mod common;
-use ptxkit::kernels::gemm::{gemm, gemm_staged, gemm_tcgen05, E4m3, GemmConfig, Layout, Tcgen05GemmConfig, TCGEN05_TILE_NS, TILE_NS};
+use ptxkit::kernels::gemm::{blackwell, gemm, gemm_staged, gemm_tcgen05, hopper, E4m3, GemmConfig, Layout, TCGEN05_TILE_NS, TILE_NS};
 use ptxkit::prelude::*;
 
-fn variants() -> Vec<GemmConfig> {
-    let base = GemmConfig::default();
+fn variants() -> Vec<hopper::Config> {
+    let base = hopper::Config::default();
     let mut out = vec![];
     for bn in TILE_NS {
         for consumers in [1, 2] {
             for cluster in [1, 2] {
                 for overlap in [false, true] {
-                    // As many stages as fit: the ones `GemmConfig::for_shape` picks for smaller tiles.
-                    let stages = GemmConfig { bn, consumers, ..base }.with_most_stages().stages;
+                    // As many stages as fit: the ones `hopper::Config::for_shape` picks for smaller tiles.
+                    let stages = hopper::Config { bn, consumers, ..base }.with_most_stages().stages;
                     // The deferred store with every other choice; the plain one with overlap.
                     for defer_store in [true, false] {
                         if defer_store || overlap {
-                            out.push(GemmConfig { bn, consumers, cluster, overlap, stages, defer_store, stream_k: false, ..base });
+                            out.push(hopper::Config { bn, consumers, cluster, overlap, stages, defer_store, stream_k: false, ..base });
                             // Stream-K (single CTAs only) beside each single-CTA shape.
                             if cluster == 1 {
-                                out.push(GemmConfig { bn, consumers, overlap, stages, defer_store, stream_k: true, ..base });
+                                out.push(hopper::Config { bn, consumers, overlap, stages, defer_store, stream_k: true, ..base });
                             }
                         }
                     }
@@ -52,7 +52,7 @@ fn every_gemm_variant_assembles_clean() {
         gemm_staged::<E4m3>(&mut m, "staged_e4m3", &cfg).unwrap();
         kernels += 6;
         // NN (bf16 only), where B's share per CTA is whole boxes.
-        let nn = GemmConfig { layout: Layout::NN, ..cfg };
+        let nn = hopper::Config { layout: Layout::NN, ..cfg };
         let with_nn = nn.check().is_ok();
         if with_nn {
             gemm::<Bf16, Bf16>(&mut m, "nn_bf16", &nn).unwrap();
@@ -82,17 +82,17 @@ fn every_gemm_variant_assembles_clean() {
 /// and the deferred store, bf16 and e4m3 inputs, TN and NN.
 fn gemm_with_a_timeline_assembles_clean() {
     let px = common::ptxas("gemm_with_a_timeline_assembles_clean");
-    let base = GemmConfig { timeline: Some(4096), ..GemmConfig::default() };
+    let base = hopper::Config { timeline: Some(4096), ..hopper::Config::default() };
     let mut cfgs = vec![];
     for bn in TILE_NS {
         for consumers in [1, 2] {
-            cfgs.push(GemmConfig { bn, consumers, ..base }.with_most_stages());
+            cfgs.push(hopper::Config { bn, consumers, ..base }.with_most_stages());
         }
     }
-    cfgs.push(GemmConfig { cluster: 2, ..base });
-    cfgs.push(GemmConfig { stream_k: true, defer_store: false, ..base });
-    cfgs.push(GemmConfig { stream_k: true, consumers: 1, bn: 128, ..base }.with_most_stages());
-    cfgs.push(GemmConfig { overlap: false, defer_store: false, ..base });
+    cfgs.push(hopper::Config { cluster: 2, ..base });
+    cfgs.push(hopper::Config { stream_k: true, defer_store: false, ..base });
+    cfgs.push(hopper::Config { stream_k: true, consumers: 1, bn: 128, ..base }.with_most_stages());
+    cfgs.push(hopper::Config { overlap: false, defer_store: false, ..base });
     let mut failures = vec![];
     for cfg in cfgs {
         let mut m = Module::new(Target::SM_90A);
@@ -106,7 +106,7 @@ fn gemm_with_a_timeline_assembles_clean() {
         assert_eq!(events, want, "{cfg:?}");
         gemm::<F32, Bf16>(&mut m, "direct_f32", &cfg).unwrap();
         gemm_staged::<E4m3>(&mut m, "staged_e4m3", &cfg).unwrap();
-        let nn = GemmConfig { layout: Layout::NN, ..cfg };
+        let nn = hopper::Config { layout: Layout::NN, ..cfg };
         if nn.check().is_ok() {
             gemm_staged::<Bf16>(&mut m, "nn_staged", &nn).unwrap();
         }
@@ -127,10 +127,10 @@ fn gemm_with_a_timeline_assembles_clean() {
     }
     // Without the option: no stamp, no variable, the balanced budget.
     let mut m = Module::new(Target::SM_90A);
-    let kr = gemm_staged::<Bf16>(&mut m, "staged", &GemmConfig::default()).unwrap();
+    let kr = gemm_staged::<Bf16>(&mut m, "staged", &hopper::Config::default()).unwrap();
     let text = m.to_ptx().unwrap();
     assert!(kr.probes().events().is_empty() && !text.contains("%globaltimer") && !text.contains("_timeline"));
-    assert_eq!(GemmConfig::default().registers().1, 24);
+    assert_eq!(hopper::Config::default().registers().1, 24);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -143,14 +143,14 @@ fn every_tcgen05_gemm_variant_assembles_clean() {
     let mut failures = vec![];
     let mut builds = vec![];
     for bn in TCGEN05_TILE_NS {
-        let fits = |s: u32| Tcgen05GemmConfig { bn, stages: s, ..Tcgen05GemmConfig::default() }.check().is_ok();
+        let fits = |s: u32| blackwell::Config { bn, stages: s, ..blackwell::Config::default() }.check().is_ok();
         let most = (2..=8).rev().find(|&s| fits(s)).unwrap();
         for stages in [2, most] {
-            builds.push((Target::SM_100A, Tcgen05GemmConfig { bn, stages, ..Tcgen05GemmConfig::default() }));
+            builds.push((Target::SM_100A, blackwell::Config { bn, stages, ..blackwell::Config::default() }));
         }
     }
-    builds.push((Target::SM_103A, Tcgen05GemmConfig::default()));
-    builds.push((Target::SM_110A, Tcgen05GemmConfig::default()));
+    builds.push((Target::SM_103A, blackwell::Config::default()));
+    builds.push((Target::SM_110A, blackwell::Config::default()));
     for (target, cfg) in builds {
         let mut m = Module::new(target);
         gemm_tcgen05::<Bf16>(&mut m, "tcgen05_bf16", &cfg).unwrap();
@@ -186,7 +186,7 @@ fn every_tcgen05_gemm_variant_assembles_clean() {
 /// after the final barrier.
 fn tcgen05_gemm_ptx_holds_the_tensor_memory_life_cycle() {
     for bn in TCGEN05_TILE_NS {
-        let cfg = Tcgen05GemmConfig { bn, ..Tcgen05GemmConfig::default() };
+        let cfg = blackwell::Config { bn, ..blackwell::Config::default() };
         let mut m = Module::new(Target::SM_100A);
         gemm_tcgen05::<Bf16>(&mut m, "g", &cfg).unwrap();
         let text = m.to_ptx().unwrap();

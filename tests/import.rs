@@ -10,7 +10,7 @@
 mod common;
 
 use ptxkit::import::{ast::Arena, parse::parse, print::print};
-use ptxkit::kernels::gemm::{gemm, gemm_staged, E4m3, GemmConfig};
+use ptxkit::kernels::gemm::{gemm, gemm_staged, hopper, E4m3};
 use ptxkit::prelude::*;
 use std::path::Path;
 
@@ -26,7 +26,7 @@ fn texts() -> Vec<(String, String)> {
     for line_info in [false, true] {
         let mut m = Module::new(Target::SM_90A);
         m.set_line_info(line_info);
-        let cfg = GemmConfig::default();
+        let cfg = hopper::Config::default();
         gemm::<Bf16, Bf16>(&mut m, "gemm_bf16", &cfg).unwrap();
         gemm_staged::<E4m3>(&mut m, "gemm_e4m3", &cfg).unwrap();
         ptxkit::kernels::attention::attention(&mut m, "attn", &ptxkit::kernels::attention::AttentionConfig::new(128, true)).unwrap();

@@ -24,9 +24,9 @@ mod plot;
 use env::tflops;
 
 use half::bf16;
-use ptxkit::kernels::gemm::{E4m3, GemmConfig, GemmIn, Layout};
+use ptxkit::kernels::gemm::{hopper, E4m3, GemmIn, Layout};
 use ptxkit::runtime::testing::{gpu_or_skip, normal_bf16, normal_e4m3, poisoned};
-use ptxkit::runtime::{AutoGemm, Cublas, Gemm, Gpu, LtFp8, RuntimeError};
+use ptxkit::runtime::{AutoGemm, Cublas, Gemm, GemmRunner, GemmShape, Gpu, LtFp8, RuntimeError};
 use ptxkit::types::Bf16;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -41,8 +41,8 @@ fn shapes() -> Vec<(u32, u32, u32)> {
 /// `PTXKIT_GEMM_CONFIGS=cluster=2,overlap=0;stages=3`: configurations to time, each the
 /// default with the fields named changed; the default alone when unset. Each runs with its
 /// tile chosen per shape ([`AutoGemm`]) unless `auto=0` fixes it.
-fn configs() -> Vec<(GemmConfig, bool)> {
-    env::configs("PTXKIT_GEMM_CONFIGS", (GemmConfig::default(), true), |(cfg, auto), key, v| match key {
+fn configs() -> Vec<(hopper::Config, bool)> {
+    env::configs("PTXKIT_GEMM_CONFIGS", (hopper::Config::default(), true), |(cfg, auto), key, v| match key {
         "auto" => *auto = v != 0,
         "bn" => cfg.bn = v,
         "consumers" => cfg.consumers = v,
@@ -64,7 +64,7 @@ enum Ours<I: GemmIn> {
 }
 
 impl<I: GemmIn> Ours<I> {
-    fn new(gpu: &Gpu, (cfg, auto): (GemmConfig, bool)) -> Result<Self, RuntimeError> {
+    fn new(gpu: &Gpu, (cfg, auto): (hopper::Config, bool)) -> Result<Self, RuntimeError> {
         Ok(if auto { Ours::Auto(AutoGemm::new(gpu, cfg)?) } else { Ours::Fixed(Arc::new(Gemm::new(gpu, cfg)?)) })
     }
     /// The kernels an `m × n` product runs on.
@@ -92,7 +92,7 @@ fn tile(g: &Gemm<Bf16, impl GemmIn>) -> String {
 
 /// The e4m3 GEMM (bf16 C) beside cuBLASLt on every shape; returns the square sizes' (size,
 /// ptxkit, cuBLASLt with fast accumulation) TFLOP/s.
-fn fp8_table(gpu: &Gpu, cfg: (GemmConfig, bool), table: &mut String) -> Result<Vec<(u32, f64, f64)>, RuntimeError> {
+fn fp8_table(gpu: &Gpu, cfg: (hopper::Config, bool), table: &mut String) -> Result<Vec<(u32, f64, f64)>, RuntimeError> {
     let ours = Ours::<E4m3>::new(gpu, cfg)?;
     let head = format!(
         "\nFP8 e4m3 inputs, bf16 C, {}\n| M×N×K | tile | ptxkit TFLOP/s | cuBLASLt TFLOP/s (fast accum) | ratio | cuBLASLt TFLOP/s (default) | rel. error |\n|---|---|---|---|---|---|---|\n",
@@ -108,12 +108,13 @@ fn fp8_table(gpu: &Gpu, cfg: (GemmConfig, bool), table: &mut String) -> Result<V
         let b = gpu.upload(&normal_e4m3(2 * i as u64 + 1, n as usize * k as usize, 2.0))?;
         let mut c = poisoned::<bf16>(gpu, m as usize * n as usize)?;
         let mut r = poisoned::<bf16>(gpu, m as usize * n as usize)?;
-        let (fast, exact) = (LtFp8::<Bf16>::new(gpu, m, n, k, true)?, LtFp8::<Bf16>::new(gpu, m, n, k, false)?);
+        let shape = GemmShape::new(m, n, k);
+        let (fast, exact) = (LtFp8::<Bf16>::new(gpu, &shape, true)?, LtFp8::<Bf16>::new(gpu, &shape, false)?);
         let gemm = ours.gemm_for(gpu, m, n)?;
-        gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k)?;
+        gemm.run_scaled(gpu, &a, &b, &mut c, alpha, &GemmShape::new(m, n, k))?;
         // Against cuBLASLt with the same (fast) accumulation; the precise one differs from
         // both by up to K/32 · 2⁻¹⁴ of an element (tests/device/gemm_fp8.rs).
-        fast.run(&a, &b, &mut r, alpha)?;
+        fast.run_scaled(gpu, &a, &b, &mut r, alpha, &shape)?;
         // Fast accumulation keeps partial sums in the tensor cores' narrower accumulator, so
         // two summation orders (stream-K adds pieces of K in f32) differ by up to
         // K/32 · 2⁻¹⁴ of an element, as tests/device/gemm_fp8.rs models.
@@ -125,16 +126,18 @@ fn fp8_table(gpu: &Gpu, cfg: (GemmConfig, bool), table: &mut String) -> Result<V
                 let ms = env::time_rounds(
                     gpu,
                     &mut [
-                        &mut || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k),
-                        &mut || fast.run(&a, &b, &mut r, alpha),
-                        &mut || exact.run(&a, &b, &mut r2, alpha),
+                        &mut || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, &GemmShape::new(m, n, k)),
+                        &mut || fast.run_scaled(gpu, &a, &b, &mut r, alpha, &shape),
+                        &mut || exact.run_scaled(gpu, &a, &b, &mut r2, alpha, &shape),
                     ],
                 )?;
                 env::sustain(
                     gpu,
                     (m, n, k),
                     &["ptxkit fp8", "cuBLASLt fp8"],
-                    &mut [&mut || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, m, n, k), &mut || fast.run(&a, &b, &mut r, alpha)],
+                    &mut [&mut || gemm.run_scaled(gpu, &a, &b, &mut c, alpha, &GemmShape::new(m, n, k)), &mut || {
+                        fast.run_scaled(gpu, &a, &b, &mut r, alpha, &shape)
+                    }],
                 )?;
                 let (t0, t1, t2) = (tflops(m, n, k, ms[0]), tflops(m, n, k, ms[1]), tflops(m, n, k, ms[2]));
                 if m == n && n == k && SQUARES.contains(&m) {
@@ -176,22 +179,25 @@ fn main() -> Result<(), RuntimeError> {
             let mut c = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
             let mut r = poisoned::<bf16>(&gpu, m as usize * n as usize)?;
             let gemm = ours.gemm_for(&gpu, m, n)?;
-            gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
+            gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k))?;
             // cuBLAS in the configuration's layout (B is N×K for TN, K×N for NN).
-            let theirs = |r: &mut _| match cfg.layout {
-                Layout::TN => blas.gemm_tn_bf16(&a, &b, r, m, n, k),
-                Layout::NN => blas.gemm_nn_bf16(&a, &b, r, m, n, k),
+            let theirs = |r: &mut ptxkit::runtime::CudaSlice<bf16>| match cfg.layout {
+                Layout::TN => blas.run(&gpu, &a, &b, r, &GemmShape::new(m, n, k)),
+                Layout::NN => blas.run(&gpu, &a, &b, r, &GemmShape::nn(m, n, k)),
             };
             theirs(&mut r)?;
             let line = match env::agree(&gpu, &c, &r, 1e-2)? {
                 Err(wrong) => format!("| {m}×{n}×{k} | {} | {wrong} | | | |", tile(&gemm)),
                 Ok(relative) => {
-                    let ms = env::time_rounds(&gpu, &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || theirs(&mut r)])?;
+                    let ms = env::time_rounds(
+                        &gpu,
+                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)), &mut || theirs(&mut r)],
+                    )?;
                     env::sustain(
                         &gpu,
                         (m, n, k),
                         &["ptxkit bf16", "cuBLAS bf16"],
-                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, m, n, k), &mut || theirs(&mut r)],
+                        &mut [&mut || gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)), &mut || theirs(&mut r)],
                     )?;
                     let (t0, t1) = (tflops(m, n, k, ms[0]), tflops(m, n, k, ms[1]));
                     if ci == 0 && m == n && n == k && SQUARES.contains(&m) {

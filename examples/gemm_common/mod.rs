@@ -41,7 +41,7 @@ pub fn check_and_time(
 ) -> Result<(), Box<dyn std::error::Error>> {
     use half::bf16;
     use ptxkit::runtime::testing::{discrepancy, median, normal_bf16, poisoned};
-    use ptxkit::runtime::Cublas;
+    use ptxkit::runtime::{Cublas, GemmRunner, GemmShape};
 
     let (m, n, k) = (4096u32, 4096u32, 4096u32);
     let blas = Cublas::new(gpu)?;
@@ -49,7 +49,7 @@ pub fn check_and_time(
     let b = gpu.upload(&normal_bf16(2, (n * k) as usize))?;
     let (mut c, mut r) = (poisoned::<bf16>(gpu, (m * n) as usize)?, poisoned::<bf16>(gpu, (m * n) as usize)?);
     ours(&a, &b, &mut c, m, n, k)?;
-    blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k)?;
+    blas.run(gpu, &a, &b, &mut r, &GemmShape::new(m, n, k))?;
     let f = |v: Vec<bf16>| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
     let d = discrepancy(&f(gpu.download(&c)?), &f(gpu.download(&r)?), 1e-2);
     println!("{m}x{n}x{k}: relative error against cuBLAS {:.1e}, {} elements outside tolerance", d.relative, d.wrong);
@@ -58,7 +58,7 @@ pub fn check_and_time(
     }
     let flop = 2.0 * m as f64 * n as f64 * k as f64;
     let mine = median(&gpu.bench(5, 20, || ours(&a, &b, &mut c, m, n, k))?).unwrap_or(f32::NAN);
-    let theirs = median(&gpu.bench(5, 20, || blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k))?).unwrap_or(f32::NAN);
+    let theirs = median(&gpu.bench(5, 20, || blas.run(gpu, &a, &b, &mut r, &GemmShape::new(m, n, k)))?).unwrap_or(f32::NAN);
     let tf = |ms: f32| flop / (ms as f64 * 1e-3) / 1e12;
     println!("ptxkit {:.0} TFLOP/s, cuBLAS {:.0} TFLOP/s on {}", tf(mine), tf(theirs), gpu.name());
     Ok(())

@@ -272,7 +272,7 @@ impl Kernel {
         let refs: Vec<RegRef> = R::classes().into_iter().map(|c| self.alloc(c)).collect();
         let out = R::from_refs(&refs, self.id);
         let rets = refs.iter().map(|r| Opnd::Reg(*r)).collect();
-        self.push_call(CallStmt { guard, func, rets, args, uni, param });
+        self.push_call(CallStmt { guard, func, rets, args, uni, param, proto: None });
         out
     }
 }

@@ -15,12 +15,31 @@ use std::sync::Arc;
 #[derive(Clone, Debug)]
 pub struct KernelRef<P> {
     name: Arc<str>,
+    /// The module that built it (`u32::MAX` for a kernel of PTX text).
+    module: u32,
     probes: Arc<Probes>,
     _p: std::marker::PhantomData<fn(P)>,
 }
 impl<P> KernelRef<P> {
     pub fn name(&self) -> &str {
         &self.name
+    }
+    /// The kernel's address as an operand (`mov.u64 %rd1, k;`), as a device-side launch
+    /// (`cudaLaunchDevice`) passes it; a body of the module that built the kernel may use it.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    /// let mut m = Module::new(Target::SM_80);
+    /// let child = m.kernel("child", |_, (): ()| {})?;
+    /// m.kernel("parent", |k, (out,): (GlobalPtr<U64>,)| {
+    ///     let a = ptx!(k, "mov.u64", child.addr());
+    ///     ptx!(k, "st.global.u64", out.offset(0), a);
+    /// })?;
+    /// assert!(m.to_ptx()?.contains(", child;"));
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn addr(&self) -> crate::regs::SymAddr<crate::types::U64> {
+        crate::regs::SymAddr::new(intern(&self.name), self.module)
     }
     /// What the kernel's probes write by number: the barriers and Rust locations of its
     /// recorded waits, its timeline's event names (empty for a kernel of PTX text).
@@ -46,7 +65,7 @@ impl<P: KernelParams> KernelRef<P> {
         if found != want {
             return Err(bad(format!("parameters are ({}) in the text but ({}) in the Rust type", found.join(", "), want.join(", "))));
         }
-        Ok(KernelRef { name: name.into(), probes: Default::default(), _p: std::marker::PhantomData })
+        Ok(KernelRef { name: name.into(), module: u32::MAX, probes: Default::default(), _p: std::marker::PhantomData })
     }
 }
 
@@ -125,7 +144,7 @@ impl Module {
             let probes = Arc::new(std::mem::take(&mut k.probes));
             Ok((k, probes))
         })?;
-        Ok(KernelRef { name: name.into(), probes, _p: std::marker::PhantomData })
+        Ok(KernelRef { name: name.into(), module: self.id, probes, _p: std::marker::PhantomData })
     }
 
     fn var<S: StateSpace, T: DataType, H: InitValue>(

@@ -44,6 +44,10 @@ impl<const N: usize, const A: usize> ParamBytes<N, A> {
         "ParamBytes<N> needs N a multiple of 4, from 4 to 4096; ParamBytes<N, A> needs N from 1 to 4096 and A a power of two up to 128"
     );
 
+    pub(crate) fn from_sym(sym: u32, owner: u32) -> Self {
+        ParamBytes { sym, owner }
+    }
+
     /// The parameter's first byte as a pointer to `T` elements in the `.param` space.
     pub fn ptr<T: DataType>(&self) -> ParamPtr<T> {
         Ptr::from_sym(self.sym, self.owner)

@@ -224,6 +224,9 @@ pub struct CallStmt {
     pub args: Vec<Opnd>,
     pub uni: bool,
     pub param: bool,
+    /// The `.callprototype` a call through an address names, where the body declares it
+    /// itself (`call (r), %rd1, (a), prototype_0;`).
+    pub proto: Option<Arc<str>>,
 }
 
 /// One statement of a body: `Copy`, with no heap parts of its own (a call and a text are

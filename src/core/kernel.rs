@@ -170,6 +170,11 @@ pub struct Kernel {
     pub(crate) func_rets: Vec<RegRef>,
     /// The `.param` results of a device function of the `.param` ABI, as declared.
     pub(crate) func_ret_params: Vec<String>,
+    /// A device function's linkage keyword with its space (`.visible `), or nothing.
+    pub(crate) linkage: &'static str,
+    /// The names of the `.param` variables declared in each open `{ }` block, the body's own
+    /// scope first.
+    pub(crate) blocks: Vec<Vec<String>>,
     pub(crate) locals: Vec<String>,
     pub(crate) local_names: Vec<String>,
     pub(crate) directives: Vec<Directive>,
@@ -288,6 +293,8 @@ impl Kernel {
             func_params: Vec::new(),
             func_rets: Vec::new(),
             func_ret_params: Vec::new(),
+            linkage: "",
+            blocks: vec![Vec::new()],
             locals: Vec::new(),
             local_names: Vec::new(),
             directives: Vec::new(),

@@ -142,6 +142,29 @@ impl Module {
         self.line_info = on;
     }
 
+    /// Marks the module as a debug build (`.target sm_80, debug`, what nvcc `-G` writes):
+    /// ptxas then keeps the module's DWARF sections and assembles it without optimisation
+    /// unless told otherwise. Bodies' `.loc` lines ([`Kernel::loc`](crate::Kernel::loc)) and
+    /// the `@@DWARF` and `.section` text ([`Module::raw`](crate::Module::raw)) are the
+    /// caller's.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    /// let mut m = Module::new(Target::SM_80);
+    /// m.set_debug(true);
+    /// m.kernel("k", |_, (): ()| {})?;
+    /// assert!(m.to_ptx()?.contains(".target sm_80, debug\n"));
+    /// m.set_debug(false);
+    /// assert!(m.to_ptx()?.contains(".target sm_80\n"));
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn set_debug(&mut self, on: bool) {
+        self.target_options.retain(|o| o != "debug");
+        if on {
+            self.target_options.push("debug".into());
+        }
+    }
+
     /// A new body of this module, built for its texturing mode and line info.
     pub(crate) fn new_body(&self, name: &str, kind: BodyKind) -> Kernel {
         let mut k = Kernel::new(name, self.id, kind);

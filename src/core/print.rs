@@ -344,6 +344,7 @@ fn body(out: &mut String, k: &Kernel, files: &[&str]) {
             };
         }
     } else {
+        out.push_str(k.linkage);
         out.push_str(".func ");
         if !k.func_rets.is_empty() {
             out.push('(');
@@ -424,7 +425,12 @@ fn body(out: &mut String, k: &Kernel, files: &[&str]) {
                 callee(out, &c.func);
                 out.push_str(", (");
                 list(out, k, &c.args);
-                out.push_str(");\n");
+                out.push(')');
+                if let Some(p) = &c.proto {
+                    out.push_str(", ");
+                    out.push_str(p);
+                }
+                out.push_str(";\n");
             }
             Stmt::Label(id) => {
                 match &k.labels[*id as usize].name {

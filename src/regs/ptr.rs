@@ -63,6 +63,13 @@ impl<S: StateSpace, T: DataType> Ptr<S, T> {
     pub(crate) fn from_base(base: Base) -> Self {
         Ptr { base, off: 0, overflow: false, _t: PhantomData }
     }
+    /// The symbol and its owner, where the pointer is a symbol's address with no offset.
+    pub(crate) fn sym_base(&self) -> Option<(u32, u32)> {
+        match self.base {
+            Base::Sym(s, o) if self.off == 0 && !self.overflow => Some((s, o)),
+            _ => None,
+        }
+    }
     /// A 64-bit address register as a pointer (global, generic, const, local, param).
     pub fn from_reg(r: Reg<U64>) -> Self
     where

@@ -1,8 +1,9 @@
 //! cuBLAS as the baseline and the reference of the GEMM: the same product on the same
-//! buffers, in the same stream, and a comparison of two products.
+//! buffers, in the same stream, through the same [`GemmRunner`] interface.
 
-use super::gemm_check::check_lengths;
-use super::{CudaSlice, Gpu, RuntimeError};
+use super::gemm_runner::check_buffers;
+use super::{CudaSlice, CudaView, CudaViewMut, GemmRunner, Gpu, RuntimeError};
+use crate::kernels::gemm::{GemmShape, Layout};
 use cudarc::cublas::{result, sys, CudaBlas};
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use half::bf16;
@@ -26,81 +27,87 @@ impl Cublas {
         Ok(Cublas { blas, stream: gpu.stream().clone() })
     }
 
-    /// `C = A·Bᵀ` in bf16 with f32 accumulation, in the row-major terms of
-    /// [`Gemm::run`](super::Gemm::run): A `m × k`, B `n × k`, C `m × n`. To cuBLAS's
-    /// column-major view that is `Cᵀ (n × m) = op(B)·op(A)` with B transposed (`T`, `N`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn gemm_tn_bf16(
-        &self,
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<bf16>,
-        m: u32,
-        n: u32,
-        k: u32,
-    ) -> Result<(), RuntimeError> {
-        self.gemm_bf16(true, a, b, c, (m, n, k))
-    }
-
-    /// `C = A·B` in bf16 with f32 accumulation, all row-major: A `m × k`, B `k × n`, C
-    /// `m × n`. To cuBLAS's column-major view that is `Cᵀ (n × m) = Bᵀ·Aᵀ` with neither
-    /// transposed (`N`, `N`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn gemm_nn_bf16(
-        &self,
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<bf16>,
-        m: u32,
-        n: u32,
-        k: u32,
-    ) -> Result<(), RuntimeError> {
-        self.gemm_bf16(false, a, b, c, (m, n, k))
-    }
-
-    /// Row-major `C = A·Bᵀ` (`b_nk`: B is `n × k`) or `C = A·B` (B `k × n`).
-    fn gemm_bf16(
-        &self,
-        b_nk: bool,
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<bf16>,
-        (m, n, k): (u32, u32, u32),
-    ) -> Result<(), RuntimeError> {
-        check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
+    /// `C = α·A·op(B)` for `count` products of `s` whose matrices start `strides` apart,
+    /// from the device addresses `a`, `b`, `c`, in one `cublasGemmStridedBatchedEx`.
+    fn gemm(&self, (a, b, c): (u64, u64, u64), alpha: f32, s: &GemmShape, count: u32, strides: [u64; 3]) -> Result<(), RuntimeError> {
         let int = |v: u32| i32::try_from(v).map_err(|_| RuntimeError::Invalid(format!("{v} exceeds cuBLAS's int")));
-        let (transa, lda) = if b_nk { (sys::cublasOperation_t::CUBLAS_OP_T, k) } else { (sys::cublasOperation_t::CUBLAS_OP_N, n) };
-        let (alpha, beta) = (1.0f32, 0.0f32);
-        let stream = &self.stream;
-        let (pb, _rb) = b.device_ptr(stream);
-        let (pa, _ra) = a.device_ptr(stream);
-        let (pc, _rc) = c.device_ptr_mut(stream);
-        // SAFETY: the lengths were checked against the shape; the leading dimensions are the
-        // packed row lengths (B's is k when it is n × k, n when it is k × n); bf16 operands
-        // and C, f32 accumulation and scalars (cuBLAS's CUBLAS_COMPUTE_32F contract).
+        let long = |v: u64| i64::try_from(v).map_err(|_| RuntimeError::Invalid(format!("{v} exceeds cuBLAS's long long")));
+        // Row-major C (m × n) is column-major Cᵀ (n × m) = op(B)ᵀ-as-stored · Aᵀ-as-stored:
+        // TN's B (n × k row-major) is read transposed, NN's (k × n) as it is.
+        let transb = match s.layout {
+            Layout::TN => sys::cublasOperation_t::CUBLAS_OP_T,
+            Layout::NN => sys::cublasOperation_t::CUBLAS_OP_N,
+        };
+        let beta = 0.0f32;
+        let bf16 = sys::cudaDataType_t::CUDA_R_16BF;
+        // SAFETY: the caller checked the buffers against the shape and the batch, and holds
+        // them borrowed (their events recorded) for the call; the leading dimensions are
+        // the rows' strides; bf16 operands and C, f32 accumulation and scalars (cuBLAS's
+        // CUBLAS_COMPUTE_32F contract).
         unsafe {
-            result::gemm_ex(
+            result::gemm_strided_batched_ex(
                 *self.blas.handle(),
-                transa,
+                transb,
                 sys::cublasOperation_t::CUBLAS_OP_N,
-                int(n)?,
-                int(m)?,
-                int(k)?,
+                int(s.n)?,
+                int(s.m)?,
+                int(s.k)?,
                 &alpha as *const f32 as *const _,
-                pb as *const _,
-                sys::cudaDataType_t::CUDA_R_16BF,
-                int(lda)?,
-                pa as *const _,
-                sys::cudaDataType_t::CUDA_R_16BF,
-                int(k)?,
+                b as *const _,
+                bf16,
+                int(s.ldb)?,
+                long(strides[1])?,
+                a as *const _,
+                bf16,
+                int(s.lda)?,
+                long(strides[0])?,
                 &beta as *const f32 as *const _,
-                pc as *mut _,
-                sys::cudaDataType_t::CUDA_R_16BF,
-                int(n)?,
+                c as *mut _,
+                bf16,
+                int(s.ldc)?,
+                long(strides[2])?,
+                int(count)?,
                 sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
                 sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
             )
         }
-        .map_err(|e| RuntimeError::Invalid(format!("cublasGemmEx: {e:?}")))
+        .map_err(|e| RuntimeError::Invalid(format!("cublasGemmStridedBatchedEx: {e:?}")))
+    }
+}
+
+/// bf16 products in f32 accumulation, TN and NN, any row strides, any α; a whole batch in
+/// one strided-batched call.
+impl GemmRunner for Cublas {
+    type In = bf16;
+    type Out = bf16;
+
+    fn run_one(
+        &self,
+        _gpu: &Gpu,
+        a: &CudaView<'_, bf16>,
+        b: &CudaView<'_, bf16>,
+        c: &mut CudaViewMut<'_, bf16>,
+        alpha: f32,
+        s: &GemmShape,
+    ) -> Result<(), RuntimeError> {
+        check_buffers(s, [a.len(), b.len(), c.len()])?;
+        let stream = &self.stream;
+        let ((pa, _ra), (pb, _rb), (pc, _rc)) = (a.device_ptr(stream), b.device_ptr(stream), c.device_ptr_mut(stream));
+        self.gemm((pa, pb, pc), alpha, s, 1, [0; 3])
+    }
+
+    fn run_scaled(
+        &self,
+        _gpu: &Gpu,
+        a: &CudaSlice<bf16>,
+        b: &CudaSlice<bf16>,
+        c: &mut CudaSlice<bf16>,
+        alpha: f32,
+        s: &GemmShape,
+    ) -> Result<(), RuntimeError> {
+        check_buffers(s, [a.len(), b.len(), c.len()])?;
+        let stream = &self.stream;
+        let ((pa, _ra), (pb, _rb), (pc, _rc)) = (a.device_ptr(stream), b.device_ptr(stream), c.device_ptr_mut(stream));
+        self.gemm((pa, pb, pc), alpha, s, s.batch, [s.stride_a, s.stride_b, s.stride_c])
     }
 }

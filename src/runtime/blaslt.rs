@@ -1,10 +1,11 @@
 //! cuBLASLt's FP8 GEMM, the baseline of the e4m3 GEMM: the same product on the same
 //! buffers, in the same stream.
 
-use super::{CudaSlice, Gpu, RuntimeError};
-use crate::kernels::gemm::GemmOut;
+use super::gemm_runner::check_buffers;
+use super::{CudaView, CudaViewMut, Elem, GemmRunner, Gpu, RuntimeError};
+use crate::kernels::gemm::{GemmOut, GemmShape, Layout};
 use cudarc::cublaslt::{result as lt, sys};
-use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -16,10 +17,11 @@ fn lt_err(call: &'static str) -> impl Fn(lt::CublasError) -> RuntimeError {
     move |e| RuntimeError::Invalid(format!("{call}: {e:?}"))
 }
 
-/// One planned cuBLASLt e4m3 × e4m3 → `O` product of a fixed shape, in the row-major terms of
-/// [`Gemm::run_scaled`](super::Gemm::run_scaled): A `m × k`, B `n × k`, C `m × n`,
-/// `C = α·A·Bᵀ` with f32 accumulation. The algorithm is chosen once, when the plan is made,
-/// so that timing its runs times the GEMM alone.
+/// One planned cuBLASLt e4m3 × e4m3 → `O` product of a fixed TN [`GemmShape`] (its row
+/// strides included): A `m × k`, B `n × k`, C `m × n`, `C = α·A·Bᵀ` with f32 accumulation.
+/// The algorithm is chosen once, when the plan is made, so that timing its runs times the
+/// GEMM alone. As a [`GemmRunner`] it runs its own shape only (a batch of them, a call per
+/// product), and says so for any other.
 pub struct LtFp8<O: GemmOut> {
     handle: sys::cublasLtHandle_t,
     desc: sys::cublasLtMatmulDesc_t,
@@ -27,7 +29,7 @@ pub struct LtFp8<O: GemmOut> {
     algo: sys::cublasLtMatmulAlgo_t,
     workspace: CudaSlice<u8>,
     stream: Arc<CudaStream>,
-    shape: (u32, u32, u32),
+    shape: GemmShape,
     _o: PhantomData<O>,
 }
 
@@ -41,8 +43,14 @@ impl<O: GemmOut> LtFp8<O> {
     /// Plans the product on `gpu`'s stream. `fast_accum` lets cuBLASLt keep the whole sum
     /// in the tensor cores' accumulator (as the wgmma GEMM does) instead of promoting
     /// partial sums to f32 registers at intervals. `Err` where cuBLASLt has no algorithm
-    /// (it needs an sm_89 or newer GPU, and K a multiple of 16).
-    pub fn new(gpu: &Gpu, m: u32, n: u32, k: u32, fast_accum: bool) -> Result<Self, RuntimeError> {
+    /// (it needs an sm_89 or newer GPU, and K a multiple of 16), and for a shape that is
+    /// not TN (e4m3 reads K-contiguous B only) or not valid ([`GemmShape::check`]).
+    pub fn new(gpu: &Gpu, shape: &GemmShape, fast_accum: bool) -> Result<Self, RuntimeError> {
+        shape.check().map_err(RuntimeError::Invalid)?;
+        if shape.layout != Layout::TN {
+            return Err(RuntimeError::Invalid(format!("cuBLASLt's e4m3 GEMM takes B stored N×K (TN); {shape} is not")));
+        }
+        let shape = shape.one();
         let handle = lt::create_handle().map_err(lt_err("cublasLtCreate"))?;
         let mut plan = LtFp8 {
             handle,
@@ -52,7 +60,7 @@ impl<O: GemmOut> LtFp8<O> {
             algo: unsafe { std::mem::zeroed() },
             workspace: gpu.zeros::<u8>(WORKSPACE)?,
             stream: gpu.stream().clone(),
-            shape: (m, n, k),
+            shape,
             _o: PhantomData,
         };
         plan.desc = lt::create_matmul_desc(sys::cublasComputeType_t::CUBLAS_COMPUTE_32F, sys::cudaDataType_t::CUDA_R_32F)
@@ -71,9 +79,10 @@ impl<O: GemmOut> LtFp8<O> {
         set(sys::cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_FAST_ACCUM, fast_accum as i32)?;
         let out = if O::BF16 { sys::cudaDataType_t::CUDA_R_16BF } else { sys::cudaDataType_t::CUDA_R_32F };
         let e4m3 = sys::cudaDataType_t::CUDA_R_8F_E4M3;
-        let (m64, n64, k64) = (m as u64, n as u64, k as u64);
-        for (i, (ty, rows, cols)) in [(e4m3, k64, n64), (e4m3, k64, m64), (out, n64, m64)].into_iter().enumerate() {
-            plan.layouts[i] = lt::create_matrix_layout(ty, rows, cols, rows as i64).map_err(lt_err("cublasLtMatrixLayoutCreate"))?;
+        let (m, n, k) = (shape.m as u64, shape.n as u64, shape.k as u64);
+        let (lda, ldb, ldc) = (shape.lda as i64, shape.ldb as i64, shape.ldc as i64);
+        for (i, (ty, rows, cols, ld)) in [(e4m3, k, n, ldb), (e4m3, k, m, lda), (out, n, m, ldc)].into_iter().enumerate() {
+            plan.layouts[i] = lt::create_matrix_layout(ty, rows, cols, ld).map_err(lt_err("cublasLtMatrixLayoutCreate"))?;
         }
         let pref = lt::create_matmul_pref().map_err(lt_err("cublasLtMatmulPreferenceCreate"))?;
         // SAFETY: every handle is live; the preference is destroyed once the heuristic answered.
@@ -95,15 +104,29 @@ impl<O: GemmOut> LtFp8<O> {
         plan.algo = heuristic.algo;
         Ok(plan)
     }
+}
 
-    /// `C = α·A·Bᵀ` on the plan's shape; A and B hold e4m3 codes. `Err` for a buffer too
-    /// short for the shape.
-    pub fn run(&self, a: &CudaSlice<u8>, b: &CudaSlice<u8>, c: &mut CudaSlice<O::Host>, alpha: f32) -> Result<(), RuntimeError>
-    where
-        O::Host: super::Elem,
-    {
-        let (m, n, k) = self.shape;
-        super::gemm_check::check_lengths([a.len(), b.len(), c.len()], (m, n, k))?;
+/// The plan's shape only: `Err` for another one, saying which it was planned for.
+impl<O: GemmOut> GemmRunner for LtFp8<O>
+where
+    O::Host: Elem,
+{
+    type In = u8;
+    type Out = O::Host;
+
+    fn run_one(
+        &self,
+        _gpu: &Gpu,
+        a: &CudaView<'_, u8>,
+        b: &CudaView<'_, u8>,
+        c: &mut CudaViewMut<'_, O::Host>,
+        alpha: f32,
+        shape: &GemmShape,
+    ) -> Result<(), RuntimeError> {
+        if *shape != self.shape {
+            return Err(RuntimeError::Invalid(format!("this cuBLASLt plan is for {}; make one for {shape}", self.shape)));
+        }
+        check_buffers(shape, [a.len(), b.len(), c.len()])?;
         let beta = 0f32;
         let (pa, _ra) = a.device_ptr(&self.stream);
         let (pb, _rb) = b.device_ptr(&self.stream);

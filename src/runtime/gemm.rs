@@ -1,40 +1,49 @@
 //! The Hopper GEMM ([`crate::kernels::gemm`]) on device buffers: built and loaded once,
-//! then run on any shape it handles; a shape or buffer it cannot handle is an `Err`.
-//! Inputs are bf16 (`Gemm<O>`) or FP8 e4m3 (`Gemm<O, E4m3>`, buffers of `u8` codes, with
-//! per-tensor scales through [`Gemm::run_scaled`]).
+//! then run on any [`GemmShape`] whose B is stored as it was built for ([`GemmRunner`]); a
+//! shape or buffer it cannot handle is an `Err`. Inputs are bf16 (`Gemm<O>`) or FP8 e4m3
+//! (`Gemm<O, E4m3>`, buffers of `u8` codes, with per-tensor scales through
+//! [`run_scaled`](GemmRunner::run_scaled)'s α).
 //!
-//! For bf16 C the module holds both kernels: the staged one (C through shared memory and
-//! TMA stores) runs when N is a multiple of 8 and its staging fits beside the stages, the
-//! direct one (stores from registers) otherwise. f32 C always stores directly.
+//! Row strides: A and B are read through TMA tensor maps whose row pitch is `lda` and
+//! `ldb`, where those (and the matrices' starts) are 16-byte multiples; otherwise through
+//! aligned copies ([`gemm_pad`](super::gemm_pad)). C's rows are `ldc` apart: for bf16 C
+//! with `ldc` a multiple of 8 (and C on 16 bytes) the staged kernel stores it (through
+//! shared memory and TMA, its tensor map's pitch `ldc`) where its staging fits beside the
+//! stages; otherwise the direct kernel stores it from registers, rows `ldc` apart (its
+//! `ldc` parameter). f32 C always stores directly. A batch is a launch per product, in
+//! stream order.
 //!
 //! A `Gemm` runs every shape with its configuration's tile; [`AutoGemm`](super::AutoGemm)
 //! picks a smaller one for products whose tiles would leave SMs idle.
 //!
 //! ```no_run
-//! use ptxkit::kernels::gemm::GemmConfig;
-//! use ptxkit::runtime::{Gemm, Gpu};
+//! use ptxkit::kernels::gemm::{hopper, GemmShape};
+//! use ptxkit::runtime::{Gemm, GemmRunner, Gpu};
 //! use half::bf16;
 //!
 //! let gpu = Gpu::new()?;
-//! let gemm = Gemm::<ptxkit::types::Bf16>::new(&gpu, GemmConfig::default())?;
+//! let gemm = Gemm::<ptxkit::types::Bf16>::new(&gpu, hopper::Config::default())?;
 //! let (m, n, k) = (1000, 3000, 512);
 //! let a = gpu.upload(&vec![bf16::ONE; m * k])?; // M x K, row-major
 //! let b = gpu.upload(&vec![bf16::ONE; n * k])?; // N x K, row-major
 //! let mut c = gpu.zeros::<bf16>(m * n)?; // M x N, row-major
-//! gemm.run(&gpu, &a, &b, &mut c, m as u32, n as u32, k as u32)?;
+//! gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m as u32, n as u32, k as u32))?;
 //! assert_eq!(gpu.download(&c)?[0], bf16::from_f32(512.0));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{CudaSlice, Elem, Gpu, HostTensorMap, Launch, LoadedModule, RuntimeError, TimelineBuffer, TypedKernel};
+use super::gemm_pad::{aligned_copy, copy_rows, tma_addressable};
+use super::gemm_runner::address;
+use super::{
+    CudaSlice, CudaView, CudaViewMut, Elem, GemmRunner, Gpu, HostArg, HostTensorMap, Launch, LoadedModule, RuntimeError, TimelineBuffer,
+    TypedKernel,
+};
 use crate::builder::Module;
 use crate::core::target::Target;
 use crate::core::Probes;
 use crate::descriptors::{L2Promotion, Swizzle, TiledMap};
-use crate::kernels::gemm::{
-    check_shape, gemm, gemm_staged, timeline_symbol, GemmConfig, GemmIn, GemmOut, GemmParams, GemmStagedParams, Layout, MAX_DYNAMIC_SHARED,
-    NN_BOX,
-};
+use crate::kernels::gemm::{gemm, gemm_staged, hopper, timeline_symbol, GemmIn, GemmOut, GemmShape, Layout, MAX_DYNAMIC_SHARED, NN_BOX};
+use crate::regs::GlobalPtr;
 use crate::trace::Trace;
 use crate::types::{Bf16, DataType, F32};
 use half::bf16;
@@ -52,7 +61,7 @@ struct Loaded<P> {
 }
 
 impl<P> Loaded<P> {
-    fn new(module: &LoadedModule, kref: &crate::builder::KernelRef<P>, cfg: &GemmConfig, shared: u32) -> Result<Self, RuntimeError> {
+    fn new(module: &LoadedModule, kref: &crate::builder::KernelRef<P>, cfg: &hopper::Config, shared: u32) -> Result<Self, RuntimeError> {
         let mut l = Loaded { kernel: module.kernel(kref)?, shared, clusters: 0, probes: kref.probes().clone() };
         l.clusters = l.kernel.max_active_clusters(&l.launch(cfg, cfg.cluster))?;
         if l.clusters == 0 {
@@ -60,7 +69,7 @@ impl<P> Loaded<P> {
         }
         Ok(l)
     }
-    fn launch(&self, cfg: &GemmConfig, grid: u32) -> Launch {
+    fn launch(&self, cfg: &hopper::Config, grid: u32) -> Launch {
         let launch = Launch::new(grid, cfg.threads()).shared(self.shared);
         if cfg.cluster > 1 {
             launch.cluster(cfg.cluster)
@@ -71,7 +80,7 @@ impl<P> Loaded<P> {
     /// The persistent launch for an `m × n` product on `gpu`'s stream: one cluster per unit
     /// of work up to the clusters resident at once; with stream-K always those, as a last
     /// partial wave is spread over all of them.
-    fn persistent(&self, gpu: &Gpu, cfg: &GemmConfig, m: u32, n: u32) -> Launch {
+    fn persistent(&self, gpu: &Gpu, cfg: &hopper::Config, m: u32, n: u32) -> Launch {
         let clusters = if cfg.stream_k { self.clusters as u64 } else { cfg.units(m, n).min(self.clusters as u64) };
         let grid = clusters as u32 * cfg.cluster;
         self.launch(cfg, grid).on(gpu.stream())
@@ -81,24 +90,24 @@ impl<P> Loaded<P> {
 /// The GEMM kernels loaded on one GPU, for C in `O` (`Bf16` or `F32`) and A, B in `I`
 /// (`Bf16` or [`E4m3`](crate::kernels::gemm::E4m3)).
 pub struct Gemm<O: GemmOut, I: GemmIn = Bf16> {
-    cfg: GemmConfig,
+    cfg: hopper::Config,
     module: LoadedModule,
-    direct: Loaded<GemmParams<O, I>>,
-    staged: Option<Loaded<GemmStagedParams<I>>>,
+    direct: Loaded<hopper::Params<O, I>>,
+    staged: Option<Loaded<hopper::StagedParams<I>>>,
     /// The larger persistent grid of the two kernels, which the workspace is sized for.
     grid: u32,
     /// The stream-K flags and partial sums, for the largest grid of the two kernels (one
     /// element each without `stream_k`). Launches lock it, and the kernels run in stream
     /// order on the GPU's stream, so no two use it at once.
     workspace: Mutex<(CudaSlice<u32>, CudaSlice<f32>)>,
-    /// With [`GemmConfig::timeline`]: the buffer both kernels stamp into (their `.const`
+    /// With [`hopper::Config::timeline`]: the buffer both kernels stamp into (their `.const`
     /// variables hold its address), and the names of the kernel that ran last.
     timeline: Option<Mutex<(TimelineBuffer, Option<Arc<Probes>>)>>,
     _o: PhantomData<(O, I)>,
 }
 
-/// A device buffer of `I` elements (`u8` codes for FP8).
-type Input<I> = CudaSlice<<<I as GemmIn>::Elem as DataType>::Host>;
+/// The host elements of inputs in `I` (`u8` codes for FP8).
+type Host<I> = <<I as GemmIn>::Elem as DataType>::Host;
 
 impl<O: GemmOut, I: GemmIn> std::fmt::Debug for Gemm<O, I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -113,7 +122,7 @@ impl<O: GemmOut, I: GemmIn> std::fmt::Debug for Gemm<O, I> {
 impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     /// Builds the kernels for `cfg` and loads them. `Err` when the configuration is invalid
     /// or the GPU is not sm_90 (wgmma and `setmaxnreg` are sm_90a).
-    pub fn new(gpu: &Gpu, cfg: GemmConfig) -> Result<Self, RuntimeError> {
+    pub fn new(gpu: &Gpu, cfg: hopper::Config) -> Result<Self, RuntimeError> {
         if gpu.compute_capability() != (9, 0) {
             return Err(RuntimeError::Invalid(format!(
                 "the wgmma GEMM needs an sm_90 GPU (H100/H200); this one is sm_{}{}",
@@ -152,7 +161,7 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     }
 
     /// The configuration the kernels were built for.
-    pub fn config(&self) -> &GemmConfig {
+    pub fn config(&self) -> &hopper::Config {
         &self.cfg
     }
     /// The loaded module (its JIT time and log).
@@ -164,12 +173,12 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     pub fn resident_clusters(&self) -> u32 {
         self.staged.as_ref().map_or(self.direct.clusters, |s| s.clusters)
     }
-    /// With [`GemmConfig::timeline`], the stamps of the last run, decoded (waiting for it):
-    /// a span per phase per warp ([`GemmConfig::timeline`] names them). `Err` without a
+    /// With [`hopper::Config::timeline`], the stamps of the last run, decoded (waiting for it):
+    /// a span per phase per warp ([`hopper::Config::timeline`] names them). `Err` without a
     /// timeline or before a run.
     pub fn timeline(&self, gpu: &Gpu) -> Result<Trace, RuntimeError> {
         let Some(tl) = &self.timeline else {
-            return Err(RuntimeError::Invalid("this GEMM was built without a timeline (GemmConfig::timeline)".into()));
+            return Err(RuntimeError::Invalid("this GEMM was built without a timeline (hopper::Config::timeline)".into()));
         };
         let tl = tl.lock().map_err(|_| RuntimeError::Invalid("a launch of this GEMM panicked while holding its timeline".into()))?;
         match &tl.1 {
@@ -200,145 +209,157 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
         launch(flags, sums)
     }
 
-    /// Whether an `m × n` product runs the staged kernel.
-    pub fn stages_c(&self, n: u32) -> bool {
-        self.staged.is_some() && n % 8 == 0
+    /// Whether a product of `shape` whose C starts on 16 bytes runs the staged kernel: bf16
+    /// C whose staging fits beside the stages, and rows of C 16-byte multiples apart (ldc a
+    /// multiple of 8), as its TMA stores need.
+    pub fn stages_c(&self, shape: &GemmShape) -> bool {
+        self.staged.is_some() && tma_addressable(0, shape.ldc, 2)
     }
 
-    #[allow(clippy::type_complexity)]
-    fn inputs<'b>(
-        &self,
-        a: &'b Input<I>,
-        b: &'b Input<I>,
-        c_len: usize,
-        alpha: f32,
-        (m, n, k): (u32, u32, u32),
-    ) -> Result<(HostTensorMap<'b, I::Elem, 2>, HostTensorMap<'b, I::Elem, 2>), RuntimeError> {
-        check_shape::<I>(self.cfg.layout, m, n, k).map_err(RuntimeError::Invalid)?;
+    /// What a product of `s` asks of this GEMM beyond [`GemmShape::check`]: B stored as it
+    /// was built for, K within stream-K's count of k-tiles, and a finite α.
+    fn check_product(&self, s: &GemmShape, alpha: f32) -> Result<(), RuntimeError> {
+        if s.layout != self.cfg.layout {
+            return Err(RuntimeError::Invalid(format!(
+                "this GEMM was built for B stored {:?} (hopper::Config::layout); {s} needs one built with layout: Layout::{:?}",
+                self.cfg.layout, s.layout
+            )));
+        }
         // Stream-K numbers the k-tiles of the grid's last wave in 32 bits.
-        let grid = self.grid;
+        let (grid, k) = (self.grid, s.k);
         if self.cfg.stream_k && grid as u64 * k.div_ceil(I::BK) as u64 > u32::MAX as u64 {
             return Err(RuntimeError::Invalid(format!(
-                "K = {k} is too long for stream-K over {grid} CTAs: {grid} · ⌈K / {}⌉ k-tiles exceed 2^32 - 1",
+                "K = {k} is too long for stream-K over {grid} CTAs: {grid} · ⌈K / {}⌉ k-tiles exceed 2^32 - 1; build without stream_k",
                 I::BK
             )));
         }
         if !alpha.is_finite() {
             return Err(RuntimeError::Invalid(format!("the scale {alpha} is not finite")));
         }
-        super::gemm_check::check_lengths([a.len(), b.len(), c_len], (m, n, k))?;
+        Ok(())
+    }
+
+    /// The tensor maps of one product's A and B, over `a` and `b` where TMA can address
+    /// them and over aligned copies where it cannot ([`gemm_pad`](super::gemm_pad)), handed
+    /// to `launch`.
+    fn with_inputs(
+        &self,
+        gpu: &Gpu,
+        (a, b): (&CudaView<'_, Host<I>>, &CudaView<'_, Host<I>>),
+        alpha: f32,
+        s: &GemmShape,
+        launch: impl FnOnce(&HostTensorMap<'_, I::Elem, 2>, &HostTensorMap<'_, I::Elem, 2>) -> Result<(), RuntimeError>,
+    ) -> Result<(), RuntimeError>
+    where
+        Host<I>: Elem,
+    {
+        self.check_product(s, alpha)?;
+        let [a_dims, b_dims, _] = s.matrices();
+        let copy = |v: &CudaView<'_, Host<I>>, (rows, cols, ld): (u32, u32, u32)| {
+            (!tma_addressable(address(gpu, v), ld, I::BYTES)).then(|| aligned_copy(gpu, v, (rows, cols, ld), I::BYTES)).transpose()
+        };
+        let (copy_a, copy_b) = (copy(a, a_dims)?, copy(b, b_dims)?);
+        let (a, lda) = copy_a.as_ref().map_or((a.slice(..), s.lda), |(buf, pitch)| (buf.as_view(), *pitch));
+        let (b, ldb) = copy_b.as_ref().map_or((b.slice(..), s.ldb), |(buf, pitch)| (buf.as_view(), *pitch));
         let cfg = &self.cfg;
-        let map = |rows: u32, box_rows: u32| k_major_map(k, rows, I::BK, box_rows);
         // With a cluster, each CTA loads its share of the B tile. NN's B (K×N) is loaded in
         // boxes of 64 columns by the stage's K.
         let b_map = match cfg.layout {
-            Layout::TN => map(n, cfg.bn / cfg.cluster),
-            Layout::NN => TiledMap::new([n as u64, k as u64], [NN_BOX, I::BK]).swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256),
+            Layout::TN => k_major_map(s.k, s.n, ldb, I::BK, cfg.bn / cfg.cluster),
+            Layout::NN => TiledMap::new([s.n as u64, s.k as u64], [NN_BOX, I::BK])
+                .strides([1, ldb as u64])
+                .swizzle(Swizzle::B128)
+                .l2_promotion(L2Promotion::B256),
         };
-        Ok((HostTensorMap::tiled(a, &map(m, cfg.bm()))?, HostTensorMap::tiled(b, &b_map)?))
-    }
-}
-
-/// The tensor map of a K-contiguous `rows × k` operand, loaded in boxes of `box_k` elements
-/// of K (one 128-byte swizzle row) by `box_rows` rows, written to shared memory with the
-/// 128-byte swizzle: A and TN's B of the Hopper and the tcgen05 GEMM.
-pub(super) fn k_major_map(k: u32, rows: u32, box_k: u32, box_rows: u32) -> TiledMap<2> {
-    TiledMap::new([k as u64, rows as u64], [box_k, box_rows]).swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256)
-}
-
-impl<I: GemmIn> Gemm<Bf16, I> {
-    /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n`, all row-major and densely packed (the
-    /// buffers may be longer); with the [`Layout::NN`] configuration B is `k × n` and
-    /// `C = A·B`. Enqueued on the GPU's stream. Any M, N, K ≥ 1: where rows of A or B are
-    /// not 16-byte multiples (K, or NN's N), the product runs on copies padded with zeros.
-    /// `Err` for a buffer too short for the shape, or a dimension past 2^31 - 1.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<bf16>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError>
-    where
-        <I::Elem as DataType>::Host: Elem,
-    {
-        self.run_scaled(gpu, a, b, c, 1.0, m, n, k)
+        let a_map = HostTensorMap::tiled(&a, &k_major_map(s.k, s.m, lda, I::BK, cfg.bm()))?;
+        launch(&a_map, &HostTensorMap::tiled(&b, &b_map)?)
     }
 
-    /// `C = α·A·Bᵀ`, as [`run`](Self::run). For FP8 inputs stored as `x / s` with
-    /// per-tensor scales `s_a` and `s_b`, α = `s_a · s_b` gives the product of the unscaled
-    /// matrices. α is applied to the f32 accumulator before C is rounded.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run_scaled(
+    /// Launches the direct kernel (C stored from registers) on one product into `c`, rows
+    /// `s.ldc` apart. The kernel stores pairs of elements where `ldc` is even; a C that
+    /// starts between two pairs is computed into a dense buffer and copied out.
+    fn direct(
         &self,
         gpu: &Gpu,
-        a: &Input<I>,
-        b: &Input<I>,
-        c: &mut CudaSlice<bf16>,
+        (a_map, b_map): (&HostTensorMap<'_, I::Elem, 2>, &HostTensorMap<'_, I::Elem, 2>),
+        c: &mut CudaViewMut<'_, O::Host>,
         alpha: f32,
-        m: u32,
-        n: u32,
-        k: u32,
+        s: &GemmShape,
     ) -> Result<(), RuntimeError>
     where
-        <I::Elem as DataType>::Host: Elem,
+        O::Host: Elem,
+        for<'c, 'd> &'c mut CudaViewMut<'d, O::Host>: HostArg<GlobalPtr<O>>,
     {
-        // Rows of A or B that TMA cannot address (K, or NN's N): copies padded with zeros.
-        let padded = super::gemm_pad::run_padded(gpu, self.cfg.layout, I::BYTES, (a, b, c), (m, n, k), |a, b, c, (m, n, k)| {
-            self.run_scaled(gpu, a, b, c, alpha, m, n, k)
-        });
-        if let Some(done) = padded {
-            return done;
+        let (m, n) = (s.m as usize, s.n as usize);
+        if !address(gpu, c).is_multiple_of(2 * std::mem::size_of::<O::Host>() as u64) {
+            let mut dense = gpu.zeros::<O::Host>(m * n)?;
+            self.direct(gpu, (a_map, b_map), &mut dense.as_view_mut(), alpha, &s.ldc(s.n))?;
+            return copy_rows(gpu, (&dense, n), (c, s.ldc as usize), (m, n));
         }
-        let (a_map, b_map) = self.inputs(a, b, c.len(), alpha, (m, n, k))?;
-        match &self.staged {
-            Some(staged) if n % 8 == 0 => {
-                let shape = TiledMap::new([n as u64, m as u64], [64, 64]).swizzle(Swizzle::B128);
-                let mut c_map = HostTensorMap::<Bf16, 2>::tiled_mut(c, &shape)?;
-                let launch = staged.persistent(gpu, &self.cfg, m, n);
-                self.clear_timeline(gpu, &staged.probes)?;
-                self.with_workspace(|flags, sums| staged.kernel.launch(&launch, (&a_map, &b_map, &mut c_map, alpha, m, n, k, flags, sums)))
-            }
-            _ => {
-                let launch = self.direct.persistent(gpu, &self.cfg, m, n);
-                self.clear_timeline(gpu, &self.direct.probes)?;
-                self.with_workspace(|flags, sums| self.direct.kernel.launch(&launch, (&a_map, &b_map, c, alpha, m, n, k, flags, sums)))
-            }
-        }
-    }
-}
-
-impl<I: GemmIn> Gemm<F32, I> {
-    /// As [`Gemm::<Bf16>::run`](Gemm::run), with C in f32.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<f32>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError>
-    where
-        <I::Elem as DataType>::Host: Elem,
-    {
-        self.run_scaled(gpu, a, b, c, 1.0, m, n, k)
-    }
-
-    /// As [`Gemm::<Bf16>::run_scaled`](Gemm::run_scaled), with C in f32.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run_scaled(
-        &self,
-        gpu: &Gpu,
-        a: &Input<I>,
-        b: &Input<I>,
-        c: &mut CudaSlice<f32>,
-        alpha: f32,
-        m: u32,
-        n: u32,
-        k: u32,
-    ) -> Result<(), RuntimeError>
-    where
-        <I::Elem as DataType>::Host: Elem,
-    {
-        // Rows of A or B that TMA cannot address (K, or NN's N): copies padded with zeros.
-        let padded = super::gemm_pad::run_padded(gpu, self.cfg.layout, I::BYTES, (a, b, c), (m, n, k), |a, b, c, (m, n, k)| {
-            self.run_scaled(gpu, a, b, c, alpha, m, n, k)
-        });
-        if let Some(done) = padded {
-            return done;
-        }
-        let (a_map, b_map) = self.inputs(a, b, c.len(), alpha, (m, n, k))?;
-        let launch = self.direct.persistent(gpu, &self.cfg, m, n);
+        let launch = self.direct.persistent(gpu, &self.cfg, s.m, s.n);
         self.clear_timeline(gpu, &self.direct.probes)?;
-        self.with_workspace(|flags, sums| self.direct.kernel.launch(&launch, (&a_map, &b_map, c, alpha, m, n, k, flags, sums)))
+        self.with_workspace(|flags, sums| self.direct.kernel.launch(&launch, (a_map, b_map, c, alpha, s.m, s.n, s.k, s.ldc, flags, sums)))
+    }
+}
+
+/// The tensor map of a K-contiguous `rows × k` operand whose rows are `ld` elements apart,
+/// loaded in boxes of `box_k` elements of K (one 128-byte swizzle row) by `box_rows` rows,
+/// written to shared memory with the 128-byte swizzle: A and TN's B of the Hopper and the
+/// tcgen05 GEMM.
+pub(super) fn k_major_map(k: u32, rows: u32, ld: u32, box_k: u32, box_rows: u32) -> TiledMap<2> {
+    TiledMap::new([k as u64, rows as u64], [box_k, box_rows]).strides([1, ld as u64]).swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256)
+}
+
+/// A product into bf16 C: the staged kernel (C through shared memory and TMA stores) where
+/// [`Gemm::stages_c`] and C starts on 16 bytes, the direct one otherwise.
+impl<I: GemmIn> GemmRunner for Gemm<Bf16, I>
+where
+    Host<I>: Elem,
+{
+    type In = Host<I>;
+    type Out = bf16;
+
+    fn run_one(
+        &self,
+        gpu: &Gpu,
+        a: &CudaView<'_, Host<I>>,
+        b: &CudaView<'_, Host<I>>,
+        c: &mut CudaViewMut<'_, bf16>,
+        alpha: f32,
+        s: &GemmShape,
+    ) -> Result<(), RuntimeError> {
+        self.with_inputs(gpu, (a, b), alpha, s, |a_map, b_map| match &self.staged {
+            Some(staged) if tma_addressable(address(gpu, c), s.ldc, 2) => {
+                let shape = TiledMap::new([s.n as u64, s.m as u64], [64, 64]).strides([1, s.ldc as u64]).swizzle(Swizzle::B128);
+                let mut c_map = HostTensorMap::<Bf16, 2>::tiled_mut(c, &shape)?;
+                let launch = staged.persistent(gpu, &self.cfg, s.m, s.n);
+                self.clear_timeline(gpu, &staged.probes)?;
+                self.with_workspace(|flags, sums| {
+                    staged.kernel.launch(&launch, (a_map, b_map, &mut c_map, alpha, s.m, s.n, s.k, flags, sums))
+                })
+            }
+            _ => self.direct(gpu, (a_map, b_map), c, alpha, s),
+        })
+    }
+}
+
+/// A product into f32 C: the direct kernel.
+impl<I: GemmIn> GemmRunner for Gemm<F32, I>
+where
+    Host<I>: Elem,
+{
+    type In = Host<I>;
+    type Out = f32;
+
+    fn run_one(
+        &self,
+        gpu: &Gpu,
+        a: &CudaView<'_, Host<I>>,
+        b: &CudaView<'_, Host<I>>,
+        c: &mut CudaViewMut<'_, f32>,
+        alpha: f32,
+        s: &GemmShape,
+    ) -> Result<(), RuntimeError> {
+        self.with_inputs(gpu, (a, b), alpha, s, |a_map, b_map| self.direct(gpu, (a_map, b_map), c, alpha, s))
     }
 }

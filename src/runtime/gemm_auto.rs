@@ -1,29 +1,28 @@
-//! The Hopper GEMM with its tile chosen per shape ([`GemmConfig::for_shape`]): a
+//! The Hopper GEMM with its tile chosen per shape ([`hopper::Config::for_shape`]): a
 //! configuration's own tile where its tiles keep most SMs busy, a smaller one for small
 //! products. Each configuration is built and loaded the first time a shape needs it.
 //!
 //! ```no_run
-//! use ptxkit::kernels::gemm::GemmConfig;
-//! use ptxkit::runtime::{AutoGemm, Gpu};
+//! use ptxkit::kernels::gemm::{hopper, GemmShape};
+//! use ptxkit::runtime::{AutoGemm, GemmRunner, Gpu};
 //! use half::bf16;
 //!
 //! let gpu = Gpu::new()?;
-//! let gemm = AutoGemm::<ptxkit::types::Bf16>::new(&gpu, GemmConfig::default())?;
+//! let gemm = AutoGemm::<ptxkit::types::Bf16>::new(&gpu, hopper::Config::default())?;
 //! let (m, n, k) = (1024, 1024, 1024);
 //! let a = gpu.upload(&vec![bf16::ONE; m * k])?;
 //! let b = gpu.upload(&vec![bf16::ONE; n * k])?;
 //! let mut c = gpu.zeros::<bf16>(m * n)?;
 //! // 32 tiles of 128 × 256 would leave 100 SMs idle: this runs 128 tiles of 64 × 128.
 //! assert_eq!(gemm.config_for(m as u32, n as u32).bn, 128);
-//! gemm.run(&gpu, &a, &b, &mut c, m as u32, n as u32, k as u32)?;
+//! gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m as u32, n as u32, k as u32))?;
 //! assert_eq!(gpu.download(&c)?[0], bf16::from_f32(1024.0));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{CudaSlice, Gemm, Gpu, RuntimeError};
-use crate::kernels::gemm::{GemmConfig, GemmIn, GemmOut};
-use crate::types::{Bf16, DataType, F32};
-use half::bf16;
+use super::{CudaView, CudaViewMut, Gemm, GemmRunner, Gpu, RuntimeError};
+use crate::kernels::gemm::{hopper, GemmIn, GemmOut, GemmShape};
+use crate::types::Bf16;
 use std::sync::{Arc, Mutex};
 
 /// The GEMM kernels of one base configuration and the smaller tiles it falls back to, on
@@ -35,9 +34,6 @@ pub struct AutoGemm<O: GemmOut, I: GemmIn = Bf16> {
     smaller: Mutex<Vec<Arc<Gemm<O, I>>>>,
 }
 
-/// A device buffer of `I` elements (`u8` codes for FP8).
-type Input<I> = CudaSlice<<<I as GemmIn>::Elem as DataType>::Host>;
-
 impl<O: GemmOut, I: GemmIn> std::fmt::Debug for AutoGemm<O, I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AutoGemm").field("in", &I::NAME).field("base", self.base.config()).field("sms", &self.sms).finish_non_exhaustive()
@@ -47,7 +43,7 @@ impl<O: GemmOut, I: GemmIn> std::fmt::Debug for AutoGemm<O, I> {
 impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
     /// Builds and loads the kernels of `base` (as [`Gemm::new`], with the same errors); the
     /// smaller tiles are built when a shape first needs them.
-    pub fn new(gpu: &Gpu, base: GemmConfig) -> Result<Self, RuntimeError> {
+    pub fn new(gpu: &Gpu, base: hopper::Config) -> Result<Self, RuntimeError> {
         Ok(AutoGemm { base: Arc::new(Gemm::new(gpu, base)?), sms: gpu.multiprocessors(), smaller: Mutex::new(vec![]) })
     }
 
@@ -57,7 +53,7 @@ impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
     }
 
     /// The configuration an `m × n` product runs with on this GPU.
-    pub fn config_for(&self, m: u32, n: u32) -> GemmConfig {
+    pub fn config_for(&self, m: u32, n: u32) -> hopper::Config {
         self.base.config().for_shape(m, n, self.sms)
     }
 
@@ -79,35 +75,23 @@ impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
     }
 }
 
-/// `run` and `run_scaled` for C in `$o` (host elements `$host`), as [`Gemm`]'s.
-macro_rules! runs {
-    ($($o:ty => $host:ty),*) => {$(
-        impl<I: GemmIn> AutoGemm<$o, I>
-        where
-            <I::Elem as crate::types::DataType>::Host: super::Elem,
-        {
-            /// [`Gemm::run`] with the configuration of this shape.
-            #[allow(clippy::too_many_arguments)]
-            pub fn run(&self, gpu: &Gpu, a: &Input<I>, b: &Input<I>, c: &mut CudaSlice<$host>, m: u32, n: u32, k: u32) -> Result<(), RuntimeError> {
-                self.gemm_for(gpu, m, n)?.run(gpu, a, b, c, m, n, k)
-            }
+/// Each product runs on [`gemm_for`](AutoGemm::gemm_for)'s kernels, as [`Gemm`] runs it.
+impl<O: GemmOut, I: GemmIn> GemmRunner for AutoGemm<O, I>
+where
+    Gemm<O, I>: GemmRunner,
+{
+    type In = <Gemm<O, I> as GemmRunner>::In;
+    type Out = <Gemm<O, I> as GemmRunner>::Out;
 
-            /// [`Gemm::run_scaled`] with the configuration of this shape.
-            #[allow(clippy::too_many_arguments)]
-            pub fn run_scaled(
-                &self,
-                gpu: &Gpu,
-                a: &Input<I>,
-                b: &Input<I>,
-                c: &mut CudaSlice<$host>,
-                alpha: f32,
-                m: u32,
-                n: u32,
-                k: u32,
-            ) -> Result<(), RuntimeError> {
-                self.gemm_for(gpu, m, n)?.run_scaled(gpu, a, b, c, alpha, m, n, k)
-            }
-        }
-    )*};
+    fn run_one(
+        &self,
+        gpu: &Gpu,
+        a: &CudaView<'_, Self::In>,
+        b: &CudaView<'_, Self::In>,
+        c: &mut CudaViewMut<'_, Self::Out>,
+        alpha: f32,
+        shape: &GemmShape,
+    ) -> Result<(), RuntimeError> {
+        self.gemm_for(gpu, shape.m, shape.n)?.run_one(gpu, a, b, c, alpha, shape)
+    }
 }
-runs!(Bf16 => bf16, F32 => f32);

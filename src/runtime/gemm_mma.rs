@@ -3,25 +3,27 @@
 //! any shape it handles; a shape or buffer it cannot handle is an `Err`.
 //!
 //! ```no_run
-//! use ptxkit::kernels::gemm::MmaGemmConfig;
-//! use ptxkit::runtime::{Gpu, MmaGemm};
+//! use ptxkit::kernels::gemm::ampere;
+//! use ptxkit::kernels::gemm::GemmShape;
+//! use ptxkit::runtime::{GemmRunner, Gpu, MmaGemm};
 //! use half::bf16;
 //!
 //! let gpu = Gpu::new()?;
-//! let gemm = MmaGemm::<ptxkit::types::Bf16>::new(&gpu, MmaGemmConfig::default())?;
+//! let gemm = MmaGemm::<ptxkit::types::Bf16>::new(&gpu, ampere::Config::default())?;
 //! let (m, n, k) = (77, 130, 40);
 //! let a = gpu.upload(&vec![bf16::ONE; m * k])?; // M x K, row-major
 //! let b = gpu.upload(&vec![bf16::ONE; n * k])?; // N x K, row-major
 //! let mut c = gpu.zeros::<bf16>(m * n)?; // M x N, row-major
-//! gemm.run(&gpu, &a, &b, &mut c, m as u32, n as u32, k as u32)?;
+//! gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m as u32, n as u32, k as u32))?;
 //! assert_eq!(gpu.download(&c)?[m * n - 1], bf16::from_f32(40.0));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{CudaSlice, Gpu, HostArg, Launch, LoadedModule, RuntimeError, TypedKernel};
+use super::gemm_runner::dense_tn_only;
+use super::{CudaView, CudaViewMut, Elem, GemmRunner, Gpu, HostArg, Launch, LoadedModule, RuntimeError, TypedKernel};
 use crate::builder::Module;
 use crate::core::target::Target;
-use crate::kernels::gemm::{check_mma_shape, gemm_tn_mma, GemmOut, MmaGemmConfig, MmaGemmParams};
+use crate::kernels::gemm::{ampere, check_mma_shape, gemm_tn_mma, GemmOut, GemmShape};
 use crate::regs::GlobalPtr;
 use half::bf16;
 use std::marker::PhantomData;
@@ -29,24 +31,24 @@ use std::marker::PhantomData;
 /// The `mma.sync` GEMM loaded on one GPU, for C in `O` (`Bf16` or `F32`).
 ///
 /// ```no_run
-/// use ptxkit::kernels::gemm::MmaGemmConfig;
+/// use ptxkit::kernels::gemm::ampere;
 /// use ptxkit::runtime::testing::{normal_bf16, poisoned};
-/// use ptxkit::runtime::{Gpu, MmaGemm};
+/// use ptxkit::runtime::{GemmRunner, GemmShape, Gpu, MmaGemm};
 ///
 /// let gpu = Gpu::new()?;
-/// let gemm = MmaGemm::<ptxkit::types::F32>::new(&gpu, MmaGemmConfig::default())?;
+/// let gemm = MmaGemm::<ptxkit::types::F32>::new(&gpu, ampere::Config::default())?;
 /// let (m, n, k) = (4000u32, 4000u32, 4000u32);
 /// let a = gpu.upload(&normal_bf16(1, (m * k) as usize))?;
 /// let b = gpu.upload(&normal_bf16(2, (n * k) as usize))?;
 /// let mut c = poisoned::<f32>(&gpu, (m * n) as usize)?;
-/// gemm.run(&gpu, &a, &b, &mut c, m, n, k)?;
+/// gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k))?;
 /// assert!(gpu.download(&c)?.iter().all(|x| x.is_finite()));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct MmaGemm<O: GemmOut> {
-    cfg: MmaGemmConfig,
+    cfg: ampere::Config,
     module: LoadedModule,
-    kernel: TypedKernel<MmaGemmParams<O>>,
+    kernel: TypedKernel<ampere::Params<O>>,
     /// CTAs resident at once: the persistent grid.
     resident: u32,
     _o: PhantomData<O>,
@@ -61,7 +63,7 @@ impl<O: GemmOut> std::fmt::Debug for MmaGemm<O> {
 impl<O: GemmOut> MmaGemm<O> {
     /// Builds the kernel for `cfg` (PTX for sm_80, compiled by the driver for the GPU) and
     /// loads it. `Err` when the configuration is invalid or the GPU is older than sm_80.
-    pub fn new(gpu: &Gpu, cfg: MmaGemmConfig) -> Result<Self, RuntimeError> {
+    pub fn new(gpu: &Gpu, cfg: ampere::Config) -> Result<Self, RuntimeError> {
         let (major, minor) = gpu.compute_capability();
         if major < 8 {
             return Err(RuntimeError::Invalid(format!("the mma.sync GEMM needs sm_80 or newer; this GPU is sm_{major}{minor}")));
@@ -79,7 +81,7 @@ impl<O: GemmOut> MmaGemm<O> {
     }
 
     /// The configuration the kernel was built for.
-    pub fn config(&self) -> &MmaGemmConfig {
+    pub fn config(&self) -> &ampere::Config {
         &self.cfg
     }
     /// CTAs resident at once: the grid of a persistent launch.
@@ -91,34 +93,37 @@ impl<O: GemmOut> MmaGemm<O> {
         &self.module
     }
 
-    fn launch(&self, gpu: &Gpu, lens: [usize; 3], (m, n, k): (u32, u32, u32)) -> Result<Launch, RuntimeError> {
-        check_mma_shape(&self.cfg, m, n, k).map_err(RuntimeError::Invalid)?;
-        super::gemm_check::check_lengths(lens, (m, n, k))?;
+    /// The launch of an `m × n` product: a CTA per tile, at most those resident at once
+    /// when persistent.
+    fn launch(&self, gpu: &Gpu, (m, n): (u32, u32)) -> Launch {
         let tiles = self.cfg.tiles(m, n);
         let grid = if self.cfg.persistent { tiles.min(self.resident as u64) } else { tiles } as u32;
-        Ok(Launch::new(grid, self.cfg.threads()).shared(self.cfg.shared_bytes()).on(gpu.stream()))
+        Launch::new(grid, self.cfg.threads()).shared(self.cfg.shared_bytes()).on(gpu.stream())
     }
 }
 
-impl<O: GemmOut> MmaGemm<O>
+/// Dense TN products ([`GemmShape::is_dense`], matrices on 16 bytes) with α = 1; K a
+/// multiple of 8 ([`check_mma_shape`]). A batch is a launch per product.
+impl<O: GemmOut> GemmRunner for MmaGemm<O>
 where
-    for<'c> &'c mut CudaSlice<O::Host>: HostArg<GlobalPtr<O>>,
+    O::Host: Elem,
+    for<'c, 'v> &'c mut CudaViewMut<'v, O::Host>: HostArg<GlobalPtr<O>>,
 {
-    /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n` (bf16 or f32, as `O`), all row-major
-    /// and densely packed (the buffers may be longer). Enqueued on the GPU's stream; `Err`
-    /// for a shape the kernel cannot handle ([`check_mma_shape`]) or a buffer too short for it.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run(
+    type In = bf16;
+    type Out = O::Host;
+
+    fn run_one(
         &self,
         gpu: &Gpu,
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<O::Host>,
-        m: u32,
-        n: u32,
-        k: u32,
+        a: &CudaView<'_, bf16>,
+        b: &CudaView<'_, bf16>,
+        c: &mut CudaViewMut<'_, O::Host>,
+        alpha: f32,
+        s: &GemmShape,
     ) -> Result<(), RuntimeError> {
-        let launch = self.launch(gpu, [a.len(), b.len(), c.len()], (m, n, k))?;
-        self.kernel.launch(&launch, (a, b, c, m, n, k))
+        dense_tn_only("mma.sync GEMM", gpu, (a, b, &*c), alpha, s)?;
+        check_mma_shape(&self.cfg, s.m, s.n, s.k).map_err(RuntimeError::Invalid)?;
+        let launch = self.launch(gpu, (s.m, s.n));
+        self.kernel.launch(&launch, (a, b, c, s.m, s.n, s.k))
     }
 }

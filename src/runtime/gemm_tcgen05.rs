@@ -4,27 +4,29 @@
 //! an `Err`.
 //!
 //! ```no_run
-//! use ptxkit::kernels::gemm::Tcgen05GemmConfig;
-//! use ptxkit::runtime::{Gpu, Tcgen05Gemm};
+//! use ptxkit::kernels::gemm::blackwell;
+//! use ptxkit::kernels::gemm::GemmShape;
+//! use ptxkit::runtime::{GemmRunner, Gpu, Tcgen05Gemm};
 //! use half::bf16;
 //!
 //! let gpu = Gpu::new()?;
 //! // Err on a GPU without tcgen05 (older than sm_100, or sm_120).
-//! let gemm = Tcgen05Gemm::<ptxkit::types::Bf16>::new(&gpu, Tcgen05GemmConfig::default())?;
+//! let gemm = Tcgen05Gemm::<ptxkit::types::Bf16>::new(&gpu, blackwell::Config::default())?;
 //! let (m, n, k) = (200, 136, 96);
 //! let a = gpu.upload(&vec![bf16::ONE; m * k])?; // M x K, row-major
 //! let b = gpu.upload(&vec![bf16::ONE; n * k])?; // N x K, row-major
 //! let mut c = gpu.zeros::<bf16>(m * n)?; // M x N, row-major
-//! gemm.run(&gpu, &a, &b, &mut c, m as u32, n as u32, k as u32)?;
+//! gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m as u32, n as u32, k as u32))?;
 //! assert_eq!(gpu.download(&c)?[m * n - 1], bf16::from_f32(96.0));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use super::gemm::k_major_map;
-use super::{CudaSlice, Gpu, HostArg, HostTensorMap, Launch, LoadedModule, RuntimeError, TypedKernel};
+use super::gemm_runner::dense_tn_only;
+use super::{CudaView, CudaViewMut, Elem, GemmRunner, Gpu, HostArg, HostTensorMap, Launch, LoadedModule, RuntimeError, TypedKernel};
 use crate::builder::Module;
 use crate::core::target::Target;
-use crate::kernels::gemm::{check_shape, gemm_tcgen05, GemmIn, GemmOut, Layout, Tcgen05GemmConfig, Tcgen05GemmParams, TCGEN05_BM};
+use crate::kernels::gemm::{blackwell, check_shape, gemm_tcgen05, GemmConfig, GemmIn, GemmOut, GemmShape, Layout, TCGEN05_BM};
 use crate::regs::GlobalPtr;
 use crate::types::Bf16;
 use half::bf16;
@@ -35,9 +37,9 @@ const TMEM_COLUMNS: u32 = 512;
 
 /// The tcgen05 GEMM loaded on one GPU, for C in `O` (`Bf16` or `F32`).
 pub struct Tcgen05Gemm<O: GemmOut> {
-    cfg: Tcgen05GemmConfig,
+    cfg: blackwell::Config,
     module: LoadedModule,
-    kernel: TypedKernel<Tcgen05GemmParams<O>>,
+    kernel: TypedKernel<blackwell::Params<O>>,
     /// CTAs resident at once (as shared memory and tensor memory allow): the persistent grid.
     resident: u32,
     _o: PhantomData<O>,
@@ -66,7 +68,7 @@ pub fn tcgen05_target(cc: (u32, u32)) -> Result<Target, RuntimeError> {
 impl<O: GemmOut> Tcgen05Gemm<O> {
     /// Builds the kernel for `cfg` and loads it. `Err` when the configuration is invalid or
     /// the GPU has no `tcgen05` ([`tcgen05_target`]), before anything is built or loaded.
-    pub fn new(gpu: &Gpu, cfg: Tcgen05GemmConfig) -> Result<Self, RuntimeError> {
+    pub fn new(gpu: &Gpu, cfg: blackwell::Config) -> Result<Self, RuntimeError> {
         let target = tcgen05_target(gpu.compute_capability())?;
         cfg.check().map_err(|e| RuntimeError::Invalid(format!("tcgen05 GEMM configuration: {e}")))?;
         let build = |e: crate::Error| RuntimeError::Invalid(e.to_string());
@@ -86,7 +88,7 @@ impl<O: GemmOut> Tcgen05Gemm<O> {
     }
 
     /// The configuration the kernel was built for.
-    pub fn config(&self) -> &Tcgen05GemmConfig {
+    pub fn config(&self) -> &blackwell::Config {
         &self.cfg
     }
     /// CTAs resident at once: the grid of a large product.
@@ -97,47 +99,35 @@ impl<O: GemmOut> Tcgen05Gemm<O> {
     pub fn module(&self) -> &LoadedModule {
         &self.module
     }
-
-    /// Checks the shape and the buffers, and encodes the tensor maps of A and B; the launch.
-    #[allow(clippy::type_complexity)]
-    fn prepare<'b>(
-        &self,
-        gpu: &Gpu,
-        a: &'b CudaSlice<bf16>,
-        b: &'b CudaSlice<bf16>,
-        c_len: usize,
-        (m, n, k): (u32, u32, u32),
-    ) -> Result<(HostTensorMap<'b, Bf16, 2>, HostTensorMap<'b, Bf16, 2>, Launch), RuntimeError> {
-        check_shape::<Bf16>(Layout::TN, m, n, k).map_err(RuntimeError::Invalid)?;
-        super::gemm_check::check_lengths([a.len(), b.len(), c_len], (m, n, k))?;
-        let bk = <Bf16 as GemmIn>::BK;
-        let a_map = HostTensorMap::tiled(a, &k_major_map(k, m, bk, TCGEN05_BM))?;
-        let b_map = HostTensorMap::tiled(b, &k_major_map(k, n, bk, self.cfg.bn))?;
-        let grid = self.cfg.units(m, n).min(self.resident as u64) as u32;
-        Ok((a_map, b_map, Launch::new(grid, self.cfg.threads()).shared(self.cfg.shared_bytes()).on(gpu.stream())))
-    }
 }
 
-impl<O: GemmOut> Tcgen05Gemm<O>
+/// Dense TN products ([`GemmShape::is_dense`], matrices on 16 bytes) with α = 1; K a
+/// multiple of 8 ([`check_shape`]). A batch is a launch per product.
+impl<O: GemmOut> GemmRunner for Tcgen05Gemm<O>
 where
-    for<'c> &'c mut CudaSlice<O::Host>: HostArg<GlobalPtr<O>>,
+    O::Host: Elem,
+    for<'c, 'v> &'c mut CudaViewMut<'v, O::Host>: HostArg<GlobalPtr<O>>,
 {
-    /// `C = A·Bᵀ`: A is `m × k`, B `n × k`, C `m × n` (bf16 or f32, as `O`), all row-major
-    /// and densely packed (the buffers may be longer). Enqueued on the GPU's stream; `Err`
-    /// for a shape the kernel cannot handle ([`check_shape`]: K a multiple of 8) or a buffer
-    /// too short for it.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run(
+    type In = bf16;
+    type Out = O::Host;
+
+    fn run_one(
         &self,
         gpu: &Gpu,
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<O::Host>,
-        m: u32,
-        n: u32,
-        k: u32,
+        a: &CudaView<'_, bf16>,
+        b: &CudaView<'_, bf16>,
+        c: &mut CudaViewMut<'_, O::Host>,
+        alpha: f32,
+        s: &GemmShape,
     ) -> Result<(), RuntimeError> {
-        let (a_map, b_map, launch) = self.prepare(gpu, a, b, c.len(), (m, n, k))?;
+        dense_tn_only("tcgen05 GEMM", gpu, (a, b, &*c), alpha, s)?;
+        let (m, n, k) = (s.m, s.n, s.k);
+        check_shape::<Bf16>(Layout::TN, m, n, k).map_err(RuntimeError::Invalid)?;
+        let bk = <Bf16 as GemmIn>::BK;
+        let a_map = HostTensorMap::tiled(a, &k_major_map(k, m, k, bk, TCGEN05_BM))?;
+        let b_map = HostTensorMap::tiled(b, &k_major_map(k, n, k, bk, self.cfg.bn))?;
+        let grid = self.cfg.units(m, n).min(self.resident as u64) as u32;
+        let launch = Launch::new(grid, self.cfg.threads()).shared(self.cfg.shared_bytes()).on(gpu.stream());
         self.kernel.launch(&launch, (&a_map, &b_map, c, m, n, k))
     }
 }

@@ -63,9 +63,9 @@ mod elem;
 mod error;
 mod gemm;
 mod gemm_auto;
-mod gemm_check;
 mod gemm_mma;
 mod gemm_pad;
+mod gemm_runner;
 mod gemm_tcgen05;
 mod gpu;
 mod launch;
@@ -78,6 +78,7 @@ mod texture;
 mod timeline;
 mod wait_log;
 
+pub use crate::kernels::gemm::GemmShape;
 pub use args::{ArgList, HostArg, HostBytes, LaunchArgs};
 pub use attention::{Attention, AttentionGrid, AttentionShape, QkvLayout};
 #[cfg(feature = "cublas")]
@@ -89,6 +90,7 @@ pub use error::{LoadError, RuntimeError};
 pub use gemm::Gemm;
 pub use gemm_auto::AutoGemm;
 pub use gemm_mma::MmaGemm;
+pub use gemm_runner::GemmRunner;
 pub use gemm_tcgen05::{tcgen05_target, Tcgen05Gemm};
 pub use gpu::{median, Gpu};
 pub use launch::{Dim3, Launch};

@@ -4,9 +4,9 @@
 
 use crate::{rng, sized, skip, Test};
 use half::bf16;
-use ptxkit::kernels::gemm::{GemmConfig, Layout};
+use ptxkit::kernels::gemm::{hopper, GemmShape, Layout};
 use ptxkit::runtime::testing::{discrepancy, normal_bf16, poisoned};
-use ptxkit::runtime::{AutoGemm, Cublas, CudaSlice, Gemm, Gpu};
+use ptxkit::runtime::{AutoGemm, Cublas, CudaSlice, Gemm, GemmRunner, Gpu};
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
 use rand::Rng;
@@ -45,10 +45,7 @@ fn inputs(gpu: &Gpu, blas: &Cublas, g: &mut StdRng, layout: Layout, (m, n, k): (
     let a = gpu.upload(&normal(g, m as usize * k as usize)).unwrap();
     let b = gpu.upload(&normal(g, n as usize * k as usize)).unwrap();
     let mut r = poisoned::<bf16>(gpu, m as usize * n as usize).unwrap();
-    match layout {
-        Layout::TN => blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k).unwrap(),
-        Layout::NN => blas.gemm_nn_bf16(&a, &b, &mut r, m, n, k).unwrap(),
-    }
+    blas.run(gpu, &a, &b, &mut r, &GemmShape::new(m, n, k).with_layout(layout)).unwrap();
     let reference = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
     Inputs { a, b, reference }
 }
@@ -77,27 +74,13 @@ fn cpu_tn(a: &[bf16], b: &[bf16], (m, n, k): (u32, u32, u32)) -> Vec<f32> {
 /// there that racecheck and initcheck flag when the suite runs under compute-sanitizer.
 const SPLIT_SHAPE: (u32, u32, u32) = (300, 256, 1728);
 
-/// `Gemm::run` (or `AutoGemm::run`) for either C type.
-trait Run {
-    type Host: AsF32 + ptxkit::runtime::Elem;
-    fn go(&self, gpu: &Gpu, x: &Inputs, c: &mut CudaSlice<Self::Host>, s: (u32, u32, u32)) -> Result<(), ptxkit::runtime::RuntimeError>;
-}
-/// `Run` for each GEMM type and C type: `$g` writes C of `$host` elements.
-macro_rules! run_impls {
-    ($($g:ty => $host:ty),*) => {$(
-        impl Run for $g {
-            type Host = $host;
-            fn go(&self, gpu: &Gpu, x: &Inputs, c: &mut CudaSlice<$host>, (m, n, k): (u32, u32, u32)) -> Result<(), ptxkit::runtime::RuntimeError> {
-                self.run(gpu, &x.a, &x.b, c, m, n, k)
-            }
-        }
-    )*};
-}
-run_impls!(Gemm<Bf16> => bf16, Gemm<F32> => f32, AutoGemm<Bf16> => bf16, AutoGemm<F32> => f32);
-
-fn ours<G: Run>(gpu: &Gpu, gemm: &G, x: &Inputs, (m, n, k): (u32, u32, u32)) -> Result<Vec<f32>, String> {
-    let mut c = poisoned::<G::Host>(gpu, m as usize * n as usize).map_err(|e| e.to_string())?;
-    gemm.go(gpu, x, &mut c, (m, n, k)).map_err(|e| e.to_string())?;
+/// `gemm`'s dense product of `x` (B stored as `layout`) into a poisoned C, as f32.
+fn ours<G: GemmRunner<In = bf16>>(gpu: &Gpu, gemm: &G, x: &Inputs, layout: Layout, (m, n, k): (u32, u32, u32)) -> Result<Vec<f32>, String>
+where
+    G::Out: AsF32,
+{
+    let mut c = poisoned::<G::Out>(gpu, m as usize * n as usize).map_err(|e| e.to_string())?;
+    gemm.run(gpu, &x.a, &x.b, &mut c, &GemmShape::new(m, n, k).with_layout(layout)).map_err(|e| e.to_string())?;
     Ok(gpu.download(&c).map_err(|e| e.to_string())?.iter().map(|v| v.f32()).collect())
 }
 
@@ -123,17 +106,17 @@ fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     }
     let mut g = rng("gemm_matches_cublas_at_odd_shapes");
     let blas = Cublas::new(&gpu).unwrap();
-    let cfg = GemmConfig::default();
+    let cfg = hopper::Config::default();
     let gemm_bf16 = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
     let gemm_f32 = Gemm::<F32>::new(&gpu, cfg).unwrap();
-    let narrow = Gemm::<Bf16>::new(&gpu, GemmConfig { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
+    let narrow = Gemm::<Bf16>::new(&gpu, hopper::Config { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
     // A cluster of two has no stream-K.
-    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, stream_k: false, ..cfg };
+    let other = hopper::Config { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, stream_k: false, ..cfg };
     let paired = Gemm::<Bf16>::new(&gpu, other).unwrap();
     // Stream-K flipped: with it, tiles of the last wave are shared by two or three CTAs.
-    let split_cfg = GemmConfig { cluster: 1, stream_k: !cfg.stream_k, defer_store: !cfg.defer_store, ..cfg };
+    let split_cfg = hopper::Config { cluster: 1, stream_k: !cfg.stream_k, defer_store: !cfg.defer_store, ..cfg };
     let split = Gemm::<Bf16>::new(&gpu, split_cfg).unwrap();
-    let split_f32 = Gemm::<F32>::new(&gpu, GemmConfig { cluster: 1, stream_k: !cfg.stream_k, ..cfg }).unwrap();
+    let split_f32 = Gemm::<F32>::new(&gpu, hopper::Config { cluster: 1, stream_k: !cfg.stream_k, ..cfg }).unwrap();
     let mut failures = vec![];
     let shapes = [
         (1, 1, 8),
@@ -155,32 +138,32 @@ fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     for &s in shapes {
         let x = if s == SPLIT_SHAPE { inputs_cpu(&gpu, &mut g, s) } else { inputs(&gpu, &blas, &mut g, Layout::TN, s) };
         let (m, n, k) = s;
-        let how = if gemm_bf16.stages_c(n) { "staged" } else { "direct" };
-        match ours(&gpu, &gemm_bf16, &x, s) {
+        let how = if gemm_bf16.stages_c(&GemmShape::new(m, n, k)) { "staged" } else { "direct" };
+        match ours(&gpu, &gemm_bf16, &x, Layout::TN, s) {
             Ok(c) => judge(&format!("{m}x{n}x{k} bf16 ({how})"), &c, &x.reference, n, &mut failures),
             Err(e) => failures.push(format!("{m}x{n}x{k} bf16: {e}")),
         }
         if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
-            match ours(&gpu, &gemm_f32, &x, s) {
+            match ours(&gpu, &gemm_f32, &x, Layout::TN, s) {
                 Ok(c) => judge(&format!("{m}x{n}x{k} f32"), &c, &x.reference, n, &mut failures),
                 Err(e) => failures.push(format!("{m}x{n}x{k} f32: {e}")),
             }
-            match ours(&gpu, &narrow, &x, s) {
+            match ours(&gpu, &narrow, &x, Layout::TN, s) {
                 Ok(c) => judge(&format!("{m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), &c, &x.reference, n, &mut failures),
                 Err(e) => failures.push(format!("{m}x{n}x{k} 64x128: {e}")),
             }
             let what = format!("{m}x{n}x{k} bf16, cluster {}, overlap {}, defer_store {}", other.cluster, other.overlap, other.defer_store);
-            match ours(&gpu, &paired, &x, s) {
+            match ours(&gpu, &paired, &x, Layout::TN, s) {
                 Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
             let what = format!("{m}x{n}x{k} bf16, stream_k {}, defer_store {}", split_cfg.stream_k, split_cfg.defer_store);
-            match ours(&gpu, &split, &x, s) {
+            match ours(&gpu, &split, &x, Layout::TN, s) {
                 Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
             let what = format!("{m}x{n}x{k} f32, stream_k {}", split_cfg.stream_k);
-            match ours(&gpu, &split_f32, &x, s) {
+            match ours(&gpu, &split_f32, &x, Layout::TN, s) {
                 Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
@@ -198,8 +181,8 @@ fn auto_gemm_matches_a_cpu_product_with_the_tile_of_each_shape(gpu: Gpu) {
         skip(format!("the wgmma GEMM needs sm_90, the GPU is {:?}", gpu.compute_capability()));
     }
     let mut g = rng("auto_gemm_matches_a_cpu_product_with_the_tile_of_each_shape");
-    let auto_bf16 = AutoGemm::<Bf16>::new(&gpu, GemmConfig::default()).unwrap();
-    let auto_f32 = AutoGemm::<F32>::new(&gpu, GemmConfig::default()).unwrap();
+    let auto_bf16 = AutoGemm::<Bf16>::new(&gpu, hopper::Config::default()).unwrap();
+    let auto_f32 = AutoGemm::<F32>::new(&gpu, hopper::Config::default()).unwrap();
     let mut failures = vec![];
     // (shape, the tile expected with 132 SMs)
     let cases = [
@@ -219,11 +202,11 @@ fn auto_gemm_matches_a_cpu_product_with_the_tile_of_each_shape(gpu: Gpu) {
             failures.push(format!("{m}x{n}x{k}: {}x{} tiles, expected {tile:?}", cfg.bm(), cfg.bn));
         }
         let x = inputs_cpu(&gpu, &mut g, s);
-        match ours(&gpu, &auto_bf16, &x, s) {
+        match ours(&gpu, &auto_bf16, &x, Layout::TN, s) {
             Ok(c) => judge(&format!("{m}x{n}x{k} bf16, auto"), &c, &x.reference, n, &mut failures),
             Err(e) => failures.push(format!("{m}x{n}x{k} bf16, auto: {e}")),
         }
-        match ours(&gpu, &auto_f32, &x, s) {
+        match ours(&gpu, &auto_f32, &x, Layout::TN, s) {
             Ok(c) => judge(&format!("{m}x{n}x{k} f32, auto"), &c, &x.reference, n, &mut failures),
             Err(e) => failures.push(format!("{m}x{n}x{k} f32, auto: {e}")),
         }
@@ -240,11 +223,11 @@ fn gemm_nn_matches_cublas_and_a_cpu_product(gpu: Gpu) {
     }
     let mut g = rng("gemm_nn_matches_cublas_and_a_cpu_product");
     let blas = Cublas::new(&gpu).unwrap();
-    let cfg = GemmConfig { layout: Layout::NN, ..GemmConfig::default() };
+    let cfg = hopper::Config { layout: Layout::NN, ..hopper::Config::default() };
     let gemm_bf16 = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
     let gemm_f32 = Gemm::<F32>::new(&gpu, cfg).unwrap();
-    let narrow = Gemm::<Bf16>::new(&gpu, GemmConfig { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
-    let other = GemmConfig { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, ..cfg };
+    let narrow = Gemm::<Bf16>::new(&gpu, hopper::Config { bn: 128, consumers: 1, stages: 6, group_m: 1, overlap: false, ..cfg }).unwrap();
+    let other = hopper::Config { cluster: 3 - cfg.cluster, overlap: !cfg.overlap, defer_store: !cfg.defer_store, ..cfg };
     let paired = Gemm::<Bf16>::new(&gpu, other).unwrap();
     let mut failures = vec![];
     let shapes = [(1, 8, 8), (130, 264, 72), (67, 520, 136), (257, 136, 8), (1, 4096, 4096), (4000, 4000, 4000), (4096, 7168, 16384)];
@@ -258,13 +241,13 @@ fn gemm_nn_matches_cublas_and_a_cpu_product(gpu: Gpu) {
             Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
             Err(e) => failures.push(format!("{what}: {e}")),
         };
-        go(format!("NN {m}x{n}x{k} bf16"), ours(&gpu, &gemm_bf16, &x, s));
+        go(format!("NN {m}x{n}x{k} bf16"), ours(&gpu, &gemm_bf16, &x, Layout::NN, s));
         if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
-            go(format!("NN {m}x{n}x{k} f32"), ours(&gpu, &gemm_f32, &x, s));
-            go(format!("NN {m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), ours(&gpu, &narrow, &x, s));
+            go(format!("NN {m}x{n}x{k} f32"), ours(&gpu, &gemm_f32, &x, Layout::NN, s));
+            go(format!("NN {m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), ours(&gpu, &narrow, &x, Layout::NN, s));
             let what =
                 format!("NN {m}x{n}x{k} bf16, cluster {}, overlap {}, defer_store {}", other.cluster, other.overlap, other.defer_store);
-            go(what, ours(&gpu, &paired, &x, s));
+            go(what, ours(&gpu, &paired, &x, Layout::NN, s));
         }
     }
     let (m, n, k) = (190u32, 336u32, 264u32);
@@ -277,10 +260,10 @@ fn gemm_nn_matches_cublas_and_a_cpu_product(gpu: Gpu) {
         .collect();
     let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
     let mut r = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();
-    blas.gemm_nn_bf16(&a, &b, &mut r, m, n, k).unwrap();
+    blas.run(&gpu, &a, &b, &mut r, &GemmShape::nn(m, n, k)).unwrap();
     judge("cuBLAS NN against the CPU", &gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect::<Vec<_>>(), &cpu, n, &mut failures);
     let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
-    gemm_f32.run(&gpu, &a, &b, &mut c, m, n, k).unwrap();
+    gemm_f32.run(&gpu, &a, &b, &mut c, &GemmShape::nn(m, n, k)).unwrap();
     let d = discrepancy(&gpu.download(&c).unwrap(), &cpu, 1e-4);
     println!("GEMM NN (f32 out) against the CPU: relative error {:.2e}, {} outside 1e-4", d.relative, d.wrong);
     if d.wrong > 0 {
@@ -302,11 +285,11 @@ fn gemm_and_cublas_match_a_cpu_product(gpu: Gpu) {
     let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
     let blas = Cublas::new(&gpu).unwrap();
     let mut r = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();
-    blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k).unwrap();
+    blas.run(&gpu, &a, &b, &mut r, &GemmShape::new(m, n, k)).unwrap();
     let theirs: Vec<f32> = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
-    let gemm = Gemm::<F32>::new(&gpu, GemmConfig::default()).unwrap();
+    let gemm = Gemm::<F32>::new(&gpu, hopper::Config::default()).unwrap();
     let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
-    gemm.run(&gpu, &a, &b, &mut c, m, n, k).unwrap();
+    gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).unwrap();
     let mine = gpu.download(&c).unwrap();
     let mut failures = vec![];
     judge("cuBLAS against the CPU", &theirs, &cpu, n, &mut failures);
@@ -322,22 +305,22 @@ fn gemm_and_cublas_match_a_cpu_product(gpu: Gpu) {
 /// Shapes and buffers the kernel cannot take are errors, before anything runs.
 fn gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
     if gpu.compute_capability() != (9, 0) {
-        let e = Gemm::<Bf16>::new(&gpu, GemmConfig::default()).unwrap_err();
+        let e = Gemm::<Bf16>::new(&gpu, hopper::Config::default()).unwrap_err();
         assert!(e.to_string().contains("sm_90"), "{e}");
         skip("the refusal of this GPU checked; the run-time refusals need sm_90");
     }
-    let gemm = Gemm::<Bf16>::new(&gpu, GemmConfig::default()).unwrap();
+    let gemm = Gemm::<Bf16>::new(&gpu, hopper::Config::default()).unwrap();
     let a = gpu.zeros::<bf16>(64 * 100).unwrap();
     let b = gpu.zeros::<bf16>(64 * 100).unwrap();
     let mut c = gpu.zeros::<bf16>(64 * 64).unwrap();
     // Any K and any NN N are taken (on copies padded to 16-byte rows): the buffers must
     // hold the shape, and dimensions stay below 2^31.
-    gemm.run(&gpu, &a, &b, &mut c, 64, 64, 100).unwrap();
-    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 64, 1 << 31).unwrap_err().to_string();
+    gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(64, 64, 100)).unwrap();
+    let e = gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(64, 64, 1 << 31)).unwrap_err().to_string();
     assert!(e.contains("outside 1..=2^31-1"), "{e}");
-    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 65, 96).unwrap_err().to_string();
+    let e = gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(64, 65, 96)).unwrap_err().to_string();
     assert!(e.contains("C holds 4096 elements"), "{e}");
-    let e = Gemm::<Bf16>::new(&gpu, GemmConfig { stages: 7, ..GemmConfig::default() }).unwrap_err().to_string();
+    let e = Gemm::<Bf16>::new(&gpu, hopper::Config { stages: 7, ..hopper::Config::default() }).unwrap_err().to_string();
     assert!(e.contains("shared memory"), "{e}");
 }
 

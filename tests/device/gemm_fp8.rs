@@ -12,9 +12,9 @@
 
 use crate::{rng, sized, skip, Test};
 use half::bf16;
-use ptxkit::kernels::gemm::{E4m3, GemmConfig};
+use ptxkit::kernels::gemm::{hopper, E4m3, GemmShape};
 use ptxkit::runtime::testing::{normal_e4m3, poisoned};
-use ptxkit::runtime::{AutoGemm, Cublas, CudaSlice, Gemm, Gpu, LtFp8};
+use ptxkit::runtime::{AutoGemm, Cublas, CudaSlice, Gemm, GemmRunner, Gpu, LtFp8};
 use ptxkit::types::minifloat::e4m3_to_f32;
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
@@ -121,11 +121,12 @@ fn references(
     let (wa, wb) = (gpu.upload(&widen(ha)).unwrap(), gpu.upload(&widen(hb)).unwrap());
     let len = m as usize * n as usize;
     let mut r = poisoned::<bf16>(gpu, len).unwrap();
-    blas.gemm_tn_bf16(&wa, &wb, &mut r, m, n, k).unwrap();
+    blas.run(gpu, &wa, &wb, &mut r, &GemmShape::new(m, n, k)).unwrap();
     let precise = gpu.download(&r).unwrap().iter().map(|v| v.to_f32() * alpha).collect();
     let lt = (n % 16 == 0).then(|| {
         let mut r = poisoned::<bf16>(gpu, len).unwrap();
-        LtFp8::<Bf16>::new(gpu, m, n, k, true).unwrap().run(a, b, &mut r, *alpha).unwrap();
+        let shape = GemmShape::new(m, n, k);
+        LtFp8::<Bf16>::new(gpu, &shape, true).unwrap().run_scaled(gpu, a, b, &mut r, *alpha, &shape).unwrap();
         bf16s(gpu.download(&r).unwrap())
     });
     (precise, lt)
@@ -135,12 +136,12 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
     skip_unless_sm90(&gpu);
     let mut g = rng("fp8_gemm_matches_cublaslt_at_odd_shapes");
     let blas = Cublas::new(&gpu).unwrap();
-    let cfg = GemmConfig::default();
+    let cfg = hopper::Config::default();
     let ours_bf16 = Gemm::<Bf16, E4m3>::new(&gpu, cfg).unwrap();
     let ours_f32 = Gemm::<F32, E4m3>::new(&gpu, cfg).unwrap();
-    let other = GemmConfig { bn: 128, consumers: 1, stages: 6, cluster: 2, overlap: false, group_m: 1, defer_store: false, ..cfg };
+    let other = hopper::Config { bn: 128, consumers: 1, stages: 6, cluster: 2, overlap: false, group_m: 1, defer_store: false, ..cfg };
     let narrow = Gemm::<Bf16, E4m3>::new(&gpu, other).unwrap();
-    let split_cfg = GemmConfig { stream_k: !cfg.stream_k, ..cfg };
+    let split_cfg = hopper::Config { stream_k: !cfg.stream_k, ..cfg };
     let split = Gemm::<Bf16, E4m3>::new(&gpu, split_cfg).unwrap();
     // The tile chosen per shape: 64 × 64 at the small shapes, the default's at 4000³.
     let auto = AutoGemm::<Bf16, E4m3>::new(&gpu, cfg).unwrap();
@@ -174,22 +175,23 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
             }
             Err(e) => failures.push(format!("{what}: {e}")),
         };
-        let how = if ours_bf16.stages_c(n) { "staged" } else { "direct" };
+        let shape = GemmShape::new(m, n, k);
+        let how = if ours_bf16.stages_c(&shape) { "staged" } else { "direct" };
         let mut c = poisoned::<bf16>(&gpu, len).unwrap();
-        let got = ours_bf16.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| bf16s(gpu.download(&c).unwrap()));
+        let got = ours_bf16.run_scaled(&gpu, a, b, &mut c, *alpha, &shape).map(|_| bf16s(gpu.download(&c).unwrap()));
         check(format!("{m}x{n}x{k} e4m3 -> bf16 ({how})"), got.map_err(|e| e.to_string()));
         if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
             let mut c = poisoned::<f32>(&gpu, len).unwrap();
-            let got = ours_f32.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| gpu.download(&c).unwrap());
+            let got = ours_f32.run_scaled(&gpu, a, b, &mut c, *alpha, &shape).map(|_| gpu.download(&c).unwrap());
             check(format!("{m}x{n}x{k} e4m3 -> f32"), got.map_err(|e| e.to_string()));
             let mut c = poisoned::<bf16>(&gpu, len).unwrap();
-            let got = narrow.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| bf16s(gpu.download(&c).unwrap()));
+            let got = narrow.run_scaled(&gpu, a, b, &mut c, *alpha, &shape).map(|_| bf16s(gpu.download(&c).unwrap()));
             check(format!("{m}x{n}x{k} e4m3 -> bf16, 64x128 tiles, cluster 2"), got.map_err(|e| e.to_string()));
             let mut c = poisoned::<bf16>(&gpu, len).unwrap();
-            let got = split.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| bf16s(gpu.download(&c).unwrap()));
+            let got = split.run_scaled(&gpu, a, b, &mut c, *alpha, &shape).map(|_| bf16s(gpu.download(&c).unwrap()));
             check(format!("{m}x{n}x{k} e4m3 -> bf16, stream_k {}", split_cfg.stream_k), got.map_err(|e| e.to_string()));
             let mut c = poisoned::<bf16>(&gpu, len).unwrap();
-            let got = auto.run_scaled(&gpu, a, b, &mut c, *alpha, m, n, k).map(|_| bf16s(gpu.download(&c).unwrap()));
+            let got = auto.run_scaled(&gpu, a, b, &mut c, *alpha, &shape).map(|_| bf16s(gpu.download(&c).unwrap()));
             let tile = auto.config_for(m, n);
             check(format!("{m}x{n}x{k} e4m3 -> bf16, auto ({}x{} tiles)", tile.bm(), tile.bn), got.map_err(|e| e.to_string()));
         }
@@ -210,18 +212,19 @@ fn fp8_gemm_and_cublaslt_match_a_cpu_product(gpu: Gpu) {
     // cuBLASLt without fast accumulation promotes its partial sums to f32 every few wgmmas,
     // so it stays within the bound of the GEMM, which promotes them only at the end.
     let mut theirs = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
-    LtFp8::<F32>::new(&gpu, m, n, k, false).unwrap().run(&a, &b, &mut theirs, alpha).unwrap();
+    let shape = GemmShape::new(m, n, k);
+    LtFp8::<F32>::new(&gpu, &shape, false).unwrap().run_scaled(&gpu, &a, &b, &mut theirs, alpha, &shape).unwrap();
     judge_accumulation("cuBLASLt (f32 C) against the CPU", &gpu.download(&theirs).unwrap(), &cpu, &mag, (n, k), &mut failures);
-    let gemm = Gemm::<F32, E4m3>::new(&gpu, GemmConfig::default()).unwrap();
+    let gemm = Gemm::<F32, E4m3>::new(&gpu, hopper::Config::default()).unwrap();
     let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
-    gemm.run_scaled(&gpu, &a, &b, &mut c, alpha, m, n, k).unwrap();
+    gemm.run_scaled(&gpu, &a, &b, &mut c, alpha, &shape).unwrap();
     judge_accumulation("GEMM (e4m3, f32 C) against the CPU", &gpu.download(&c).unwrap(), &cpu, &mag, (n, k), &mut failures);
     // K whose rows are not 16 bytes of e4m3: the GEMM pads copies of A and B with zeros.
     for (m, n, k) in [(77u32, 336u32, 200u32), (1, 17, 1), (130, 40, 88)] {
         let (a, b, ha, hb, alpha) = inputs(&gpu, &mut g, (m, n, k));
         let (cpu, mag) = cpu_product_and_magnitudes(&ha, &hb, alpha, (m, n, k));
         let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
-        gemm.run_scaled(&gpu, &a, &b, &mut c, alpha, m, n, k).unwrap();
+        gemm.run_scaled(&gpu, &a, &b, &mut c, alpha, &GemmShape::new(m, n, k)).unwrap();
         let what = format!("GEMM (e4m3, f32 C) at {m}x{n}x{k} (K padded) against the CPU");
         judge_accumulation(&what, &gpu.download(&c).unwrap(), &cpu, &mag, (n, k), &mut failures);
     }
@@ -232,18 +235,64 @@ fn fp8_gemm_and_cublaslt_match_a_cpu_product(gpu: Gpu) {
 /// length is taken: see the CPU test).
 fn fp8_gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
     skip_unless_sm90(&gpu);
-    let gemm = Gemm::<Bf16, E4m3>::new(&gpu, GemmConfig::default()).unwrap();
+    let gemm = Gemm::<Bf16, E4m3>::new(&gpu, hopper::Config::default()).unwrap();
     let a = gpu.zeros::<u8>(64 * 100).unwrap();
     let b = gpu.zeros::<u8>(64 * 100).unwrap();
     let mut c = gpu.zeros::<bf16>(64 * 64).unwrap();
-    let e = gemm.run_scaled(&gpu, &a, &b, &mut c, f32::NAN, 64, 64, 96).unwrap_err().to_string();
+    let e = gemm.run_scaled(&gpu, &a, &b, &mut c, f32::NAN, &GemmShape::new(64, 64, 96)).unwrap_err().to_string();
     assert!(e.contains("not finite"), "{e}");
-    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 64, 112).unwrap_err().to_string();
+    let e = gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(64, 64, 112)).unwrap_err().to_string();
     assert!(e.contains("A holds 6400 elements"), "{e}");
+}
+
+/// FP8 with row strides and batches (`lda > K`, `ldc > N`, strides that are not 16-byte
+/// multiples, B shared by a batch) against the f64 product of the decoded inputs, C's
+/// buffer poisoned first and checked untouched outside the products
+/// ([`judge_buffer`](crate::gemm_strided::judge_buffer)); the accumulation's share of the
+/// bound is the FP8 model's `K/32 · 2⁻¹³` (see [`judge_accumulation`]).
+fn fp8_gemm_strided_and_batched_match_an_f64_product(gpu: Gpu) {
+    use crate::gemm_strided::{judge_buffer, reference};
+    skip_unless_sm90(&gpu);
+    let mut g = rng("fp8_gemm_strided_and_batched_match_an_f64_product");
+    let cfg = hopper::Config::default();
+    let (ours_bf16, ours_f32) = (Gemm::<Bf16, E4m3>::new(&gpu, cfg).unwrap(), Gemm::<F32, E4m3>::new(&gpu, cfg).unwrap());
+    let shapes = [
+        // Rows 16-byte multiples: TMA in place; C staged.
+        GemmShape::new(67, 130, 80).lda(96).ldb(112).ldc(136),
+        // lda, ldb not 16-byte multiples (copies), K not a multiple of 16, odd ldc.
+        GemmShape::new(130, 70, 40).lda(41).ldb(47).ldc(71),
+        // Batches: B shared; then odd strides everywhere.
+        GemmShape::new(70, 90, 64).lda(80).ldc(96).batch(3, 70 * 80 + 16, 0, 70 * 96 + 8),
+        GemmShape::new(45, 33, 48).batch(4, 45 * 48 + 3, 33 * 48 + 1, 45 * 33 + 1),
+    ];
+    let mut failures = vec![];
+    for s in &shapes {
+        let [la, lb, lc] = s.lens().map(|l| l as usize);
+        let sigma = g.gen_range(1.0f32..8.0);
+        let (ha, hb) = (normal_e4m3(g.gen(), la, sigma), normal_e4m3(g.gen(), lb, sigma));
+        let alpha = 1.0 / (sigma * sigma);
+        let decode = |v: &[u8]| v.iter().map(|&c| e4m3_to_f32(c) as f64).collect::<Vec<f64>>();
+        let c_len = lc + 64;
+        let want = reference(&decode(&ha), &decode(&hb), s, c_len);
+        let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
+        let acc = s.k.div_ceil(32) as f64 * 2f64.powi(-13);
+        let mut c = poisoned::<bf16>(&gpu, c_len).unwrap();
+        match ours_bf16.run_scaled(&gpu, &a, &b, &mut c, alpha, s).and_then(|_| gpu.download(&c)) {
+            Ok(got) => judge_buffer(&format!("e4m3 -> bf16, {s}"), &got, &want, alpha as f64, acc, &mut failures),
+            Err(e) => failures.push(format!("e4m3 -> bf16, {s}: {e}")),
+        }
+        let mut c = poisoned::<f32>(&gpu, c_len).unwrap();
+        match ours_f32.run_scaled(&gpu, &a, &b, &mut c, alpha, s).and_then(|_| gpu.download(&c)) {
+            Ok(got) => judge_buffer(&format!("e4m3 -> f32, {s}"), &got, &want, alpha as f64, acc, &mut failures),
+            Err(e) => failures.push(format!("e4m3 -> f32, {s}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "strided FP8 GEMM wrong:\n{}", failures.join("\n"));
 }
 
 pub const TESTS: &[Test] = &[
     gpu!(fp8_gemm_matches_cublaslt_at_odd_shapes),
     gpu!(fp8_gemm_and_cublaslt_match_a_cpu_product),
     gpu!(fp8_gemm_refuses_what_it_cannot_compute),
+    gpu!(fp8_gemm_strided_and_batched_match_an_f64_product),
 ];

@@ -4,9 +4,9 @@
 
 use crate::{rng, sized, skip, Test};
 use half::bf16;
-use ptxkit::kernels::gemm::MmaGemmConfig;
+use ptxkit::kernels::gemm::ampere;
 use ptxkit::runtime::testing::{normal_bf16, poisoned};
-use ptxkit::runtime::{Cublas, CudaSlice, Gpu, MmaGemm, RuntimeError};
+use ptxkit::runtime::{Cublas, CudaSlice, GemmRunner, GemmShape, Gpu, MmaGemm, RuntimeError};
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
 use rand::Rng;
@@ -28,7 +28,7 @@ fn inputs(gpu: &Gpu, blas: &Cublas, g: &mut StdRng, (m, n, k): Shape) -> Inputs 
     let a = gpu.upload(&normal_bf16(g.gen(), m as usize * k as usize)).unwrap();
     let b = gpu.upload(&normal_bf16(g.gen(), n as usize * k as usize)).unwrap();
     let mut r = poisoned::<bf16>(gpu, m as usize * n as usize).unwrap();
-    blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k).unwrap();
+    blas.run(gpu, &a, &b, &mut r, &GemmShape::new(m, n, k)).unwrap();
     let reference = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
     Inputs { a, b, reference }
 }
@@ -45,12 +45,12 @@ impl Kernel {
         match self {
             Kernel::Bf16(g) => {
                 let mut c = poisoned::<bf16>(gpu, len)?;
-                g.run(gpu, &x.a, &x.b, &mut c, m, n, k)?;
+                g.run(gpu, &x.a, &x.b, &mut c, &GemmShape::new(m, n, k))?;
                 Ok(gpu.download(&c)?.iter().map(|v| v.to_f32()).collect())
             }
             Kernel::F32(g) => {
                 let mut c = poisoned::<f32>(gpu, len)?;
-                g.run(gpu, &x.a, &x.b, &mut c, m, n, k)?;
+                g.run(gpu, &x.a, &x.b, &mut c, &GemmShape::new(m, n, k))?;
                 gpu.download(&c)
             }
         }
@@ -65,23 +65,23 @@ fn mma_gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     }
     let mut g = rng("mma_gemm_matches_cublas_at_odd_shapes");
     let blas = Cublas::new(&gpu).unwrap();
-    let d = MmaGemmConfig::default();
+    let d = ampere::Config::default();
     let main = Kernel::Bf16(MmaGemm::new(&gpu, d).unwrap());
     // Other configurations, on the shapes of at most 2^36 multiply-adds.
     let others: Vec<(String, Kernel)> = vec![
         ("f32 C".into(), Kernel::F32(MmaGemm::new(&gpu, d).unwrap())),
-        ("a CTA per tile".into(), Kernel::Bf16(MmaGemm::new(&gpu, MmaGemmConfig { persistent: false, ..d }).unwrap())),
-        ("C from registers".into(), Kernel::Bf16(MmaGemm::new(&gpu, MmaGemmConfig { staged_store: false, ..d }).unwrap())),
-        ("C from registers, f32".into(), Kernel::F32(MmaGemm::new(&gpu, MmaGemmConfig { staged_store: false, ..d }).unwrap())),
-        ("bk 64, 3 stages".into(), Kernel::Bf16(MmaGemm::new(&gpu, MmaGemmConfig { bk: 64, stages: 3, ..d }).unwrap())),
+        ("a CTA per tile".into(), Kernel::Bf16(MmaGemm::new(&gpu, ampere::Config { persistent: false, ..d }).unwrap())),
+        ("C from registers".into(), Kernel::Bf16(MmaGemm::new(&gpu, ampere::Config { staged_store: false, ..d }).unwrap())),
+        ("C from registers, f32".into(), Kernel::F32(MmaGemm::new(&gpu, ampere::Config { staged_store: false, ..d }).unwrap())),
+        ("bk 64, 3 stages".into(), Kernel::Bf16(MmaGemm::new(&gpu, ampere::Config { bk: 64, stages: 3, ..d }).unwrap())),
         (
             "128x128, 2 CTAs per SM".into(),
-            Kernel::Bf16(MmaGemm::new(&gpu, MmaGemmConfig { bn: 128, warps_n: 2, ctas_per_sm: 2, ..d }).unwrap()),
+            Kernel::Bf16(MmaGemm::new(&gpu, ampere::Config { bn: 128, warps_n: 2, ctas_per_sm: 2, ..d }).unwrap()),
         ),
-        ("256x128".into(), Kernel::Bf16(MmaGemm::new(&gpu, MmaGemmConfig { bm: 256, bn: 128, warps_m: 4, warps_n: 2, ..d }).unwrap())),
+        ("256x128".into(), Kernel::Bf16(MmaGemm::new(&gpu, ampere::Config { bm: 256, bn: 128, warps_m: 4, warps_n: 2, ..d }).unwrap())),
         (
             "64x64, 2 stages, f32 C".into(),
-            Kernel::F32(MmaGemm::new(&gpu, MmaGemmConfig { bm: 64, bn: 64, warps_m: 2, warps_n: 2, stages: 2, group_m: 1, ..d }).unwrap()),
+            Kernel::F32(MmaGemm::new(&gpu, ampere::Config { bm: 64, bn: 64, warps_m: 2, warps_n: 2, stages: 2, group_m: 1, ..d }).unwrap()),
         ),
     ];
     // Shapes with fewer k-tiles than stages and more tiles than resident CTAs: the copies
@@ -141,13 +141,13 @@ fn mma_gemm_matches_a_cpu_product(gpu: Gpu) {
         .collect();
     let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
     let mut failures = vec![];
-    let f32_c = MmaGemm::<F32>::new(&gpu, MmaGemmConfig::default()).unwrap();
+    let f32_c = MmaGemm::<F32>::new(&gpu, ampere::Config::default()).unwrap();
     let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
-    f32_c.run(&gpu, &a, &b, &mut c, m, n, k).unwrap();
+    f32_c.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).unwrap();
     judge("f32 C against the CPU", &gpu.download(&c).unwrap(), &cpu, n, 1e-4, &mut failures);
-    let bf16_c = MmaGemm::<Bf16>::new(&gpu, MmaGemmConfig::default()).unwrap();
+    let bf16_c = MmaGemm::<Bf16>::new(&gpu, ampere::Config::default()).unwrap();
     let mut c = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();
-    bf16_c.run(&gpu, &a, &b, &mut c, m, n, k).unwrap();
+    bf16_c.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).unwrap();
     let got: Vec<f32> = gpu.download(&c).unwrap().iter().map(|v| v.to_f32()).collect();
     judge("bf16 C against the CPU", &got, &cpu, n, TOL, &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -156,21 +156,21 @@ fn mma_gemm_matches_a_cpu_product(gpu: Gpu) {
 /// Shapes and buffers the kernel cannot take are errors, before anything runs.
 fn mma_gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
     if gpu.compute_capability().0 < 8 {
-        let e = MmaGemm::<Bf16>::new(&gpu, MmaGemmConfig::default()).unwrap_err();
+        let e = MmaGemm::<Bf16>::new(&gpu, ampere::Config::default()).unwrap_err();
         assert!(e.to_string().contains("sm_80"), "{e}");
         skip("the refusal of this GPU checked; the run-time refusals need sm_80 or newer");
     }
-    let gemm = MmaGemm::<Bf16>::new(&gpu, MmaGemmConfig::default()).unwrap();
+    let gemm = MmaGemm::<Bf16>::new(&gpu, ampere::Config::default()).unwrap();
     let a = gpu.zeros::<bf16>(64 * 100).unwrap();
     let b = gpu.zeros::<bf16>(64 * 100).unwrap();
     let mut c = gpu.zeros::<bf16>(64 * 64).unwrap();
-    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 64, 100).unwrap_err().to_string();
+    let e = gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(64, 64, 100)).unwrap_err().to_string();
     assert!(e.contains("multiple of 8"), "{e}");
-    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 65, 96).unwrap_err().to_string();
+    let e = gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(64, 65, 96)).unwrap_err().to_string();
     assert!(e.contains("C holds 4096 elements"), "{e}");
-    let e = gemm.run(&gpu, &a, &b, &mut c, 0, 64, 96).unwrap_err().to_string();
+    let e = gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(0, 64, 96)).unwrap_err().to_string();
     assert!(e.contains("M = 0"), "{e}");
-    let e = MmaGemm::<Bf16>::new(&gpu, MmaGemmConfig { stages: 9, ..MmaGemmConfig::default() }).unwrap_err().to_string();
+    let e = MmaGemm::<Bf16>::new(&gpu, ampere::Config { stages: 9, ..ampere::Config::default() }).unwrap_err().to_string();
     assert!(e.contains("stages = 9"), "{e}");
 }
 

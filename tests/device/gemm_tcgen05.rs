@@ -7,9 +7,9 @@
 use crate::gemm::judge_tol;
 use crate::{rng, sized, skip, Test};
 use half::bf16;
-use ptxkit::kernels::gemm::Tcgen05GemmConfig;
+use ptxkit::kernels::gemm::blackwell;
 use ptxkit::runtime::testing::{discrepancy, normal_bf16, poisoned, Discrepancy};
-use ptxkit::runtime::{tcgen05_target, Cublas, Gpu, Tcgen05Gemm};
+use ptxkit::runtime::{tcgen05_target, Cublas, GemmRunner, GemmShape, Gpu, Tcgen05Gemm};
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
 use rand::Rng;
@@ -24,7 +24,7 @@ const TOL_F32: f64 = 1e-4;
 fn skip_without_tcgen05(gpu: &Gpu) {
     let (major, minor) = gpu.compute_capability();
     if tcgen05_target((major, minor)).is_err() {
-        let e = Tcgen05Gemm::<Bf16>::new(gpu, Tcgen05GemmConfig::default()).unwrap_err().to_string();
+        let e = Tcgen05Gemm::<Bf16>::new(gpu, blackwell::Config::default()).unwrap_err().to_string();
         assert!(e.contains("needs sm_100") && e.contains(&format!("sm_{major}{minor}")), "{e}");
         skip(format!("needs sm_100 or newer: {} is sm_{major}{minor}, and Tcgen05Gemm::new refused it ({e})", gpu.name()));
     }
@@ -60,11 +60,11 @@ fn tcgen05_gemm_matches_cublas_and_a_cpu_product(gpu: Gpu) {
     skip_without_tcgen05(&gpu);
     let mut g = rng("tcgen05_gemm_matches_cublas_and_a_cpu_product");
     let blas = Cublas::new(&gpu).unwrap();
-    let cfg = Tcgen05GemmConfig::default();
+    let cfg = blackwell::Config::default();
     let wide_bf16 = Tcgen05Gemm::<Bf16>::new(&gpu, cfg).unwrap();
     let wide_f32 = Tcgen05Gemm::<F32>::new(&gpu, cfg).unwrap();
     // 128-column tiles through a two-stage ring: every stage and accumulator reused often.
-    let narrow_cfg = Tcgen05GemmConfig { bn: 128, stages: 2, group_m: 1, ..cfg };
+    let narrow_cfg = blackwell::Config { bn: 128, stages: 2, group_m: 1, ..cfg };
     let narrow_bf16 = Tcgen05Gemm::<Bf16>::new(&gpu, narrow_cfg).unwrap();
     let narrow_f32 = Tcgen05Gemm::<F32>::new(&gpu, narrow_cfg).unwrap();
     println!("resident CTAs: {} (bn 256), {} (bn 128)", wide_bf16.resident_ctas(), narrow_bf16.resident_ctas());
@@ -78,7 +78,7 @@ fn tcgen05_gemm_matches_cublas_and_a_cpu_product(gpu: Gpu) {
         let (ha, hb) = (normal_bf16(g.gen(), mu * ku), normal_bf16(g.gen(), nu * ku));
         let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
         let mut r = poisoned::<bf16>(&gpu, mu * nu).unwrap();
-        blas.gemm_tn_bf16(&a, &b, &mut r, m, n, k).unwrap();
+        blas.run(&gpu, &a, &b, &mut r, &GemmShape::new(m, n, k)).unwrap();
         let theirs: Vec<f32> = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
         let at = positions(&mut g, mu, nu, ku);
         let cpu = cpu_at(&ha, &hb, ku, &at);
@@ -87,7 +87,7 @@ fn tcgen05_gemm_matches_cublas_and_a_cpu_product(gpu: Gpu) {
         for (what, gemm) in [("bn 256", &wide_bf16), ("bn 128, 2 stages", &narrow_bf16)] {
             let mut c = poisoned::<bf16>(&gpu, mu * nu).unwrap();
             let what = format!("{m}x{n}x{k} bf16 C, {what}");
-            match gemm.run(&gpu, &a, &b, &mut c, m, n, k).and_then(|_| gpu.download(&c)) {
+            match gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).and_then(|_| gpu.download(&c)) {
                 Ok(c) => judge_tol(&what, &c.iter().map(|v| v.to_f32()).collect::<Vec<_>>(), &theirs, n, TOL_BF16, &mut failures),
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
@@ -95,7 +95,7 @@ fn tcgen05_gemm_matches_cublas_and_a_cpu_product(gpu: Gpu) {
         for (what, gemm) in [("bn 256", &wide_f32), ("bn 128, 2 stages", &narrow_f32)] {
             let mut c = poisoned::<f32>(&gpu, mu * nu).unwrap();
             let what = format!("{m}x{n}x{k} f32 C, {what}, against the CPU");
-            match gemm.run(&gpu, &a, &b, &mut c, m, n, k).and_then(|_| gpu.download(&c)) {
+            match gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).and_then(|_| gpu.download(&c)) {
                 Ok(c) => judge_at(&what, &pick(&c), &cpu, &at, TOL_F32, &mut failures),
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
@@ -110,19 +110,19 @@ fn tcgen05_gemm_matches_cublas_and_a_cpu_product(gpu: Gpu) {
 fn tcgen05_gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
     let (major, minor) = gpu.compute_capability();
     if tcgen05_target((major, minor)).is_err() {
-        let e = Tcgen05Gemm::<F32>::new(&gpu, Tcgen05GemmConfig::default()).unwrap_err().to_string();
+        let e = Tcgen05Gemm::<F32>::new(&gpu, blackwell::Config::default()).unwrap_err().to_string();
         assert!(e.contains("needs sm_100") && e.contains(&format!("sm_{major}{minor}")), "{e}");
         skip("the refusal of this GPU checked; the run-time refusals need sm_100");
     }
-    let gemm = Tcgen05Gemm::<Bf16>::new(&gpu, Tcgen05GemmConfig::default()).unwrap();
+    let gemm = Tcgen05Gemm::<Bf16>::new(&gpu, blackwell::Config::default()).unwrap();
     let a = gpu.zeros::<bf16>(64 * 100).unwrap();
     let b = gpu.zeros::<bf16>(64 * 100).unwrap();
     let mut c = gpu.zeros::<bf16>(64 * 64).unwrap();
-    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 64, 100).unwrap_err().to_string();
+    let e = gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(64, 64, 100)).unwrap_err().to_string();
     assert!(e.contains("multiple of 8"), "{e}");
-    let e = gemm.run(&gpu, &a, &b, &mut c, 64, 65, 96).unwrap_err().to_string();
+    let e = gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(64, 65, 96)).unwrap_err().to_string();
     assert!(e.contains("C holds 4096 elements"), "{e}");
-    let e = Tcgen05Gemm::<Bf16>::new(&gpu, Tcgen05GemmConfig { stages: 5, ..Tcgen05GemmConfig::default() }).unwrap_err().to_string();
+    let e = Tcgen05Gemm::<Bf16>::new(&gpu, blackwell::Config { stages: 5, ..blackwell::Config::default() }).unwrap_err().to_string();
     assert!(e.contains("shared memory"), "{e}");
 }
 

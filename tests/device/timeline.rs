@@ -8,10 +8,10 @@
 
 use crate::{target, Test};
 use ptxkit::intrinsics::timeline::{region_bytes, Timeline, HEADER_WORDS};
-use ptxkit::kernels::gemm::GemmConfig;
+use ptxkit::kernels::gemm::hopper;
 use ptxkit::prelude::*;
 use ptxkit::runtime::testing::{normal_bf16, poison, poisoned};
-use ptxkit::runtime::{Gemm, Gpu, Launch, TimelineBuffer};
+use ptxkit::runtime::{Gemm, GemmRunner, GemmShape, Gpu, Launch, TimelineBuffer};
 use ptxkit::trace::Trace;
 
 const CTAS: u32 = 3;
@@ -139,16 +139,16 @@ fn gemm_with_a_timeline_computes_the_same_product(gpu: Gpu) {
         crate::skip("the wgmma GEMM needs sm_90");
     }
     let (m, n, k) = (1000u32, 1536u32, 512u32);
-    let cfg = GemmConfig::default();
+    let cfg = hopper::Config::default();
     let plain = Gemm::<Bf16>::new(&gpu, cfg).unwrap();
-    let stamped = Gemm::<Bf16>::new(&gpu, GemmConfig { timeline: Some(256), ..cfg }).unwrap();
+    let stamped = Gemm::<Bf16>::new(&gpu, hopper::Config { timeline: Some(256), ..cfg }).unwrap();
     assert!(plain.timeline(&gpu).is_err(), "no timeline without the option");
     let a = gpu.upload(&normal_bf16(11, (m * k) as usize)).unwrap();
     let b = gpu.upload(&normal_bf16(12, (n * k) as usize)).unwrap();
     let mut c0 = poisoned::<half::bf16>(&gpu, (m * n) as usize).unwrap();
     let mut c1 = poisoned::<half::bf16>(&gpu, (m * n) as usize).unwrap();
-    plain.run(&gpu, &a, &b, &mut c0, m, n, k).unwrap();
-    stamped.run(&gpu, &a, &b, &mut c1, m, n, k).unwrap();
+    plain.run(&gpu, &a, &b, &mut c0, &GemmShape::new(m, n, k)).unwrap();
+    stamped.run(&gpu, &a, &b, &mut c1, &GemmShape::new(m, n, k)).unwrap();
     let (c0, c1) = (gpu.download(&c0).unwrap(), gpu.download(&c1).unwrap());
     assert!(c0.iter().zip(&c1).all(|(x, y)| x.to_bits() == y.to_bits()), "the stamps change the product");
     let trace: Trace = stamped.timeline(&gpu).unwrap();

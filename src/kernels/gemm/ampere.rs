@@ -31,10 +31,10 @@
 //!   others run in a loop with no branch, which ptxas schedules as one block.
 //!
 //! ```
-//! use ptxkit::kernels::gemm::{gemm_tn_mma, MmaGemmConfig};
+//! use ptxkit::kernels::gemm::ampere::{gemm_tn_mma, Config};
 //! use ptxkit::prelude::*;
 //!
-//! let cfg = MmaGemmConfig::default();
+//! let cfg = Config::default();
 //! let mut m = Module::new(Target::SM_80);
 //! gemm_tn_mma::<Bf16>(&mut m, "gemm", &cfg)?;
 //! let ptx = m.to_ptx()?;
@@ -45,13 +45,13 @@
 //! ```
 
 use super::ampere_store::Store;
-use super::{invalid, GemmOut};
+use super::{invalid, GemmConfig, GemmOut, StageRing};
 use crate::builder::{Error, Kernel, KernelRef, Module};
 use crate::prelude::*;
 use crate::regs::Const;
 
 /// The parameters of [`gemm_tn_mma`]: A, B, C, and M, N, K.
-pub type MmaGemmParams<O> = (GlobalPtr<Bf16>, GlobalPtr<Bf16>, GlobalPtr<O>, Reg<U32>, Reg<U32>, Reg<U32>);
+pub type Params<O> = (GlobalPtr<Bf16>, GlobalPtr<Bf16>, GlobalPtr<O>, Reg<U32>, Reg<U32>, Reg<U32>);
 
 /// Shared memory a CTA may use on sm_90 (227 KB; sm_80 allows 163 KB, sm_86 99 KB, and the
 /// launch refuses more than the device has).
@@ -60,18 +60,18 @@ pub const MMA_MAX_SHARED: u32 = 227 * 1024;
 /// The shape of the sm_80 kernel: CTA tile, warps, pipeline depth and tile order.
 ///
 /// ```
-/// use ptxkit::kernels::gemm::MmaGemmConfig;
+/// use ptxkit::kernels::gemm::{ampere::Config, GemmConfig};
 ///
-/// let cfg = MmaGemmConfig { bk: 64, stages: 3, ..MmaGemmConfig::default() };
+/// let cfg = Config { bk: 64, stages: 3, ..Config::default() };
 /// cfg.check().unwrap();
 /// assert_eq!((cfg.threads(), cfg.warp_tile(), cfg.ring_bytes()), (256, (64, 64), 3 * 384 * 128));
 /// assert_eq!(cfg.staging_bytes(), 8 * 64 * (2 * 64 + 16));
 /// assert_eq!(cfg.tiles(4000, 4000), 32 * 16);
-/// let too_deep = MmaGemmConfig { stages: 5, ..cfg };
+/// let too_deep = Config { stages: 5, ..cfg };
 /// assert!(too_deep.check().unwrap_err().contains("shared memory"));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MmaGemmConfig {
+pub struct Config {
     /// Rows of C per CTA tile.
     pub bm: u32,
     /// Columns of C per CTA tile.
@@ -100,11 +100,11 @@ pub struct MmaGemmConfig {
     pub staged_store: bool,
 }
 
-impl Default for MmaGemmConfig {
+impl Default for Config {
     /// 128×256 tiles of 8 warps (64×64 each), k-tiles of 32, four stages (96 KB), bands of
     /// 8 tile rows, a persistent grid, C staged through shared memory (72 KB).
     fn default() -> Self {
-        MmaGemmConfig {
+        Config {
             bm: 128,
             bn: 256,
             bk: 32,
@@ -119,7 +119,7 @@ impl Default for MmaGemmConfig {
     }
 }
 
-impl MmaGemmConfig {
+impl Config {
     /// Threads per CTA.
     pub fn threads(&self) -> u32 {
         32 * self.warps_m * self.warps_n
@@ -157,9 +157,21 @@ impl MmaGemmConfig {
     pub fn tiles(&self, m: u32, n: u32) -> u64 {
         m.div_ceil(self.bm) as u64 * n.div_ceil(self.bn) as u64
     }
+}
 
-    /// Whether the kernel can be built as configured; the error says which field is wrong.
-    pub fn check(&self) -> Result<(), String> {
+impl GemmConfig for Config {
+    const MAX_SHARED: u32 = MMA_MAX_SHARED;
+    fn ring(&self) -> StageRing {
+        StageRing {
+            stages: self.stages,
+            stage_bytes: self.stage_bytes(),
+            extra_bytes: self.staging_bytes(),
+            extra: "staging for C",
+            group_m: self.group_m,
+            wait_tries: None,
+        }
+    }
+    fn check_kernel(&self) -> Result<(), String> {
         if self.bk != 32 && self.bk != 64 {
             return Err(format!("bk = {} is not 32 or 64", self.bk));
         }
@@ -194,23 +206,8 @@ impl MmaGemmConfig {
                 self.bn
             ));
         }
-        if !(2..=8).contains(&self.stages) {
-            return Err(format!("stages = {} is outside 2..=8", self.stages));
-        }
         if self.staged_store && (!wn.is_power_of_two() || wn > 128) {
             return Err(format!("staged_store needs each warp's block {wn} columns wide to be a power of two up to 128"));
-        }
-        if self.shared_bytes() > MMA_MAX_SHARED {
-            return Err(format!(
-                "{} stages of {} bytes and {} bytes of staging for C need {} bytes of shared memory; at most {MMA_MAX_SHARED} fit",
-                self.stages,
-                self.stage_bytes(),
-                self.staging_bytes(),
-                self.shared_bytes()
-            ));
-        }
-        if self.group_m == 0 {
-            return Err("group_m = 0: a band needs at least one tile row".into());
         }
         if !(1..=4).contains(&self.ctas_per_sm) || self.ctas_per_sm * self.threads() > 2048 {
             return Err(format!("ctas_per_sm = {} with {} threads each", self.ctas_per_sm, self.threads()));
@@ -224,13 +221,13 @@ impl MmaGemmConfig {
 /// copies), and at most 2³¹ − 1 tiles (one CTA each).
 ///
 /// ```
-/// use ptxkit::kernels::gemm::{check_mma_shape, MmaGemmConfig};
+/// use ptxkit::kernels::gemm::ampere::{check_mma_shape, Config};
 ///
-/// let cfg = MmaGemmConfig::default();
+/// let cfg = Config::default();
 /// assert!(check_mma_shape(&cfg, 77, 130, 40).is_ok());
 /// assert!(check_mma_shape(&cfg, 77, 130, 42).unwrap_err().contains("multiple of 8"));
 /// ```
-pub fn check_mma_shape(cfg: &MmaGemmConfig, m: u32, n: u32, k: u32) -> Result<(), String> {
+pub fn check_mma_shape(cfg: &Config, m: u32, n: u32, k: u32) -> Result<(), String> {
     // The same bounds as the wgmma GEMM's; here the 16-byte rows are for cp.async's chunks.
     super::check_shape::<Bf16>(super::Layout::TN, m, n, k)?;
     if cfg.tiles(m, n) > i32::MAX as u64 {
@@ -245,20 +242,20 @@ pub fn check_mma_shape(cfg: &MmaGemmConfig, m: u32, n: u32, k: u32) -> Result<()
 /// (`ptxkit::runtime::MmaGemm` does, with feature `cuda`).
 ///
 /// ```
-/// use ptxkit::kernels::gemm::{gemm_tn_mma, MmaGemmConfig};
+/// use ptxkit::kernels::gemm::ampere::{gemm_tn_mma, Config};
 /// use ptxkit::prelude::*;
 ///
 /// let mut m = Module::new(Target::SM_80);
-/// gemm_tn_mma::<F32>(&mut m, "gemm_f32", &MmaGemmConfig { persistent: false, ..MmaGemmConfig::default() })?;
+/// gemm_tn_mma::<F32>(&mut m, "gemm_f32", &Config { persistent: false, ..Config::default() })?;
 /// let ptx = m.to_ptx()?;
 /// assert!(ptx.contains("cp.async.cg.shared.global"));
 /// assert!(ptx.contains("st.global.v2.f32"));
 /// # Ok::<(), ptxkit::Error>(())
 /// ```
-pub fn gemm_tn_mma<O: GemmOut>(m: &mut Module, name: &str, cfg: &MmaGemmConfig) -> Result<KernelRef<MmaGemmParams<O>>, Error> {
+pub fn gemm_tn_mma<O: GemmOut>(m: &mut Module, name: &str, cfg: &Config) -> Result<KernelRef<Params<O>>, Error> {
     cfg.check().map_err(|e| invalid(name, format!("mma GEMM configuration: {e}")))?;
     let cfg = *cfg;
-    m.kernel(name, move |k, (a, b, c, mm, nn, kk): MmaGemmParams<O>| body::<O>(k, &cfg, a, b, c, mm, nn, kk))
+    m.kernel(name, move |k, (a, b, c, mm, nn, kk): Params<O>| body::<O>(k, &cfg, a, b, c, mm, nn, kk))
 }
 
 /// Fragments of one warp for one 16-K step: an x4 per 16 rows of A, an x4 per 16 columns of B
@@ -285,7 +282,7 @@ struct Lanes {
 #[allow(clippy::too_many_arguments)]
 fn body<O: GemmOut>(
     k: &mut Kernel,
-    cfg: &MmaGemmConfig,
+    cfg: &Config,
     a: GlobalPtr<Bf16>,
     b: GlobalPtr<Bf16>,
     c: GlobalPtr<O>,
@@ -414,7 +411,7 @@ struct Order {
 }
 
 impl Order {
-    fn new(k: &mut Kernel, cfg: &MmaGemmConfig, m: Reg<U32>, n: Reg<U32>) -> Order {
+    fn new(k: &mut Kernel, cfg: &Config, m: Reg<U32>, n: Reg<U32>) -> Order {
         let tiles_m = ptx!(k, "add.u32", m, cfg.bm - 1);
         let tiles_m = ptx!(k, "div.u32", tiles_m, cfg.bm);
         let tiles_n = ptx!(k, "add.u32", n, cfg.bn - 1);
@@ -426,7 +423,7 @@ impl Order {
     }
 
     /// The first row and column of C in tile `t` (`t` below the tile count).
-    fn origin(&self, k: &mut Kernel, cfg: &MmaGemmConfig, t: Reg<U32>) -> (Reg<U32>, Reg<U32>) {
+    fn origin(&self, k: &mut Kernel, cfg: &Config, t: Reg<U32>) -> (Reg<U32>, Reg<U32>) {
         let band = ptx!(k, "div.u32", t, self.per_band);
         let first_m = ptx!(k, "mul.lo.u32", band, cfg.group_m);
         let left = ptx!(k, "sub.u32", self.tiles_m, first_m);
@@ -459,7 +456,7 @@ fn swizzled(k: &mut Kernel, bk: u32, row: Reg<U32>, chunk: Reg<U32>) -> Reg<U32>
 /// XOR `32·s`: the chunk sits in bits 4–6 of the offset, clear of the row's bits (rows of
 /// 128 bytes) or above them with `2s` touching only bit 5 (rows of 64 bytes), and a stage
 /// starts on a multiple of 128 bytes.
-fn lane_offsets(k: &mut Kernel, cfg: &MmaGemmConfig, lane: Reg<U32>, warp_m: Reg<U32>, warp_n: Reg<U32>) -> Lanes {
+fn lane_offsets(k: &mut Kernel, cfg: &Config, lane: Reg<U32>, warp_m: Reg<U32>, warp_n: Reg<U32>) -> Lanes {
     let (wm, wn) = cfg.warp_tile();
     let r8 = ptx!(k, "and.b32", lane, 7u32).bitcast::<U32>();
     let bit3 = ptx!(k, "bfe.u32", lane, 3u32, 1u32);
@@ -533,7 +530,7 @@ impl Copies {
     #[allow(clippy::too_many_arguments)]
     fn new(
         k: &mut Kernel,
-        cfg: &MmaGemmConfig,
+        cfg: &Config,
         order: &Order,
         tid: Reg<U32>,
         a: GlobalPtr<Bf16>,
@@ -575,7 +572,7 @@ impl Copies {
 
     /// Points the copies at the first k-tile of tile `self.tile` (all rows outside A and B
     /// past the last tile).
-    fn start_tile(&self, k: &mut Kernel, cfg: &MmaGemmConfig, order: &Order) {
+    fn start_tile(&self, k: &mut Kernel, cfg: &Config, order: &Order) {
         let inside = ptx!(k, "setp.lt.u32", self.tile, order.tiles);
         let t = ptx!(k, "selp.u32", self.tile, 0u32, inside);
         let (row0, col0) = order.origin(k, cfg, t);
@@ -597,7 +594,7 @@ impl Copies {
     /// Copies the next k-tile of the stream into the stage at `stage` (zeros outside A and
     /// B) and commits the group. Without `cross` the k-tile must be the current tile's (or
     /// past K: zeros).
-    fn issue(&self, k: &mut Kernel, cfg: &MmaGemmConfig, order: &Order, stage: Reg<U32>, cross: bool) {
+    fn issue(&self, k: &mut Kernel, cfg: &Config, order: &Order, stage: Reg<U32>, cross: bool) {
         if cross {
             let done = ptx!(k, "setp.eq.u32", self.left_k, 0u32);
             k.if_(done, |k| {

@@ -31,10 +31,10 @@
 //! bounded: a pipeline that stops moving ends the kernel with `trap`.
 //!
 //! ```
-//! use ptxkit::kernels::gemm::{gemm_tcgen05, Tcgen05GemmConfig};
+//! use ptxkit::kernels::gemm::blackwell::{gemm_tcgen05, Config};
 //! use ptxkit::prelude::*;
 //!
-//! let cfg = Tcgen05GemmConfig::default();
+//! let cfg = Config::default();
 //! let mut m = Module::new(Target::SM_100A);
 //! gemm_tcgen05::<Bf16>(&mut m, "gemm", &cfg)?;
 //! let ptx = m.to_ptx()?;
@@ -48,14 +48,14 @@
 //! assert_eq!(ptx.matches("tcgen05.commit.cta_group::1").count(), 2); // a stage's, a tile's
 //! assert_eq!(cfg.shared_bytes(), 4 * (128 + 256) * 128);
 //! // A 128 × 512 tile does not exist.
-//! let wide = Tcgen05GemmConfig { bn: 512, ..cfg };
+//! let wide = Config { bn: 512, ..cfg };
 //! assert!(gemm_tcgen05::<F32>(&mut m, "wide", &wide).is_err());
 //! # Ok::<(), ptxkit::Error>(())
 //! ```
 
 use super::epilogue::store_one;
 use super::sched::{for_each_tile, k_major_layout, produce, stage_base, trap_unless, Grid, Tiling};
-use super::{invalid, GemmOut, Layout, BK_BYTES, MAX_DYNAMIC_SHARED};
+use super::{invalid, GemmConfig, GemmOut, Layout, StageRing, BK_BYTES, MAX_DYNAMIC_SHARED};
 use crate::builder::{Error, Kernel, KernelRef, Module, TensorMap};
 use crate::core::target::Suffix;
 use crate::descriptors::{F16Type, FloatAccum, MmaIssue, MmaKind, MmaParams, TileLayout, K_SLICE_BYTES};
@@ -82,11 +82,11 @@ const LD_COLUMNS: u32 = 32;
 /// The parameters of [`gemm_tcgen05`]: the tensor maps of A (dims `[K, M]`, boxes of
 /// 64 × 128) and B (`[K, N]`, boxes of 64 × `bn`), both bf16 with the 128-byte swizzle; C;
 /// and M, N, K.
-pub type Tcgen05GemmParams<O> = (TensorMap<Bf16, 2>, TensorMap<Bf16, 2>, GlobalPtr<O>, Reg<U32>, Reg<U32>, Reg<U32>);
+pub type Params<O> = (TensorMap<Bf16, 2>, TensorMap<Bf16, 2>, GlobalPtr<O>, Reg<U32>, Reg<U32>, Reg<U32>);
 
 /// The shape of the tcgen05 kernel: tile width, pipeline depth and tile order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tcgen05GemmConfig {
+pub struct Config {
     /// Columns of C per CTA tile (the multiplies' N): one of [`TCGEN05_TILE_NS`].
     pub bn: u32,
     /// Shared-memory stages in the ring, 2 to 8 (and as many as fit in shared memory).
@@ -97,14 +97,14 @@ pub struct Tcgen05GemmConfig {
     pub wait_tries: u32,
 }
 
-impl Default for Tcgen05GemmConfig {
+impl Default for Config {
     /// 128×256 tiles, four stages, bands of 16 tile rows.
     fn default() -> Self {
-        Tcgen05GemmConfig { bn: 256, stages: 4, group_m: 16, wait_tries: 1 << 22 }
+        Config { bn: 256, stages: 4, group_m: 16, wait_tries: 1 << 22 }
     }
 }
 
-impl Tcgen05GemmConfig {
+impl Config {
     /// Rows of C per CTA tile.
     pub fn bm(&self) -> u32 {
         TCGEN05_BM
@@ -138,37 +138,32 @@ impl Tcgen05GemmConfig {
         MmaParams::new(kind, MmaIssue::Cta1, TCGEN05_BM, self.bn).encode().map_err(|e| format!("instruction descriptor: {e}"))
     }
 
-    /// Whether the kernel can be built as configured; the error says which field is wrong.
-    pub fn check(&self) -> Result<(), String> {
+    fn tiling(&self) -> Tiling {
+        Tiling { layout: Layout::TN, bm: TCGEN05_BM, bn: self.bn, bk: <Bf16 as super::GemmIn>::BK, cluster: 1, group_m: self.group_m }
+    }
+}
+
+impl GemmConfig for Config {
+    const MAX_SHARED: u32 = MAX_DYNAMIC_SHARED;
+    fn ring(&self) -> StageRing {
+        StageRing {
+            stages: self.stages,
+            stage_bytes: self.stage_bytes(),
+            extra_bytes: 0,
+            extra: "",
+            group_m: self.group_m,
+            wait_tries: Some(self.wait_tries),
+        }
+    }
+    fn check_kernel(&self) -> Result<(), String> {
         if !TCGEN05_TILE_NS.contains(&self.bn) {
             return Err(format!("bn = {} is not one of {TCGEN05_TILE_NS:?}", self.bn));
-        }
-        if !(2..=8).contains(&self.stages) {
-            return Err(format!("stages = {} is outside 2..=8", self.stages));
-        }
-        if self.shared_bytes() > MAX_DYNAMIC_SHARED {
-            return Err(format!(
-                "{} stages of {} bytes need {} bytes of shared memory; at most {MAX_DYNAMIC_SHARED} fit",
-                self.stages,
-                self.stage_bytes(),
-                self.shared_bytes()
-            ));
-        }
-        if self.group_m == 0 {
-            return Err("group_m = 0: a band needs at least one tile row".into());
-        }
-        if self.wait_tries == 0 {
-            return Err("wait_tries = 0: a wait needs at least one try".into());
         }
         let cols = self.tmem_columns();
         if !cols.is_power_of_two() || !(32..=512).contains(&cols) {
             return Err(format!("{cols} tensor-memory columns: an allocation is a power of two from 32 to 512"));
         }
         self.instr_desc().map(|_| ())
-    }
-
-    fn tiling(&self) -> Tiling {
-        Tiling { layout: Layout::TN, bm: TCGEN05_BM, bn: self.bn, bk: <Bf16 as super::GemmIn>::BK, cluster: 1, group_m: self.group_m }
     }
 }
 
@@ -178,7 +173,7 @@ impl Tcgen05GemmConfig {
 /// `cfg.shared_bytes()` of dynamic shared memory and at most `units` CTAs (a persistent grid
 /// of at most one CTA per SM is best: each allocates `cfg.tmem_columns()` of the SM's 512
 /// tensor-memory columns). Shapes as [`check_shape`](super::check_shape) says for TN bf16.
-pub fn gemm_tcgen05<O: GemmOut>(m: &mut Module, name: &str, cfg: &Tcgen05GemmConfig) -> Result<KernelRef<Tcgen05GemmParams<O>>, Error> {
+pub fn gemm_tcgen05<O: GemmOut>(m: &mut Module, name: &str, cfg: &Config) -> Result<KernelRef<Params<O>>, Error> {
     cfg.check().map_err(|e| invalid(name, format!("tcgen05 GEMM configuration: {e}")))?;
     let t = m.target();
     if !matches!(t.sm(), 100 | 103 | 110) || t.suffix() == Suffix::None {
@@ -186,7 +181,7 @@ pub fn gemm_tcgen05<O: GemmOut>(m: &mut Module, name: &str, cfg: &Tcgen05GemmCon
     }
     let idesc = cfg.instr_desc().map_err(|e| invalid(name, e))?.bits();
     let cfg = *cfg;
-    m.kernel(name, move |k, (a, b, c, mm, nn, kk): Tcgen05GemmParams<O>| body::<O>(k, &cfg, idesc, (a, b), c, (mm, nn, kk)))
+    m.kernel(name, move |k, (a, b, c, mm, nn, kk): Params<O>| body::<O>(k, &cfg, idesc, (a, b), c, (mm, nn, kk)))
 }
 
 /// What the MMA issuer reads: the shared-memory tiles' layouts and the instruction descriptor.
@@ -205,7 +200,7 @@ struct Sync {
 
 fn body<O: GemmOut>(
     k: &mut Kernel,
-    cfg: &Tcgen05GemmConfig,
+    cfg: &Config,
     idesc: u32,
     (a_map, b_map): (TensorMap<Bf16, 2>, TensorMap<Bf16, 2>),
     c: GlobalPtr<O>,
@@ -420,16 +415,16 @@ mod tests {
 
     #[test]
     fn configurations_fit_or_say_what_is_wrong() {
-        let c = Tcgen05GemmConfig::default();
+        let c = Config::default();
         c.check().unwrap();
         assert_eq!((c.bm(), c.threads(), c.stage_bytes(), c.tmem_columns()), (128, 192, 48 * 1024, 512));
-        assert_eq!(Tcgen05GemmConfig { bn: 128, ..c }.tmem_columns(), 256);
-        assert!(Tcgen05GemmConfig { bn: 192, ..c }.check().unwrap_err().contains("bn = 192"));
-        assert!(Tcgen05GemmConfig { stages: 5, ..c }.check().unwrap_err().contains("shared memory"));
-        assert!(Tcgen05GemmConfig { bn: 128, stages: 7, ..c }.check().is_ok());
-        assert!(Tcgen05GemmConfig { stages: 1, ..c }.check().unwrap_err().contains("stages = 1"));
-        assert!(Tcgen05GemmConfig { group_m: 0, ..c }.check().unwrap_err().contains("group_m"));
-        assert!(Tcgen05GemmConfig { wait_tries: 0, ..c }.check().unwrap_err().contains("wait_tries"));
+        assert_eq!(Config { bn: 128, ..c }.tmem_columns(), 256);
+        assert!(Config { bn: 192, ..c }.check().unwrap_err().contains("bn = 192"));
+        assert!(Config { stages: 5, ..c }.check().unwrap_err().contains("shared memory"));
+        assert!(Config { bn: 128, stages: 7, ..c }.check().is_ok());
+        assert!(Config { stages: 1, ..c }.check().unwrap_err().contains("stages = 1"));
+        assert!(Config { group_m: 0, ..c }.check().unwrap_err().contains("group_m"));
+        assert!(Config { wait_tries: 0, ..c }.check().unwrap_err().contains("wait_tries"));
         assert_eq!(c.units(200, 136), 2);
         assert_eq!(c.units(4000, 4000), 32 * 16);
         // bf16 x bf16 -> f32 (D 1 << 4, A and B 1 << 7, 1 << 10), N >> 3 at 17, M >> 4 at 24.
@@ -440,12 +435,12 @@ mod tests {
     fn a_target_without_tcgen05_is_an_error() {
         for t in [Target::SM_90A, Target::SM_100, Target::SM_120A] {
             let mut m = Module::new(t);
-            let e = gemm_tcgen05::<Bf16>(&mut m, "g", &Tcgen05GemmConfig::default()).unwrap_err().to_string();
+            let e = gemm_tcgen05::<Bf16>(&mut m, "g", &Config::default()).unwrap_err().to_string();
             assert!(e.contains("sm_100a"), "{t}: {e}");
         }
         for t in [Target::SM_100A, Target::SM_100F, Target::SM_103A, Target::SM_110A] {
             let mut m = Module::new(t);
-            gemm_tcgen05::<F32>(&mut m, "g", &Tcgen05GemmConfig { bn: 128, ..Tcgen05GemmConfig::default() }).unwrap();
+            gemm_tcgen05::<F32>(&mut m, "g", &Config { bn: 128, ..Config::default() }).unwrap();
             m.to_ptx().unwrap_or_else(|e| panic!("{t}: {e}"));
         }
     }

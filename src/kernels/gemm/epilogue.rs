@@ -5,7 +5,7 @@
 //! `16w + t/4 + 8` of the consumer's 64, columns `8i + 2(t%4)` and `+1`: registers
 //! `4i, 4i+1` (upper row) and `4i+2, 4i+3` (lower row).
 
-use super::{GemmConfig, GemmOut, ROWS_PER_CONSUMER};
+use super::{hopper, GemmOut, ROWS_PER_CONSUMER};
 use crate::builder::{Kernel, TensorMap};
 use crate::intrinsics::roles::NamedBarrier;
 use crate::ops::Acc;
@@ -13,9 +13,10 @@ use crate::prelude::*;
 
 /// Where C goes.
 pub(super) enum Out<O: GemmOut> {
-    /// Stores from registers to C (row-major, N columns): pairs where the tile is inside C
-    /// and N is even, single elements checked against M and N otherwise.
-    Direct(GlobalPtr<O>),
+    /// Stores from registers to C (row-major, N columns, rows `ldc` elements apart): pairs
+    /// where the tile is inside C and `ldc` is even, single elements checked against M and N
+    /// otherwise.
+    Direct(GlobalPtr<O>, Reg<U32>),
     /// bf16 C through its tensor map (dims `[N, M]`, 64 × 64 boxes, 128-byte swizzle).
     Staged(TensorMap<Bf16, 2>),
 }
@@ -27,7 +28,7 @@ pub(super) const CHUNK_BYTES: u32 = CHUNK * CHUNK * 2;
 
 /// One consumer's epilogue, with what it computes once per kernel.
 pub(super) struct Epilogue<'o, O: GemmOut> {
-    cfg: GemmConfig,
+    cfg: hopper::Config,
     out: &'o Out<O>,
     alpha: Reg<F32>,
     consumer: Reg<U32>,
@@ -46,7 +47,7 @@ pub(super) struct Epilogue<'o, O: GemmOut> {
 impl<'o, O: GemmOut> Epilogue<'o, O> {
     pub(super) fn new(
         k: &mut Kernel,
-        cfg: GemmConfig,
+        cfg: hopper::Config,
         smem: SharedPtr<B8>,
         consumer: Reg<U32>,
         thread: Reg<U32>,
@@ -96,7 +97,7 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
     pub(super) fn store<const R: usize>(&mut self, k: &mut Kernel, m: Reg<U32>, n: Reg<U32>, tm: Reg<U32>, tn: Reg<U32>, acc: Acc<F32, R>) {
         let (m0, n0) = self.origin(k, tm, tn);
         match self.out {
-            Out::Direct(c) => self.direct(k, m, n, m0, n0, *c, acc),
+            Out::Direct(c, ldc) => self.direct(k, (m, n, *ldc), m0, n0, *c, acc),
             // Each chunk's pairs packed as it is written: few registers live at once.
             Out::Staged(map) => self.write_chunks(k, m0, n0, *map, |k, p| std::array::from_fn(|i| self.pair(k, acc, p + i, None))),
         }
@@ -133,12 +134,10 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn direct<const R: usize>(
         &self,
         k: &mut Kernel,
-        m: Reg<U32>,
-        n: Reg<U32>,
+        (m, n, ldc): (Reg<U32>, Reg<U32>, Reg<U32>),
         m0: Reg<U32>,
         n0: Reg<U32>,
         c: GlobalPtr<O>,
@@ -149,21 +148,21 @@ impl<'o, O: GemmOut> Epilogue<'o, O> {
         let r1 = ptx!(k, "add.u32", r0, 8u32);
         let col0 = ptx!(k, "add.u32", n0, self.col);
         // &C[r0][col0] and &C[r1][col0].
-        let row_elems = ptx!(k, "mul.wide.u32", r0, n);
+        let row_elems = ptx!(k, "mul.wide.u32", r0, ldc);
         let col_wide = ptx!(k, "cvt.u64.u32", col0);
         let elem = ptx!(k, "add.u64", row_elems, col_wide);
         let base = c.addr(k);
         let p0 = ptx!(k, "mad.lo.u64", elem, esize as u64, base);
-        let pitch8 = ptx!(k, "mul.wide.u32", n, 8 * esize);
+        let pitch8 = ptx!(k, "mul.wide.u32", ldc, 8 * esize);
         let p1 = ptx!(k, "add.u64", p0, pitch8);
         let (c0, c1) = (GlobalPtr::<O>::from_reg(p0), GlobalPtr::<O>::from_reg(p1));
 
-        // Interior: all 64 rows and bn columns inside, and N even (pairs are aligned).
+        // Interior: all 64 rows and bn columns inside, and ldc even (pairs are aligned).
         let m_end = ptx!(k, "add.u32", m0, ROWS_PER_CONSUMER);
         let n_end = ptx!(k, "add.u32", n0, self.cfg.bn);
         let rows_in = ptx!(k, "setp.le.u32", m_end, m);
         let cols_in = ptx!(k, "setp.le.u32", n_end, n);
-        let odd = ptx!(k, "and.b32", n, 1u32);
+        let odd = ptx!(k, "and.b32", ldc, 1u32);
         let even = ptx!(k, "setp.eq.b32", odd, 0u32);
         let inside = ptx!(k, "and.pred", rows_in, cols_in);
         let interior = ptx!(k, "and.pred", inside, even);

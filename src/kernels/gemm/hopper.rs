@@ -4,7 +4,7 @@
 use super::epilogue::{Epilogue, Out};
 use super::partials::Partials;
 use super::sched::{for_each_piece, k_major_layout, produce, stage_base, tile_of, trap_unless, Grid, Piece, Split, Tiling};
-use super::{invalid, GemmConfig, GemmIn, GemmOut, Layout, BK_BYTES, ROWS_PER_CONSUMER};
+use super::{invalid, GemmIn, GemmOut, Layout, BK_BYTES, ROWS_PER_CONSUMER};
 use crate::builder::{Error, Kernel, KernelParams, KernelRef, Module, TensorMap, Var};
 use crate::descriptors::{AtomOrder, ElemBytes, Major, Swizzle, TileLayout};
 use crate::intrinsics::mbarrier::{Deadline, Publish, Ring};
@@ -14,16 +14,21 @@ use crate::ops::{m as space, Acc};
 use crate::prelude::*;
 use crate::types::Gdesc;
 
+mod config;
+pub use config::Config;
+
 /// The parameters of [`gemm`]: the tensor maps of A (dims `[K, M]`) and B (`[K, N]`),
-/// C, α, M, N, K, and the stream-K workspace ([`Workspace`]).
-pub type GemmParams<O, I = Bf16> = (Map<I>, Map<I>, GlobalPtr<O>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>, GlobalPtr<U32>, GlobalPtr<F32>);
+/// C, α, M, N, K, C's row stride in elements (`ldc`, at least N), and the stream-K
+/// workspace ([`Workspace`]).
+pub type Params<O, I = Bf16> =
+    (Map<I>, Map<I>, GlobalPtr<O>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>, Reg<U32>, GlobalPtr<U32>, GlobalPtr<F32>);
 /// The parameters of [`gemm_staged`]: the tensor maps of A, B and C (dims `[N, M]`, boxes
 /// of 64 × 64 with the 128-byte swizzle), α, M, N, K, and the stream-K workspace.
-pub type GemmStagedParams<I = Bf16> =
+pub type StagedParams<I = Bf16> =
     (Map<I>, Map<I>, TensorMap<Bf16, 2>, Reg<F32>, Reg<U32>, Reg<U32>, Reg<U32>, GlobalPtr<U32>, GlobalPtr<F32>);
-/// The stream-K workspace ([`GemmConfig::stream_k`]): one `u32` flag per consumer per CTA of
+/// The stream-K workspace ([`Config::stream_k`]): one `u32` flag per consumer per CTA of
 /// the grid, all 0 before the first launch (each launch leaves them 0), and
-/// [`GemmConfig::workspace_bytes`] of f32 partial sums. Without `stream_k` the kernel does not
+/// [`Config::workspace_bytes`] of f32 partial sums. Without `stream_k` the kernel does not
 /// touch them.
 pub type Workspace = (GlobalPtr<U32>, GlobalPtr<F32>);
 /// The tensor map of an input in `I`.
@@ -54,7 +59,7 @@ macro_rules! for_tile_n {
 fn tile_n<I: GemmIn, P: KernelParams, const N: u32, const R: usize>(
     m: &mut Module,
     name: &str,
-    cfg: &GemmConfig,
+    cfg: &Config,
     body: impl FnOnce(&mut Kernel, P, Issue<R>),
 ) -> Result<KernelRef<P>, Error>
 where
@@ -73,13 +78,14 @@ where
 /// sm_90a. The host launches it with
 /// `cfg.threads()` threads, `cfg.shared_bytes()` of dynamic shared memory and at most one
 /// CTA per SM. Each consumer stores its accumulator to C straight from registers
-/// (no shared-memory staging): any N.
-pub fn gemm<O: GemmOut, I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmParams<O, I>>, Error> {
+/// (no shared-memory staging), rows of C `ldc` elements apart: any N, any `ldc ≥ N` (pairs
+/// of elements in one store where `ldc` is even, so C must start on a pair).
+pub fn gemm<O: GemmOut, I: GemmIn>(m: &mut Module, name: &str, cfg: &Config) -> Result<KernelRef<Params<O, I>>, Error> {
     cfg.check_for::<I>().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
     let tl = timeline_var(m, name, cfg)?;
-    for_tile_n!(m, name, cfg, I, GemmParams<O, I>, |k, p, mma| {
-        let (a, b, c, alpha, mm, nn, kk, flags, sums) = p;
-        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<O>::Direct(c), alpha, (flags, sums), tl.as_ref(), mma)
+    for_tile_n!(m, name, cfg, I, Params<O, I>, |k, p, mma| {
+        let (a, b, c, alpha, mm, nn, kk, ldc, flags, sums) = p;
+        body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<O>::Direct(c, ldc), alpha, (flags, sums), tl.as_ref(), mma)
     })
 }
 
@@ -88,7 +94,7 @@ pub fn gemm<O: GemmOut, I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig)
 /// stores each chunk with a TMA tensor store, so the next tile's wgmmas start while the
 /// stores drain. C's rows must be 16-byte multiples (N a multiple of 8) for its tensor
 /// map; the launch takes `cfg.staged_shared_bytes()` of dynamic shared memory.
-pub fn gemm_staged<I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<KernelRef<GemmStagedParams<I>>, Error> {
+pub fn gemm_staged<I: GemmIn>(m: &mut Module, name: &str, cfg: &Config) -> Result<KernelRef<StagedParams<I>>, Error> {
     cfg.check_for::<I>().map_err(|e| invalid(name, format!("GEMM configuration: {e}")))?;
     if cfg.staged_shared_bytes() > super::MAX_DYNAMIC_SHARED {
         return Err(invalid(
@@ -97,20 +103,20 @@ pub fn gemm_staged<I: GemmIn>(m: &mut Module, name: &str, cfg: &GemmConfig) -> R
         ));
     }
     let tl = timeline_var(m, name, cfg)?;
-    for_tile_n!(m, name, cfg, I, GemmStagedParams<I>, |k, p, mma| {
+    for_tile_n!(m, name, cfg, I, StagedParams<I>, |k, p, mma| {
         let (a, b, c, alpha, mm, nn, kk, flags, sums) = p;
         body(k, cfg, Inputs::<I>::new(a, b, mm, nn, kk), Out::<Bf16>::Staged(c), alpha, (flags, sums), tl.as_ref(), mma)
     })
 }
 
-/// With [`GemmConfig::timeline`], the module variable holding the kernel's timeline buffer
+/// With [`Config::timeline`], the module variable holding the kernel's timeline buffer
 /// address ([`super::timeline_symbol`]).
-fn timeline_var(m: &mut Module, name: &str, cfg: &GemmConfig) -> Result<Option<Var<space::Const, U64>>, Error> {
+fn timeline_var(m: &mut Module, name: &str, cfg: &Config) -> Result<Option<Var<space::Const, U64>>, Error> {
     cfg.timeline.map(|_| m.constant::<U64>(&super::timeline_symbol(name), &[0])).transpose()
 }
 
 /// This warp's timeline: the buffer whose address `var` holds, or none.
-fn timeline(k: &mut Kernel, cfg: &GemmConfig, var: Option<&Var<space::Const, U64>>) -> Timeline {
+fn timeline(k: &mut Kernel, cfg: &Config, var: Option<&Var<space::Const, U64>>) -> Timeline {
     match (var, cfg.timeline) {
         (Some(var), Some(slots)) => Timeline::indirect(k, var.ptr(), slots),
         _ => Timeline::off(),
@@ -119,7 +125,7 @@ fn timeline(k: &mut Kernel, cfg: &GemmConfig, var: Option<&Var<space::Const, U64
 
 /// Shapes known when the kernel is built.
 struct Plan {
-    cfg: GemmConfig,
+    cfg: Config,
     /// The stages and tiles, as the producer and the tile order see them.
     tiling: Tiling,
     /// One consumer's 64 rows of the A tile, and the B tile, as wgmma reads them.
@@ -145,7 +151,7 @@ impl<I: GemmIn> Inputs<I> {
 #[allow(clippy::too_many_arguments)]
 fn body<O: GemmOut, I: GemmIn, const R: usize>(
     k: &mut Kernel,
-    cfg: &GemmConfig,
+    cfg: &Config,
     p: Inputs<I>,
     out: Out<O>,
     alpha: Reg<F32>,

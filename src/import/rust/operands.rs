@@ -1,0 +1,190 @@
+//! Operands: each operand kind of a form as one Rust expression.
+
+use super::{in_window, rust_space, rust_type, Val};
+use crate::core::{DType, DstKind, Family, FormDesc, Handles, Kind, RegClass, Space};
+use crate::import::ast::{Arg, VarDecl};
+use std::collections::HashMap;
+
+/// The `.align` of a declaration.
+pub(super) fn align_of(v: &VarDecl) -> Option<u64> {
+    v.attrs.iter().find_map(|a| a.strip_prefix(".align")?.trim().parse().ok())
+}
+
+pub(super) fn lookup(scopes: &[HashMap<String, Val>], name: &str) -> Option<Val> {
+    scopes.iter().rev().find_map(|s| s.get(name).cloned())
+}
+
+/// A register as exactly type `t` (a destination, an element of a vector): its declared type,
+/// through a bitcast where that differs in name only.
+pub(super) fn exact_reg(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+    match *a {
+        Arg::Name(n) => match lookup(scopes, n) {
+            Some(Val::Reg(e, have)) if have == t => Ok(e),
+            Some(Val::Reg(e, have)) if have.class() == t.class() => Ok(format!("{e}.bitcast::<{}>()", rust_type(t))),
+            Some(Val::Reg(_, have)) => Err(format!("`{n}` (.{}) where a .{} register goes", have.name(), t.name())),
+            _ => Err(format!("`{n}` is not a register")),
+        },
+        Arg::Vector(v) if v.len() == 1 => exact_reg(&v[0], t, scopes),
+        _ => Err("a destination of this shape".into()),
+    }
+}
+
+pub(super) fn exact_regs(a: &Arg, t: DType, n: u16, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+    let Arg::Vector(v) = a else { return Err("a destination that is no vector".into()) };
+    if v.len() != n as usize {
+        return Err(format!("a vector of {} where {n} go", v.len()));
+    }
+    let els: Result<Vec<String>, String> = v.iter().map(|e| exact_reg(e, t, scopes)).collect();
+    Ok(format!("[{}]", els?.join(", ")))
+}
+
+pub(super) fn dst(form: &FormDesc, ops: &[Arg], scopes: &[HashMap<String, Val>]) -> Result<Option<String>, String> {
+    Ok(match (form.dst, ops) {
+        (DstKind::None | DstKind::Sink, _) => None,
+        (DstKind::Val(t), [a]) => Some(exact_reg(a, t, scopes)?),
+        (DstKind::Pair(t, p), [Arg::Pair(a, b)]) => Some(format!("({}, {})", exact_reg(a, t, scopes)?, exact_reg(b, p, scopes)?)),
+        (DstKind::SinkPair(p), [Arg::Pair(a, b)]) if **a == Arg::Sink => Some(exact_reg(b, p, scopes)?),
+        (DstKind::Vec(t, n), [a]) => Some(exact_regs(a, t, n, scopes)?),
+        (DstKind::Tied(t, n), [a]) => Some(format!("Acc({})", exact_regs(a, t, n, scopes)?)),
+        (d, _) => return Err(format!("a destination of kind {d:?}")),
+    })
+}
+
+pub(super) fn src(kind: &Kind, a: &Arg, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+    match kind {
+        Kind::Val(t) | Kind::Imm(t) | Kind::ImmIn(t, _) => val(a, *t, scopes),
+        Kind::Vec(t, n) => {
+            let Arg::Vector(v) = a else { return Err("a vector operand that is no vector".into()) };
+            if v.len() != *n as usize {
+                return Err(format!("a vector of {} where {n} go", v.len()));
+            }
+            // An array of one Rust type: registers only.
+            let els: Result<Vec<String>, String> = v.iter().map(|e| exact_reg(e, *t, scopes)).collect();
+            Ok(format!("[{}]", els.map_err(|e| format!("a vector of registers only ({e})"))?.join(", ")))
+        }
+        Kind::Addr(Space::Tmem, _) => match a {
+            Arg::Address(v) => match &v[..] {
+                // `[%r460 + 0]`, as Triton writes it.
+                [Arg::Offset((r, off))] if crate::import::module::offset(off) == Some(0) => {
+                    Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?))
+                }
+                [r @ Arg::Name(_)] => Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?)),
+                _ => Err("a tensor-memory address with an offset".into()),
+            },
+            _ => Err("a tensor-memory address of this shape".into()),
+        },
+        Kind::Addr(space, elem) => addr(a, *space, elem.unwrap_or(DType::B8), scopes),
+        Kind::HandleAddr(Handles::TensorMap, coords, 0) if coords.iter().all(|c| *c == DType::S32) => match a {
+            Arg::Address(v) => match &v[..] {
+                [map, Arg::Vector(cs)] if cs.len() == coords.len() => {
+                    let cs: Result<Vec<String>, String> = cs.iter().map(|c| exact_reg(c, DType::S32, scopes)).collect();
+                    Ok(format!("TensorAt::new({}, [{}])", exact_reg(map, DType::U64, scopes)?, cs?.join(", ")))
+                }
+                _ => Err("a tensor-map address of this shape".into()),
+            },
+            _ => Err("a tensor-map address that is no `[…]`".into()),
+        },
+        Kind::Label => match a {
+            Arg::Name(n) => match lookup(scopes, n) {
+                Some(Val::Label(l)) => Ok(l),
+                _ => Err(format!("`{n}` is not a label")),
+            },
+            _ => Err("a label of this shape".into()),
+        },
+        Kind::Targets => match a {
+            Arg::Name(n) => match lookup(scopes, n) {
+                Some(Val::Targets(l)) => Ok(l),
+                _ => Err(format!("`{n}` is not a `.branchtargets` list declared before")),
+            },
+            _ => Err("a target list of this shape".into()),
+        },
+        other => Err(format!("an operand of kind {other:?}")),
+    }
+}
+
+/// A value of type `t`: a register (through a bitcast where only the name of its type
+/// differs), a special register, a symbol's address or an immediate.
+pub(super) fn val(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+    match *a {
+        Arg::Name(n) => match lookup(scopes, n) {
+            Some(Val::Reg(e, have)) if t.accepts(have) => Ok(e),
+            Some(Val::Reg(e, have)) if have.class() == t.class() => Ok(format!("{e}.bitcast::<{}>()", rust_type(t))),
+            Some(Val::Reg(_, have)) => Err(format!("`{n}` (.{}) where a .{} value goes", have.name(), t.name())),
+            Some(Val::Ptr(e, _)) => Ok(format!("{e}.symbol::<{}>().expect(\"a symbol\")", rust_type(t))),
+            Some(Val::Func(f, ..) | Val::Entry(f)) if t.bits() == 64 => Ok(format!("{f}.addr()")),
+            Some(_) => Err(format!("`{n}` is no value")),
+            None => {
+                let c = n.trim_start_matches('%').to_uppercase().replace('.', "_");
+                if crate::regs::sreg::ALL.iter().any(|(name, _)| *name == n) {
+                    Ok(format!("sreg::{c}"))
+                } else {
+                    Err(format!("`{n}` is not declared"))
+                }
+            }
+        },
+        Arg::Not(p) => match *p {
+            Arg::Name(n) => match lookup(scopes, n) {
+                Some(Val::Reg(e, DType::Pred)) if t == DType::Pred => Ok(format!("!{e}")),
+                _ => Err(format!("`!{n}` where a .{} goes", t.name())),
+            },
+            _ => Err("a negation of this shape".into()),
+        },
+        Arg::Number(s) => imm(s, t),
+        Arg::Vector(v) if v.len() == 1 => val(&v[0], t, scopes),
+        _ => Err("a value of this shape".into()),
+    }
+}
+
+/// An immediate of type `t` as a Rust literal with the same bits.
+pub(super) fn imm(s: &str, t: DType) -> Result<String, String> {
+    let bad = || format!("the immediate `{s}` where a .{} goes", t.name());
+    let int = match crate::import::module::number(s, if matches!(t, DType::F32 | DType::F64) { Some(t) } else { None }) {
+        Some(crate::core::ir::Opnd::Int(v)) => v.get() as i64 as i128,
+        Some(crate::core::ir::Opnd::UInt(v)) => v.get() as i128,
+        Some(crate::core::ir::Opnd::F32(b)) if t == DType::F32 => return Ok(format!("f32::from_bits(0x{b:08X})")),
+        Some(crate::core::ir::Opnd::F64(b)) if t == DType::F64 => return Ok(format!("f64::from_bits(0x{:016X})", b.get())),
+        // A float's bits where bits go (`mov.b32 %r1, 0fFF800000;`).
+        Some(crate::core::ir::Opnd::F32(b)) if t.bits() == 32 && t.family() != Family::Float => b as i128,
+        Some(crate::core::ir::Opnd::F64(b)) if t.bits() == 64 && t.family() != Family::Float => b.get() as i128,
+        _ => return Err(bad()),
+    };
+    let bits = t.bits();
+    match t.family() {
+        // ptxas reads any nonzero immediate as true (`mov.pred %p1, -1;`).
+        Family::Pred => Ok((int != 0).to_string()),
+        Family::Float if t == DType::F32 => Ok(format!("f32::from_bits(0x{:08X})", (int as f32).to_bits())),
+        Family::Float if t == DType::F64 => Ok(format!("f64::from_bits(0x{:016X})", (int as f64).to_bits())),
+        Family::Unsigned | Family::Signed | Family::Bits if bits <= 64 => {
+            let wrapped = (int as u128 & (u128::MAX >> (128 - bits))) as u64;
+            let width = bits.max(8);
+            if t.family() == Family::Signed || (t.family() == Family::Bits && int < 0) {
+                let v = ((wrapped as i64) << (64 - bits)) >> (64 - bits);
+                Ok(format!("{v}i{width}"))
+            } else {
+                Ok(format!("{wrapped}u{width}"))
+            }
+        }
+        _ => Err(bad()),
+    }
+}
+
+/// An address operand of space `space` and element `elem`.
+pub(super) fn addr(a: &Arg, space: Space, elem: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+    let Arg::Address(v) = a else { return Err("an address that is no `[…]`".into()) };
+    let (base, off) = match v {
+        [Arg::Offset((b, off))] => (b, crate::import::module::offset(off).ok_or_else(|| format!("the offset `{off}`"))?),
+        [b] => (b, 0),
+        _ => return Err("an address of this shape".into()),
+    };
+    let Arg::Name(n) = *base else { return Err("an address with this base".into()) };
+    let space_t = rust_space(space).ok_or("a tensor-memory address")?;
+    let e = rust_type(elem);
+    let p = match lookup(scopes, n) {
+        Some(Val::Reg(r, t)) if matches!(t.class(), RegClass::B32 | RegClass::B64) => format!("Ptr::<{space_t}, {e}>::from_addr_reg({r})"),
+        Some(Val::Ptr(p, have)) if in_window(have, space) => format!("{p}.cast::<{e}>()"),
+        Some(Val::Var(v, ty)) if space == Space::Param => format!("{}.cast::<{e}>()", Val::var_ptr(&v, &ty)),
+        Some(Val::Ptr(_, have)) => return Err(format!("`{n}` is in {} where the instruction names {}", have.name(), space.name())),
+        _ => return Err(format!("`{n}` is not an address")),
+    };
+    Ok(if off == 0 { p } else { format!("{p}.byte_offset({off})") })
+}
