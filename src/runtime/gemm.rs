@@ -210,10 +210,13 @@ impl<O: GemmOut, I: GemmIn> Gemm<O, I> {
     }
 
     /// Whether a product of `shape` whose C starts on 16 bytes runs the staged kernel: bf16
-    /// C whose staging fits beside the stages, and rows of C 16-byte multiples apart (ldc a
-    /// multiple of 8), as its TMA stores need.
+    /// C whose staging fits beside the stages, rows of C 16-byte multiples apart (ldc a
+    /// multiple of 8), as its TMA stores need, and N a multiple of 8. A TMA store clips a box
+    /// at the tensor's edge in whole 16-byte units, not elements (measured on an H200: with
+    /// N = 130 and ldc = 136 it wrote columns 130 to 135), so a row of C whose last 16 bytes
+    /// are partly past N would have its padding overwritten.
     pub fn stages_c(&self, shape: &GemmShape) -> bool {
-        self.staged.is_some() && tma_addressable(0, shape.ldc, 2)
+        self.staged.is_some() && shape.n.is_multiple_of(8) && tma_addressable(0, shape.ldc, 2)
     }
 
     /// What a product of `s` asks of this GEMM beyond [`GemmShape::check`]: B stored as it
@@ -329,7 +332,7 @@ where
         s: &GemmShape,
     ) -> Result<(), RuntimeError> {
         self.with_inputs(gpu, (a, b), alpha, s, |a_map, b_map| match &self.staged {
-            Some(staged) if tma_addressable(address(gpu, c), s.ldc, 2) => {
+            Some(staged) if self.stages_c(s) && tma_addressable(address(gpu, c), s.ldc, 2) => {
                 let shape = TiledMap::new([s.n as u64, s.m as u64], [64, 64]).strides([1, s.ldc as u64]).swizzle(Swizzle::B128);
                 let mut c_map = HostTensorMap::<Bf16, 2>::tiled_mut(c, &shape)?;
                 let launch = staged.persistent(gpu, &self.cfg, s.m, s.n);
