@@ -58,7 +58,7 @@ macro_rules! dtype_table {
         //  type     ptx        bits class fam       host                 accepts
             Pred     "pred"     1    Pred  Pred      bool                 [Pred];
             B8       "b8"       8    B16   Bits      u8                   [B8 U8 S8 E2m1x2 E4m3 E5m2];
-            B16      "b16"      16   B16   Bits      u16                  [B16 U16 S16 F16 Bf16 E4m3x2 E5m2x2 E3m2x2 E2m3x2 Ue8m0x2 E2m1x4];
+            B16      "b16"      16   B16   Bits      u16                  [B16 U16 S16 F16 Bf16 E4m3x2 E5m2x2 E3m2x2 E2m3x2 Ue8m0x2 S2f6x2 Ue5m3x2 E2m1x4];
             B32      "b32"      32   B32   Bits      u32                  [B32 U32 S32 F32 F16x2 Bf16x2 Tf32 E4m3x4 E5m2x4 E3m2x4 E2m3x4];
             B64      "b64"      64   B64   Bits      u64                  [B64 U64 S64 F64 F32x2 Gdesc];
             B128     "b128"     128  B128  Bits      u128                 [B128];
@@ -84,6 +84,8 @@ macro_rules! dtype_table {
             E3m2x2   "e3m2x2"   16   B16   Packed    u16                  [E3m2x2 B16];
             E2m3x2   "e2m3x2"   16   B16   Packed    u16                  [E2m3x2 B16];
             Ue8m0x2  "ue8m0x2"  16   B16   Packed    u16                  [Ue8m0x2 B16];
+            S2f6x2   "s2f6x2"   16   B16   Packed    u16                  [S2f6x2 B16];
+            Ue5m3x2  "ue5m3x2"  16   B16   Packed    u16                  [Ue5m3x2 B16];
             E4m3x4   "e4m3x4"   32   B32   Packed    u32                  [E4m3x4 B32];
             E5m2x4   "e5m2x4"   32   B32   Packed    u32                  [E5m2x4 B32];
             E2m1x4   "e2m1x4"   16   B16   Packed    u16                  [E2m1x4 B16];

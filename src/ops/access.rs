@@ -56,6 +56,8 @@ moves! {
     E3m2x2   B16    B16;
     E2m3x2   B16    B16;
     Ue8m0x2  B16    B16;
+    S2f6x2   B16    B16;
+    Ue5m3x2  B16    B16;
     E4m3x4   B32    B32;
     E5m2x4   B32    B32;
     E2m1x4   B16    B16;

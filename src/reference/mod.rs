@@ -9,7 +9,7 @@
 //! | [`arith`](mod@arith) | 591 |
 //! | [`bits`](mod@bits) | 74 |
 //! | [`cmp`](mod@cmp) | 3392 |
-//! | [`cvt`](mod@cvt) | 856 |
+//! | [`cvt`](mod@cvt) | 870 |
 //! | [`mem`](mod@mem) | 38510 |
 //! | [`sync`](mod@sync) | 110 |
 //! | [`warp`](mod@warp) | 38 |
@@ -21,7 +21,7 @@
 //! | [`mbarrier`](mod@mbarrier) | 399 |
 //! | [`cpasync`](mod@cpasync) | 105 |
 //! | [`cluster`](mod@cluster) | 167 |
-//! | [`bulk`](mod@bulk) | 773 |
+//! | [`bulk`](mod@bulk) | 785 |
 //! | [`tcgen05`](mod@tcgen05) | 1952 |
 //! | [`cache`](mod@cache) | 53 |
 //! | [`stack`](mod@stack) | 8 |

@@ -261,7 +261,7 @@ macro_rules! pointer_args {
 }
 // Every data type but `.pred`.
 pointer_args!(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 Tf32 F32 F64 F32x2
-    E4m3x2 E5m2x2 E2m1x2 E3m2x2 E2m3x2 Ue8m0x2 E4m3x4 E5m2x4 E2m1x4 E3m2x4 E2m3x4 E4m3 E5m2);
+    E4m3x2 E5m2x2 E2m1x2 E3m2x2 E2m3x2 Ue8m0x2 S2f6x2 Ue5m3x2 E4m3x4 E5m2x4 E2m1x4 E3m2x4 E2m3x4 E4m3 E5m2);
 
 #[diagnostic::do_not_recommend]
 

@@ -10,7 +10,7 @@
 pub const DTYPES: &[&str] = &[
     "pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
     "s64", "f16", "f16x2", "bf16", "bf16x2", "tf32", "f32", "f64", "f32x2", "e4m3x2", "e5m2x2",
-    "e2m1x2", "e3m2x2", "e2m3x2", "ue8m0x2", "e4m3x4", "e5m2x4", "e2m1x4", "e3m2x4", "e2m3x4",
+    "e2m1x2", "e3m2x2", "e2m3x2", "ue8m0x2", "s2f6x2", "ue5m3x2", "e4m3x4", "e5m2x4", "e2m1x4", "e3m2x4", "e2m3x4",
     "e4m3", "e5m2", "gdesc",
 ];
 
@@ -128,6 +128,8 @@ pub fn is_dtype(t: &str) -> bool {
             | "e3m2x2"
             | "e2m3x2"
             | "ue8m0x2"
+            | "s2f6x2"
+            | "ue5m3x2"
             | "e4m3x4"
             | "e5m2x4"
             | "e2m1x4"

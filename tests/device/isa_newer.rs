@@ -1,4 +1,5 @@
-//! Forms of PTX ISA 9.1–9.5 that run on Hopper, against CPU references. CUDA 13.0's driver
+//! Forms of PTX ISA 9.1–9.5 that run on Hopper, against CPU references: `sin`/`cos` in turns
+//! (9.5), volatile local memory (9.1) and the relaxed bulk copy (9.3). CUDA 13.0's driver
 //! JIT and ptxas stop at ISA 9.0, so each module is assembled ahead of time by a ptxas that
 //! takes its `.version` (`PTXKIT_PTXAS_NEWEST`, else `PTXAS` when it is new enough) and
 //! loaded as a cubin. Without such a ptxas the tests report themselves ignored, with the
@@ -112,4 +113,48 @@ fn volatile_local_memory(gpu: Gpu) {
     check("ld/st.volatile.local.u32", |i| xs[i], &got, &want);
 }
 
-pub const TESTS: &[Test] = &[gpu!(sin_cos_in_turns), gpu!(volatile_local_memory)];
+/// `cp.async.bulk … .relaxed.gpu.b128` (ISA 9.3): 4 KiB from global to shared memory with
+/// relaxed semantics at GPU scope, completing on an mbarrier (a bounded wait), then written
+/// back out by every thread; compared word for word with the source.
+fn relaxed_bulk_copy(gpu: Gpu) {
+    if gpu.compute_capability() != (9, 0) {
+        skip(format!("relaxed_bulk_copy: built for sm_90a; the GPU is {:?}", gpu.compute_capability()));
+    }
+    const WORDS: u32 = 1024;
+    const THREADS: u32 = 128;
+    let mut g = rng("relaxed_bulk_copy");
+    let xs: Vec<u32> = (0..WORDS).map(|_| g.gen()).collect();
+    let mut m = Module::new(Target::SM_90A);
+    let k = m
+        .kernel("relaxed_copy", |k, (src, out, status, size): (GlobalPtr<U32>, GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>)| {
+            let tid = ptx!(k, "mov.u32", sreg::TID_X);
+            let first = ptx!(k, "setp.eq.u32", tid, 0u32);
+            let smem = k.dynamic_shared_aligned::<U32>(128);
+            let bar = k.shared_array::<B64>("bar", 1, 8);
+            k.if_(first, |k| ptx!(k, "mbarrier.init.shared::cta.b64", bar, 1u32));
+            ptx!(k, "bar.sync", 0u32);
+            k.if_(first, |k| {
+                let _ = ptx!(k, "mbarrier.arrive.expect_tx.shared::cta.b64", bar, size);
+                ptx!(k, "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.relaxed.gpu.b128", smem, src, size, bar);
+            });
+            let done = super::tma::wait_bounded(k, bar, 0, false);
+            k.if_(done, |k| {
+                for j in 0..WORDS / THREADS {
+                    let at = ptx!(k, "add.u32", tid, j * THREADS);
+                    let v = ptx!(k, "ld.shared.u32", smem.at(at));
+                    ptx!(k, "st.global.u32", out.at(at), v);
+                }
+            });
+            super::tma::report(k, done, first, status);
+        })
+        .unwrap();
+    let f = load_newer(&gpu, "relaxed_bulk_copy", &mut m).kernel(&k).unwrap();
+    let src = gpu.upload(&xs).unwrap();
+    let mut out = poisoned::<u32>(&gpu, WORDS as usize).unwrap();
+    let mut status = poisoned::<u32>(&gpu, 2).unwrap();
+    f.launch(&Launch::new(1, THREADS).shared(WORDS * 4), (&src, &mut out, &mut status, WORDS * 4)).unwrap();
+    super::tma::status_ok(&gpu, &status, "relaxed_bulk_copy").unwrap_or_else(|e| panic!("{e}"));
+    check("cp.async.bulk.relaxed.gpu.b128", |i| xs[i], &gpu.download(&out).unwrap(), &xs);
+}
+
+pub const TESTS: &[Test] = &[gpu!(sin_cos_in_turns), gpu!(volatile_local_memory), gpu!(relaxed_bulk_copy)];

@@ -37,7 +37,7 @@ const THREADS: u32 = 128;
 const DONE: u32 = 1;
 
 /// Whether phase `parity` of the mbarrier at `bar` completed within `TRIES` tries.
-fn wait_bounded(k: &mut Kernel, bar: SharedPtr<B64>, parity: u32, cluster: bool) -> Reg<Pred> {
+pub(super) fn wait_bounded(k: &mut Kernel, bar: SharedPtr<B64>, parity: u32, cluster: bool) -> Reg<Pred> {
     let done = ptx!(k, "mov.pred", false);
     let exit = k.label();
     k.for_range(0u32, TRIES, 1, |k, _| {
@@ -71,7 +71,7 @@ fn check_alignment(k: &mut Kernel, smem: SharedPtr<U32>, first: Reg<Pred>, statu
 }
 
 /// `status[0] = DONE` from thread 0 when `done`; `status[1] = 1` from any thread when not.
-fn report(k: &mut Kernel, done: Reg<Pred>, first: Reg<Pred>, status: GlobalPtr<U32>) {
+pub(super) fn report(k: &mut Kernel, done: Reg<Pred>, first: Reg<Pred>, status: GlobalPtr<U32>) {
     k.if_else(
         done,
         |k| k.if_(first, |k| ptx!(k, "st.global.u32", status.offset(0), DONE)),
@@ -80,7 +80,7 @@ fn report(k: &mut Kernel, done: Reg<Pred>, first: Reg<Pred>, status: GlobalPtr<U
 }
 
 /// The status words as the kernel left them, as an error when the copy did not complete.
-fn status_ok(gpu: &Gpu, status: &CudaSlice<u32>, what: &str) -> Result<(), String> {
+pub(super) fn status_ok(gpu: &Gpu, status: &CudaSlice<u32>, what: &str) -> Result<(), String> {
     let s = gpu.download(status).map_err(|e| e.to_string())?;
     if s[1] & 0xF000_0000 == MISALIGNED {
         return Err(format!("{what}: dynamic shared memory starts {} bytes past a 1024-byte boundary", s[1] & 1023));
