@@ -58,18 +58,6 @@ impl Version {
             _ => None,
         }
     }
-    /// The driver branch whose JIT compiler first takes this ISA version, where the ISA's
-    /// release notes name it (`580` for 9.0, `595` for 9.2; 9.5's is not named there).
-    pub const fn driver_branch(self) -> Option<u16> {
-        match (self.major, self.minor) {
-            (9, 0) => Some(580),
-            (9, 1) => Some(590),
-            (9, 2) => Some(595),
-            (9, 3) => Some(610),
-            (9, 4) => Some(615),
-            _ => None,
-        }
-    }
     pub fn parse(s: &str) -> Option<Version> {
         let (a, b) = s.split_once('.')?;
         Some(Version::new(a.parse().ok()?, b.parse().ok()?))

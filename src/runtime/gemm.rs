@@ -332,7 +332,7 @@ where
         s: &GemmShape,
     ) -> Result<(), RuntimeError> {
         self.with_inputs(gpu, (a, b), alpha, s, |a_map, b_map| match &self.staged {
-            Some(staged) if self.stages_c(s) && tma_addressable(address(gpu, c), s.ldc, 2) => {
+            Some(staged) if self.stages_c(s) && address(gpu, c).is_multiple_of(16) => {
                 let shape = TiledMap::new([s.n as u64, s.m as u64], [64, 64]).strides([1, s.ldc as u64]).swizzle(Swizzle::B128);
                 let mut c_map = HostTensorMap::<Bf16, 2>::tiled_mut(c, &shape)?;
                 let launch = staged.persistent(gpu, &self.cfg, s.m, s.n);

@@ -127,17 +127,10 @@ fn relaxed_bulk_copy(gpu: Gpu) {
     let mut m = Module::new(Target::SM_90A);
     let k = m
         .kernel("relaxed_copy", |k, (src, out, status, size): (GlobalPtr<U32>, GlobalPtr<U32>, GlobalPtr<U32>, Reg<U32>)| {
-            let tid = ptx!(k, "mov.u32", sreg::TID_X);
-            let first = ptx!(k, "setp.eq.u32", tid, 0u32);
-            let smem = k.dynamic_shared_aligned::<U32>(128);
-            let bar = k.shared_array::<B64>("bar", 1, 8);
-            k.if_(first, |k| ptx!(k, "mbarrier.init.shared::cta.b64", bar, 1u32));
-            ptx!(k, "bar.sync", 0u32);
-            k.if_(first, |k| {
-                let _ = ptx!(k, "mbarrier.arrive.expect_tx.shared::cta.b64", bar, size);
+            let (smem, first, done) = super::tma::bulk_load::<U32>(k, size, |k, smem, bar| {
                 ptx!(k, "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.relaxed.gpu.b128", smem, src, size, bar);
             });
-            let done = super::tma::wait_bounded(k, bar, 0, false);
+            let tid = ptx!(k, "mov.u32", sreg::TID_X);
             k.if_(done, |k| {
                 for j in 0..WORDS / THREADS {
                     let at = ptx!(k, "add.u32", tid, j * THREADS);

@@ -37,7 +37,7 @@ const THREADS: u32 = 128;
 const DONE: u32 = 1;
 
 /// Whether phase `parity` of the mbarrier at `bar` completed within `TRIES` tries.
-pub(super) fn wait_bounded(k: &mut Kernel, bar: SharedPtr<B64>, parity: u32, cluster: bool) -> Reg<Pred> {
+fn wait_bounded(k: &mut Kernel, bar: SharedPtr<B64>, parity: u32, cluster: bool) -> Reg<Pred> {
     let done = ptx!(k, "mov.pred", false);
     let exit = k.label();
     k.for_range(0u32, TRIES, 1, |k, _| {
@@ -51,6 +51,28 @@ pub(super) fn wait_bounded(k: &mut Kernel, bar: SharedPtr<B64>, parity: u32, clu
     });
     k.place(exit);
     done
+}
+
+/// The prelude of a one-CTA bulk load: thread 0 sets up an mbarrier in shared memory,
+/// arms it for `size` bytes and issues the copy into the dynamic shared memory
+/// (`issue(k, smem, bar)`); every thread then waits for it, bounded. Returns the shared
+/// memory, whether this is thread 0, and whether the copy completed.
+pub(super) fn bulk_load<T: DataType>(
+    k: &mut Kernel,
+    size: Reg<U32>,
+    issue: impl FnOnce(&mut Kernel, SharedPtr<T>, SharedPtr<B64>),
+) -> (SharedPtr<T>, Reg<Pred>, Reg<Pred>) {
+    let tid = ptx!(k, "mov.u32", sreg::TID_X);
+    let first = ptx!(k, "setp.eq.u32", tid, 0u32);
+    let smem = k.dynamic_shared_aligned::<T>(128);
+    let bar = k.shared_array::<B64>("bar", 1, 8);
+    k.if_(first, |k| ptx!(k, "mbarrier.init.shared::cta.b64", bar, 1u32));
+    ptx!(k, "bar.sync", 0u32);
+    k.if_(first, |k| {
+        let _ = ptx!(k, "mbarrier.arrive.expect_tx.shared::cta.b64", bar, size);
+        issue(k, smem, bar);
+    });
+    (smem, first, wait_bounded(k, bar, 0, false))
 }
 
 /// A status word that says the dynamic shared memory is not at a multiple of 1024 bytes,
@@ -479,17 +501,9 @@ fn bulk_copy_module(target: Target) -> (Module, KernelRef<BulkP>) {
     // `size` bytes from src + soff into shared memory (mbarrier), then to dst + doff (bulk group).
     let kr = m
         .kernel("bulk_copy", |k, (src, dst, status, soff, doff, size): BulkP| {
-            let tid = ptx!(k, "mov.u32", sreg::TID_X);
-            let first = ptx!(k, "setp.eq.u32", tid, 0u32);
-            let smem = k.dynamic_shared_aligned::<U8>(128);
-            let bar = k.shared_array::<B64>("bar", 1, 8);
-            k.if_(first, |k| ptx!(k, "mbarrier.init.shared::cta.b64", bar, 1u32));
-            ptx!(k, "bar.sync", 0u32);
-            k.if_(first, |k| {
-                let _ = ptx!(k, "mbarrier.arrive.expect_tx.shared::cta.b64", bar, size);
+            let (smem, first, done) = bulk_load::<U8>(k, size, |k, smem, bar| {
                 ptx!(k, "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes", smem, src.at(soff), size, bar);
             });
-            let done = wait_bounded(k, bar, 0, false);
             k.if_(done, |k| {
                 k.if_(first, |k| {
                     ptx!(k, "cp.async.bulk.global.shared::cta.bulk_group", dst.at(doff), smem, size);
@@ -584,17 +598,9 @@ where
     });
     let kr = m
         .kernel("bulk_reduce", |k, (src, dst, status, size): ReduceP<T>| {
-            let tid = ptx!(k, "mov.u32", sreg::TID_X);
-            let first = ptx!(k, "setp.eq.u32", tid, 0u32);
-            let smem = k.dynamic_shared_aligned::<T>(128);
-            let bar = k.shared_array::<B64>("bar", 1, 8);
-            k.if_(first, |k| ptx!(k, "mbarrier.init.shared::cta.b64", bar, 1u32));
-            ptx!(k, "bar.sync", 0u32);
-            k.if_(first, |k| {
-                let _ = ptx!(k, "mbarrier.arrive.expect_tx.shared::cta.b64", bar, size);
+            let (smem, first, done) = bulk_load::<T>(k, size, |k, smem, bar| {
                 ptx!(k, "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes", smem, src, size, bar);
             });
-            let done = wait_bounded(k, bar, 0, false);
             k.if_(done, |k| {
                 k.if_(first, |k| {
                     emit(k, dst.offset(PAD as i64), smem, size);

@@ -51,7 +51,6 @@ impl Gen {
             names.push(id);
             types.push(ty);
         }
-        let tuple = |v: &[String]| if v.len() == 1 { format!("({},)", v[0]) } else { format!("({})", v.join(", ")) };
         let _ = writeln!(self.out, "    let {kid} = m.kernel({:?}, |k, {}: {}| {{", f.name, tuple(&names), tuple(&types));
         for d in f.directives {
             let nums: Vec<&str> = d.args.iter().copied().filter(|a| *a != ",").collect();
@@ -106,7 +105,6 @@ impl Gen {
         };
         let (pnames, ptypes) = sig(f.params.unwrap_or_default(), "param")?;
         let (rnames, rtypes) = sig(f.rets.unwrap_or_default(), "retval")?;
-        let tuple = |v: &[String]| if v.len() == 1 { format!("({},)", v[0]) } else { format!("({})", v.join(", ")) };
         let declared = match self.globals.get(f.name) {
             Some(Val::Func(id, p, r)) if *p == ptypes && *r == rtypes => Some(id.clone()),
             Some(_) => return Err(unsupported(f.span, format!("`{}` declared twice, or with other parameters", f.name))),
@@ -116,29 +114,13 @@ impl Gen {
             if declared.is_some() {
                 return Err(unsupported(f.span, format!("`{}` declared twice", f.name)));
             }
-            let id = self.ident("f_", f.name);
-            let _ = writeln!(
-                self.out,
-                "    let {id} = m.declare_func::<{}, {}>({:?}, Linkage::{linkage})?;",
-                tuple(&ptypes),
-                tuple(&rtypes),
-                f.name
-            );
-            self.globals.insert(f.name.to_string(), Val::Func(id, ptypes, rtypes));
+            self.declare(f.name, linkage, (&ptypes, &rtypes));
             return Ok(());
         };
         // A function that calls itself needs its handle in its own body: declared first.
         let declared = match declared {
             None if calls(body, f.name) => {
-                let id = self.ident("f_", f.name);
-                let _ = writeln!(
-                    self.out,
-                    "    let {id} = m.declare_func::<{}, {}>({:?}, Linkage::{linkage})?;",
-                    tuple(&ptypes),
-                    tuple(&rtypes),
-                    f.name
-                );
-                self.globals.insert(f.name.to_string(), Val::Func(id.clone(), ptypes.clone(), rtypes.clone()));
+                let id = self.declare(f.name, linkage, (&ptypes, &rtypes));
                 scope.insert(f.name.to_string(), Val::Func(id.clone(), ptypes.clone(), rtypes.clone()));
                 Some(id)
             }
@@ -161,8 +143,16 @@ impl Gen {
         self.taken = module_names;
         self.taken.insert(id.clone());
         self.globals.insert(f.name.to_string(), Val::Func(id, ptypes, rtypes));
-        let _ = body;
         Ok(())
+    }
+
+    /// `let f_name = m.declare_func::<P, R>("name", Linkage::…)?;`, the handle recorded among
+    /// the module's names.
+    fn declare(&mut self, name: &str, linkage: &str, (ptypes, rtypes): (&[String], &[String])) -> String {
+        let id = self.ident("f_", name);
+        let _ = writeln!(self.out, "    let {id} = m.declare_func::<{}, {}>({name:?}, Linkage::{linkage})?;", tuple(ptypes), tuple(rtypes));
+        self.globals.insert(name.to_string(), Val::Func(id.clone(), ptypes.to_vec(), rtypes.to_vec()));
+        id
     }
 
     /// A body without its closing `ret` (the builder's own), in the scope of its parameters.
@@ -215,7 +205,6 @@ impl Gen {
         };
         let (rids, rtypes) = vars(rets)?;
         let (aids, atypes) = vars(args)?;
-        let tuple = |v: &[String]| if v.len() == 1 { format!("({},)", v[0]) } else { format!("({})", v.join(", ")) };
         let call = match (lookup(scopes, callee), proto) {
             (Some(Val::Func(id, p, r)), None) if p == atypes && r == rtypes => {
                 format!("k.call_func{uni}(&{id}, {}, {});", tuple(&rids), tuple(&aids))
@@ -275,7 +264,6 @@ impl Gen {
             |g: Vec<Vec<&str>>| -> Option<Vec<String>> { g.into_iter().filter(|d| !d.is_empty()).map(|d| proto_param_type(&d)).collect() };
         let (Some(p), Some(r)) = (types(params), types(rets)) else { return Err(bad()) };
         let id = self.ident("proto_", label);
-        let tuple = |v: &[String]| if v.len() == 1 { format!("({},)", v[0]) } else { format!("({})", v.join(", ")) };
         let _ = writeln!(self.out, "{pad}let {id} = k.call_prototype::<{}, {}>({label:?});", tuple(&p), tuple(&r));
         scope.insert(label.to_string(), Val::Proto(id, p, r));
         Ok(())
@@ -337,4 +325,13 @@ fn proto_param_type(d: &[&str]) -> Option<String> {
         }
     }
     param_type(ty?, align, len)
+}
+
+/// A Rust tuple type of `types`: `(T,)` for one.
+fn tuple(types: &[String]) -> String {
+    if types.len() == 1 {
+        format!("({},)", types[0])
+    } else {
+        format!("({})", types.join(", "))
+    }
 }
