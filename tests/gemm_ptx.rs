@@ -35,6 +35,8 @@ fn variants() -> Vec<hopper::Config> {
             }
         }
     }
+    // What `hopper::Config::for_problem` picks for few tiles with long K.
+    out.push(hopper::Config { consumers: 2, bn: 128, stream_k: true, split: 8, ..base }.with_most_stages());
     out
 }
 

@@ -1,10 +1,13 @@
-//! The Hopper GEMM with its tile chosen per shape ([`hopper::Config::for_shape`]): a
-//! configuration's own tile where its tiles keep most SMs busy, a smaller one for small
-//! products. Each configuration is built and loaded the first time a shape needs it.
+//! The GEMM a product's shape calls for ([`AutoGemm::pick`]): the skinny kernel
+//! ([`SkinnyGemm`]) for TN products of few rows, otherwise the Hopper GEMM with its tile
+//! chosen per shape ([`hopper::Config::for_problem`]): a configuration's own tile where its
+//! tiles keep most SMs busy, a smaller one for small products, K split over all the SMs
+//! for few tiles with long K. Each kernel is built and loaded the first time a shape needs
+//! it.
 //!
 //! ```no_run
 //! use ptxkit::kernels::gemm::{hopper, GemmShape};
-//! use ptxkit::runtime::{AutoGemm, GemmRunner, Gpu};
+//! use ptxkit::runtime::{AutoGemm, GemmRunner, Gpu, Pick};
 //! use half::bf16;
 //!
 //! let gpu = Gpu::new()?;
@@ -14,37 +17,91 @@
 //! let b = gpu.upload(&vec![bf16::ONE; n * k])?;
 //! let mut c = gpu.zeros::<bf16>(m * n)?;
 //! // 32 tiles of 128 × 256 would leave 100 SMs idle: this runs 128 tiles of 64 × 128.
-//! assert_eq!(gemm.config_for(m as u32, n as u32).bn, 128);
-//! gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m as u32, n as u32, k as u32))?;
+//! let shape = GemmShape::new(m as u32, n as u32, k as u32);
+//! assert!(matches!(gemm.pick(&shape), Pick::Tiled(cfg) if cfg.bn == 128));
+//! gemm.run(&gpu, &a, &b, &mut c, &shape)?;
 //! assert_eq!(gpu.download(&c)?[0], bf16::from_f32(1024.0));
+//! // A matrix times 4 vectors streams B through the skinny kernel.
+//! assert!(matches!(gemm.pick(&GemmShape::new(4, 4096, 4096)), Pick::Skinny(_)));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{CudaView, CudaViewMut, Gemm, GemmRunner, Gpu, RuntimeError};
-use crate::kernels::gemm::{hopper, GemmIn, GemmOut, GemmShape};
-use crate::types::Bf16;
+use super::gemm::Gemm;
+use super::gemm_skinny::SkinnyGemm;
+use super::{CudaSlice, CudaView, CudaViewMut, Elem, GemmRunner, Gpu, HostArg, RuntimeError};
+use crate::kernels::gemm::{hopper, skinny, GemmIn, GemmOut, GemmShape, Layout};
+use crate::regs::GlobalPtr;
+use crate::types::{Bf16, DataType, F32};
 use std::sync::{Arc, Mutex};
 
-/// The GEMM kernels of one base configuration and the smaller tiles it falls back to, on
-/// one GPU, for C in `O` and A, B in `I` (as [`Gemm`]).
+type Host<I> = <<I as GemmIn>::Elem as DataType>::Host;
+
+/// The largest M [`AutoGemm`] runs on the skinny kernel by default. Up to 16 rows it is the
+/// faster of the two in most of the shapes measured (bf16 and e4m3, N and K from 4096 to
+/// 14336, on an H200); from 32 rows the Hopper GEMM mostly is
+/// (bench/results/2026-11-28-h200-gemm-skinny.md).
+pub const SKINNY_UP_TO: u32 = 16;
+
+/// What [`AutoGemm`] runs a product on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// The skinny kernel for this many rows ([`SkinnyGemm::plan`] says how it is launched).
+    Skinny(skinny::Config),
+    /// The Hopper GEMM built for this configuration.
+    Tiled(hopper::Config),
+}
+
+impl std::fmt::Display for Pick {
+    /// `skinny m32` (rows of its kernel) or the tile, `128×128+sk8` with stream-K.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Pick::Skinny(c) => write!(f, "skinny m{}", c.max_m()),
+            Pick::Tiled(c) if c.stream_k => write!(f, "{}×{}+sk{}", c.bm(), c.bn, c.split),
+            Pick::Tiled(c) => write!(f, "{}×{}", c.bm(), c.bn),
+        }
+    }
+}
+
+/// The GEMM kernels of one base configuration, the smaller tiles it falls back to and the
+/// skinny kernels, on one GPU, for C in `O` and A, B in `I` (as [`Gemm`]).
 pub struct AutoGemm<O: GemmOut, I: GemmIn = Bf16> {
     base: Arc<Gemm<O, I>>,
     sms: u32,
-    /// The smaller configurations built so far.
+    /// The other configurations built so far.
     smaller: Mutex<Vec<Arc<Gemm<O, I>>>>,
+    /// The skinny kernels, once a product has needed them.
+    skinny: Mutex<Option<Arc<SkinnyGemm<O, I>>>>,
+    skinny_up_to: u32,
 }
 
 impl<O: GemmOut, I: GemmIn> std::fmt::Debug for AutoGemm<O, I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AutoGemm").field("in", &I::NAME).field("base", self.base.config()).field("sms", &self.sms).finish_non_exhaustive()
+        f.debug_struct("AutoGemm")
+            .field("in", &I::NAME)
+            .field("base", self.base.config())
+            .field("sms", &self.sms)
+            .field("skinny_up_to", &self.skinny_up_to)
+            .finish_non_exhaustive()
     }
 }
 
 impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
     /// Builds and loads the kernels of `base` (as [`Gemm::new`], with the same errors); the
-    /// smaller tiles are built when a shape first needs them.
+    /// others are built when a shape first needs them.
     pub fn new(gpu: &Gpu, base: hopper::Config) -> Result<Self, RuntimeError> {
-        Ok(AutoGemm { base: Arc::new(Gemm::new(gpu, base)?), sms: gpu.multiprocessors(), smaller: Mutex::new(vec![]) })
+        Ok(AutoGemm {
+            base: Arc::new(Gemm::new(gpu, base)?),
+            sms: gpu.multiprocessors(),
+            smaller: Mutex::new(vec![]),
+            skinny: Mutex::new(None),
+            skinny_up_to: SKINNY_UP_TO,
+        })
+    }
+
+    /// The same, running TN products of at most `m` rows on the skinny kernel
+    /// ([`SKINNY_UP_TO`] by default; 0 never, at most [`SKINNY_MAX_M`](super::SKINNY_MAX_M)).
+    pub fn skinny_up_to(self, m: u32) -> Self {
+        AutoGemm { skinny_up_to: m.min(super::SKINNY_MAX_M), ..self }
     }
 
     /// The kernels of the base configuration (built by [`new`](Self::new)).
@@ -52,14 +109,27 @@ impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
         self.base.clone()
     }
 
-    /// The configuration an `m × n` product runs with on this GPU.
-    pub fn config_for(&self, m: u32, n: u32) -> hopper::Config {
-        self.base.config().for_shape(m, n, self.sms)
+    /// What a product of `s` runs on: the skinny kernel for a TN product of at most
+    /// [`skinny_up_to`](Self::skinny_up_to) rows whose rows of A and B are 16-byte multiples,
+    /// otherwise the Hopper GEMM with [`config_for`](Self::config_for)'s configuration.
+    pub fn pick(&self, s: &GemmShape) -> Pick {
+        let rows16 = [s.k, s.lda, s.ldb].iter().all(|v| (v * I::BYTES).is_multiple_of(16));
+        if s.layout == Layout::TN && s.m <= self.skinny_up_to && rows16 {
+            Pick::Skinny(skinny::Config::for_rows(s.m))
+        } else {
+            Pick::Tiled(self.config_for(s.m, s.n, s.k))
+        }
     }
 
-    /// The kernels for an `m × n` product; a smaller tile's are built and loaded on first use.
-    pub fn gemm_for(&self, gpu: &Gpu, m: u32, n: u32) -> Result<Arc<Gemm<O, I>>, RuntimeError> {
-        let cfg = self.config_for(m, n);
+    /// The configuration an `m × n × k` product runs with on this GPU's Hopper GEMM.
+    pub fn config_for(&self, m: u32, n: u32, k: u32) -> hopper::Config {
+        self.base.config().for_problem(m, n, k as u64 * I::BYTES as u64, self.sms)
+    }
+
+    /// The Hopper GEMM for an `m × n × k` product; a configuration other than the base's is
+    /// built and loaded on first use.
+    pub fn gemm_for(&self, gpu: &Gpu, m: u32, n: u32, k: u32) -> Result<Arc<Gemm<O, I>>, RuntimeError> {
+        let cfg = self.config_for(m, n, k);
         if cfg == *self.base.config() {
             return Ok(self.base.clone());
         }
@@ -75,13 +145,32 @@ impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
     }
 }
 
-/// Each product runs on [`gemm_for`](AutoGemm::gemm_for)'s kernels, as [`Gemm`] runs it.
+impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
+    /// The skinny kernels, built and loaded on first use.
+    pub fn skinny(&self, gpu: &Gpu) -> Result<Arc<SkinnyGemm<O, I>>, RuntimeError> {
+        let mut s = self.skinny.lock().map_err(|_| RuntimeError::Invalid("a build of this GEMM panicked".into()))?;
+        if let Some(g) = &*s {
+            return Ok(g.clone());
+        }
+        let g = Arc::new(SkinnyGemm::new(gpu)?);
+        *s = Some(g.clone());
+        Ok(g)
+    }
+}
+
+/// Each product runs on what [`pick`](AutoGemm::pick) names; a skinny product whose A or B
+/// does not start on 16 bytes runs on the Hopper GEMM.
 impl<O: GemmOut, I: GemmIn> GemmRunner for AutoGemm<O, I>
 where
-    Gemm<O, I>: GemmRunner,
+    Gemm<O, I>: GemmRunner<In = Host<I>, Out = O::Host>,
+    Host<I>: Elem,
+    O::Host: Elem,
+    for<'s, 'v> &'s CudaView<'v, Host<I>>: HostArg<GlobalPtr<I::Elem>>,
+    for<'s, 'v> &'s mut CudaViewMut<'v, O::Host>: HostArg<GlobalPtr<O>>,
+    for<'s> &'s mut CudaSlice<f32>: HostArg<GlobalPtr<F32>>,
 {
-    type In = <Gemm<O, I> as GemmRunner>::In;
-    type Out = <Gemm<O, I> as GemmRunner>::Out;
+    type In = Host<I>;
+    type Out = O::Host;
 
     fn run_one(
         &self,
@@ -92,6 +181,12 @@ where
         alpha: f32,
         shape: &GemmShape,
     ) -> Result<(), RuntimeError> {
-        self.gemm_for(gpu, shape.m, shape.n)?.run_one(gpu, a, b, c, alpha, shape)
+        if let Pick::Skinny(_) = self.pick(shape) {
+            let skinny = self.skinny(gpu)?;
+            if skinny.check(gpu, (a, b), shape).is_ok() {
+                return skinny.run_one(gpu, a, b, c, alpha, shape);
+            }
+        }
+        self.gemm_for(gpu, shape.m, shape.n, shape.k)?.run_one(gpu, a, b, c, alpha, shape)
     }
 }

@@ -192,8 +192,8 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
             check(format!("{m}x{n}x{k} e4m3 -> bf16, stream_k {}", split_cfg.stream_k), got.map_err(|e| e.to_string()));
             let mut c = poisoned::<bf16>(&gpu, len).unwrap();
             let got = auto.run_scaled(&gpu, a, b, &mut c, *alpha, &shape).map(|_| bf16s(gpu.download(&c).unwrap()));
-            let tile = auto.config_for(m, n);
-            check(format!("{m}x{n}x{k} e4m3 -> bf16, auto ({}x{} tiles)", tile.bm(), tile.bn), got.map_err(|e| e.to_string()));
+            let pick = auto.pick(&shape);
+            check(format!("{m}x{n}x{k} e4m3 -> bf16, auto ({pick})"), got.map_err(|e| e.to_string()));
         }
     }
     assert!(failures.is_empty(), "FP8 GEMM wrong:\n{}", failures.join("\n"));

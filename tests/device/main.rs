@@ -24,6 +24,7 @@ mod forensics;
 mod gemm;
 mod gemm_fp8;
 mod gemm_mma;
+mod gemm_skinny;
 mod gemm_strided;
 mod gemm_tcgen05;
 mod guards;
@@ -267,6 +268,7 @@ fn main() {
         gemm_fp8::TESTS,
         gemm_mma::TESTS,
         gemm_strided::TESTS,
+        gemm_skinny::TESTS,
         gemm_tcgen05::TESTS,
         guards::TESTS,
         integer::TESTS,

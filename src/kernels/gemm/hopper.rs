@@ -15,7 +15,7 @@ use crate::prelude::*;
 use crate::types::Gdesc;
 
 mod config;
-pub use config::Config;
+pub use config::{Config, LONG_K_BYTES};
 
 /// The parameters of [`gemm`]: the tensor maps of A (dims `[K, M]`) and B (`[K, N]`),
 /// C, α, M, N, K, C's row stride in elements (`ldc`, at least N), and the stream-K
@@ -179,7 +179,7 @@ fn body<O: GemmOut, I: GemmIn, const R: usize>(
     // values live across it would have to fit the producer's 24 registers.
     let schedule = |k: &mut Kernel| {
         let grid = Grid::new(k, &plan.tiling, m, n, kk, rank);
-        let split = cfg.stream_k.then(|| Split::new(k, &grid));
+        let split = cfg.stream_k.then(|| Split::new(k, &grid, cfg.split));
         (grid, split)
     };
 
@@ -343,14 +343,14 @@ fn consume<O: GemmOut, const R: usize>(
                         k.if_(shared, |k| {
                             let start = s.start(k, g, p.unit);
                             let c = s.cta(k);
-                            // At most two CTAs before the owner share the tile (see `Split`).
-                            ptx!(k, "sub.u32" => c, c, 1u32);
-                            partials.add(k, c, acc, inside);
-                            let begin = s.begin(k, g, c);
-                            let more = ptx!(k, "setp.gt.u32", begin, start);
-                            k.if_(more, |k| {
+                            // The CTAs before the owner, down to the one whose range holds the
+                            // tile's first k-tile (at most `split` of them, see `Split`).
+                            k.loop_(|k, l| {
                                 ptx!(k, "sub.u32" => c, c, 1u32);
                                 partials.add(k, c, acc, inside);
+                                let begin = s.begin(k, g, c);
+                                let more = ptx!(k, "setp.gt.u32", begin, start);
+                                k.bra_if(!more, l.brk);
                             });
                         });
                         finish(k);

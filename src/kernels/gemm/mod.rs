@@ -65,12 +65,14 @@ pub mod hopper;
 mod partials;
 mod sched;
 mod shape;
+pub mod skinny;
 
 pub use ampere::{check_mma_shape, gemm_tn_mma, MMA_MAX_SHARED};
 pub use blackwell::{gemm_tcgen05, TCGEN05_BM, TCGEN05_TILE_NS};
 pub use config::{GemmConfig, StageRing};
 pub use hopper::{gemm, gemm_staged, Workspace};
 pub use shape::GemmShape;
+pub use skinny::gemm_skinny;
 
 use crate::builder::{Error, TensorElem};
 use crate::descriptors::ElemBytes;

@@ -125,7 +125,7 @@ fn for_each_unit(k: &mut Kernel, t: &Tiling, g: &Grid, mut body: impl FnMut(&mut
 /// Stream-K (no clusters): the tiles of the last, partial wave of the persistent grid (unless
 /// it is at least 15/16 full) are not given one to a CTA but split along K. Their k-tiles, numbered tile after tile, are cut into
 /// `ctas` equal ranges, one per CTA (`ctas` is the grid, or fewer so that each range has at
-/// least [`SPLIT_MIN_K_TILES`]). A tile's *owner* is the CTA whose range holds its last k-tile:
+/// least [`SPLIT_MIN_K_TILES`] and `1/parts` of a tile's k-tiles). A tile's *owner* is the CTA whose range holds its last k-tile:
 /// the CTAs before it that hold the rest of the tile write their partial sums, and the owner
 /// adds them to its own before it stores the tile. Each CTA walks its range backwards, tile by
 /// tile, so that its partial sum (of the tile its range ends in) is written first and an owner
@@ -135,6 +135,8 @@ fn for_each_unit(k: &mut Kernel, t: &Tiling, g: &Grid, mut body: impl FnMut(&mut
 pub(super) struct Split {
     /// Units given whole, one per CTA in turn, before the split region.
     whole: Reg<U32>,
+    /// A range holds at least `1/parts` of a tile's k-tiles.
+    parts: u32,
 }
 
 /// The split region's sharing, computed where it is needed (rather than kept in registers
@@ -147,7 +149,7 @@ struct Shares {
 }
 
 impl Split {
-    pub(super) fn new(k: &mut Kernel, g: &Grid) -> Split {
+    pub(super) fn new(k: &mut Kernel, g: &Grid, parts: u32) -> Split {
         let grid = ptx!(k, "mov.u32", sreg::NCTAID_X);
         let partial = ptx!(k, "rem.u32", g.units, grid);
         // A last wave at least 15/16 full stays whole: splitting it would save less than
@@ -156,17 +158,22 @@ impl Split {
         let most = ptx!(k, "mul.lo.u32", grid, 15u32);
         let full = ptx!(k, "setp.gt.u32", filled, most);
         let split = ptx!(k, "selp.u32", 0u32, partial, full);
-        Split { whole: ptx!(k, "sub.u32", g.units, split) }
+        Split { whole: ptx!(k, "sub.u32", g.units, split), parts: parts.max(1) }
     }
 
     fn shares(&self, k: &mut Kernel, g: &Grid) -> Shares {
         let grid = ptx!(k, "mov.u32", sreg::NCTAID_X);
         let partial = ptx!(k, "sub.u32", g.units, self.whole);
         let total = ptx!(k, "mul.lo.u32", partial, g.k_tiles);
-        // Ranges of at least half a tile: a tile is then shared by at most three CTAs.
-        let half = ptx!(k, "add.u32", g.k_tiles, 1u32);
-        let half = ptx!(k, "shr.u32", half, 1u32);
-        let least = ptx!(k, "max.u32", half, SPLIT_MIN_K_TILES);
+        // Ranges of at least `1/parts` of a tile: a tile is then shared by at most
+        // `parts + 1` CTAs.
+        let up = ptx!(k, "add.u32", g.k_tiles, self.parts - 1);
+        let part = if self.parts.is_power_of_two() {
+            ptx!(k, "shr.u32", up, self.parts.trailing_zeros())
+        } else {
+            ptx!(k, "div.u32", up, self.parts)
+        };
+        let least = ptx!(k, "max.u32", part, SPLIT_MIN_K_TILES);
         let shares = ptx!(k, "div.u32", total, least);
         let shares = ptx!(k, "max.u32", shares, 1u32);
         let ctas = ptx!(k, "min.u32", shares, grid);
