@@ -7,7 +7,8 @@
 //! First each target's own oldest `.version`. Then, at every target and every version that
 //! target accepts, one module holding a sample of every form is parsed by ptxas
 //! (`-arch compute_XX`); the lines it rejects name the forms missing there (a rejected batch
-//! without line numbers is bisected). Directives are checked the same way, a kernel each.
+//! without line numbers is bisected). Directives are checked the same way, a kernel each,
+//! and special registers a kernel each, read with `mov`.
 //!
 //! From that matrix, for each form and target: `v_t`, the oldest version from which the form
 //! assembles there at every newer version too. The form's targets are those where it
@@ -64,11 +65,44 @@ fn directives_ok(px: &Path, t: Target, v: Version) -> Vec<&'static str> {
     DIRECTIVES.iter().copied().filter(|d| ptxas::check(px, &directive_module(t, v, &[d]), t, Mode::ParseOnly).is_ok()).collect()
 }
 
+/// A module with one kernel per special register of `rs` (name, type), each reading it
+/// with `mov`; and the line of each `mov`.
+fn sreg_module(t: Target, v: Version, rs: &[(&'static str, &'static str)]) -> (String, Vec<usize>) {
+    let mut s = format!(".version {v}\n.target {t}\n.address_size 64\n");
+    let mut lines = vec![];
+    for (i, (name, ty)) in rs.iter().enumerate() {
+        let ty = ty.to_lowercase();
+        s.push_str(&format!(".visible .entry s{i}()\n{{\n\t.reg .{ty} %x;\n"));
+        lines.push(s.lines().count() + 1);
+        s.push_str(&format!("\tmov.{ty} %x, {name};\n\tret;\n}}\n"));
+    }
+    (s, lines)
+}
+
+/// The special registers that ptxas accepts at (`t`, `v`): one module, less the registers
+/// on the lines it rejects, until it assembles (one module each if it names no line).
+fn sregs_ok(px: &Path, t: Target, v: Version) -> Vec<&'static str> {
+    let mut left: Vec<(&'static str, &'static str)> = ptxkit::regs::sreg::ALL.to_vec();
+    while !left.is_empty() {
+        let (text, lines) = sreg_module(t, v, &left);
+        let Err(msg) = ptxas::check(px, &text, t, Mode::ParseOnly) else { break };
+        let bad = ptxas::error_lines(&msg);
+        let before = left.len();
+        left = left.iter().zip(&lines).filter(|(_, l)| !bad.contains(l)).map(|(r, _)| *r).collect();
+        if left.len() == before {
+            left.retain(|r| ptxas::check(px, &sreg_module(t, v, &[*r]).0, t, Mode::ParseOnly).is_ok());
+            break;
+        }
+    }
+    left.into_iter().map(|(name, _)| name).collect()
+}
+
 /// What ptxas accepts at one (target, version): forms (by their ISA key: the chain, or
-/// `chain as variant`) and directives.
+/// `chain as variant`), directives and special registers.
 fn accepted(px: &Path, forms: &[&'static FormDesc], t: Target, v: Version) -> HashSet<String> {
     let mut ok: HashSet<String> = sample::assemblable(px, Mode::ParseOnly, forms, t, v).iter().map(|f| f.isa_key().into_owned()).collect();
     ok.extend(directives_ok(px, t, v).into_iter().map(String::from));
+    ok.extend(sregs_ok(px, t, v).into_iter().map(String::from));
     ok
 }
 
@@ -205,6 +239,7 @@ fn main() {
     }
     eprintln!("{} forms ({} distinct chains and variants), {} targets", forms.len(), uniq.len(), Target::ALL.len());
     let mut keys: Vec<String> = DIRECTIVES.iter().map(|d| d.to_string()).collect();
+    keys.extend(ptxkit::regs::sreg::ALL.iter().map(|(name, _)| name.to_string()));
     keys.extend(uniq.iter().map(|f| f.isa_key().into_owned()));
     let runs: Vec<Measured> = std::iter::once(px).chain(also).map(|p| measure(&p, &uniq, &keys, start)).collect();
 
@@ -266,6 +301,7 @@ fn main() {
             (Some(v), Some(m)) if other.is_empty() => out.push_str(&format!("{k}\t{v}\t{}\n", isa::format_targets(*m))),
             (Some(v), Some(m)) => out.push_str(&format!("{k}\t{v}\t{}\t{}\n", isa::format_targets(*m), other.join("; "))),
             _ if k.starts_with('.') => eprintln!("directive {k} assembles nowhere"),
+            _ if ptxkit::regs::sreg::ALL.iter().any(|(name, _)| *name == k) => eprintln!("special register {k} assembles nowhere"),
             _ => {
                 nowhere += 1;
                 println!("NOWHERE\t{k}");

@@ -428,3 +428,40 @@ fn cache_policy_and_stack_immediates_ptxas_refuses_are_errors() {
     });
     assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
 }
+
+/// Special registers are checked against the target and raise the inferred `.version` as
+/// instructions do: `%clusterid` is sm_90's (ISA 7.8), `%locality_domain_id` sm_100's from
+/// ISA 9.5, past the default limit.
+#[test]
+fn special_registers_need_their_targets_and_versions() {
+    let mut m = Module::new(Target::SM_80);
+    let e = m
+        .kernel("cluster", |k, (out,): (GlobalPtr<U32>,)| {
+            let c = ptx!(k, "mov.u32", sreg::CLUSTERID_X);
+            ptx!(k, "st.global.u32", out.at(0u32), c);
+        })
+        .unwrap_err();
+    assert!(matches!(e, Error::Unsupported { ref instruction, .. } if instruction == "%clusterid.x"), "{e:?}");
+    assert!(e.to_string().contains("`%clusterid.x` is not on sm_80: it needs sm_90 or newer"), "{e}");
+
+    let mut m = Module::new(Target::SM_90A);
+    m.kernel("cluster", |k, (out,): (GlobalPtr<U32>,)| {
+        let c = ptx!(k, "mov.u32", sreg::CLUSTERID_X);
+        ptx!(k, "st.global.u32", out.at(0u32), c);
+    })
+    .unwrap();
+    let text = m.to_ptx().unwrap();
+    assert!(text.contains("\n.version 8.0\n"), "sm_90a's own minimum is 8.0:\n{text}");
+
+    // %locality_domain_id: sm_100 and newer, ISA 9.5.
+    let mut m = Module::new(Target::SM_90A);
+    let e =
+        m.kernel("domain", |k, (out,): (GlobalPtr<U32>,)| ptx!(k, "st.global.u32", out.at(0u32), sreg::LOCALITY_DOMAIN_ID)).unwrap_err();
+    assert!(matches!(e, Error::Unsupported { ref instruction, .. } if instruction == "%locality_domain_id"), "{e:?}");
+    let mut m = Module::new(Target::SM_100A);
+    m.kernel("domain", |k, (out,): (GlobalPtr<U32>,)| ptx!(k, "st.global.u32", out.at(0u32), sreg::LOCALITY_DOMAIN_ID)).unwrap();
+    let e = m.to_ptx().unwrap_err();
+    assert!(matches!(e, Error::NeedsNewerIsa { ref instruction, .. } if instruction == "%locality_domain_id"), "{e:?}");
+    let text = m.max_version(Version::NEWEST).to_ptx().unwrap();
+    assert!(text.contains("\n.version 9.5\n"), "{text}");
+}

@@ -187,7 +187,7 @@ pub fn target_version_of(t: Target, release: &str) -> Option<Version> {
     }
 }
 
-/// Every recorded form and directive requirement (for coverage checks).
+/// Every recorded form, directive and special register requirement (for coverage checks).
 pub fn rows() -> Vec<(&'static str, Req)> {
     let mut v: Vec<_> = table().forms.iter().map(|(k, r)| (*k, *r)).collect();
     v.sort_by_key(|(k, _)| *k);

@@ -212,6 +212,9 @@ pub struct Kernel {
     /// Whether the instruction whose operands are being lowered takes a special register
     /// as an operand (`mov`, `cvt`); other instructions get it read into a register first.
     pub(crate) sreg_direct: bool,
+    /// The special registers (and `WARP_SZ`) read so far, in order of first use: the target
+    /// check and the version inference look at them as at the forms.
+    pub(crate) sregs: Vec<&'static str>,
     /// The signature of an imported body (linkage, kind, name, parameters, directives), as
     /// written: printed instead of the one the builder composes.
     pub(crate) header: Option<Box<str>>,
@@ -314,6 +317,7 @@ impl Kernel {
             loc_override: None,
             probes: Default::default(),
             sreg_direct: true,
+            sregs: Vec::new(),
             header: None,
         }
     }
@@ -661,12 +665,13 @@ impl Kernel {
         }
     }
 
-    /// Every distinct instruction and directive of the body, with what the ISA data records
-    /// for it (`None`: nothing, the table needs a sweep): what the target check and the
-    /// `.version` inference read.
+    /// Every distinct instruction, directive and special register of the body, with what
+    /// the ISA data records for it (`None`: nothing, the table needs a sweep): what the
+    /// target check and the `.version` inference read.
     pub(crate) fn isa_reqs(&self) -> impl Iterator<Item = (std::borrow::Cow<'static, str>, Option<isa::Req>)> + '_ {
         let forms = self.forms.iter().map(|f| (f.isa_key(), f.req()));
-        forms.chain(self.directives.iter().map(|d| (d.keyword().into(), isa::form_req(d.keyword()))))
+        let directives = self.directives.iter().map(|d| (d.keyword().into(), isa::form_req(d.keyword())));
+        forms.chain(directives).chain(self.sregs.iter().map(|&r| (r.into(), isa::form_req(r))))
     }
 
     /// Ends the body: every label branched to is placed, and no error was met.

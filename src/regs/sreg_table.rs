@@ -19,6 +19,9 @@ impl<I: DataType + Accepts<T>, T: SRegType> Operand<I> for SReg<T> {
     #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         if k.sreg_direct {
+            if !k.sregs.contains(&self.name) {
+                k.sregs.push(self.name);
+            }
             Opnd::Sym(intern(self.name))
         } else {
             <Reg<T> as Operand<I>>::lower(T::read(k, self), k)
@@ -43,7 +46,10 @@ macro_rules! sreg_types {
 }
 sreg_types! { U32 "mov.u32"; U64 "mov.u64"; B32 "mov.b32"; Pred "mov.pred"; }
 
-/// Every special register of PTX ISA table 3, with `.x/.y/.z` where they have them.
+/// Every special register of PTX ISA table 3, with `.x/.y/.z` where they have them, and
+/// `%locality_domain_id` (ISA 9.5, sm_100 and newer). The oldest `.version` and the targets
+/// of each are measured with ptxas (`isa.tsv`): a kernel that reads one infers its version
+/// and is checked against its target as for an instruction.
 pub mod sreg {
     use super::SReg;
     use crate::types::{Pred, B32, U32, U64};
@@ -91,6 +97,7 @@ pub mod sreg {
         RESERVED_SMEM_OFFSET_CAP "%reserved_smem_offset_cap" B32;
         RESERVED_SMEM_OFFSET_0 "%reserved_smem_offset_0" B32; RESERVED_SMEM_OFFSET_1 "%reserved_smem_offset_1" B32;
         CURRENT_GRAPH_EXEC "%current_graph_exec" U64;
+        LOCALITY_DOMAIN_ID "%locality_domain_id" U32;
         WARP_SZ "WARP_SZ" U32;
     }
 }
