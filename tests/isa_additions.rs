@@ -8,52 +8,15 @@
 //! The rows the tables lack are listed in `tests/isa_additions_gaps.txt`: the test fails on a
 //! gap not listed there, and on a listed one that has closed (take it off the list).
 
-use ptxkit::builder::{Target, Version};
 use ptxkit::ops::{self, isa};
-use ptxkit_tables::notation::expand_pattern;
 use std::collections::{BTreeSet, HashSet};
 
-const DATA: &str = include_str!("../tables/isa-additions.tsv");
+#[path = "../examples/isa_coverage/additions.rs"]
+mod additions;
+
+use additions::{lookup, rows};
+
 const GAPS: &str = include_str!("isa_additions_gaps.txt");
-
-struct Row {
-    version: Version,
-    pattern: &'static str,
-    what: &'static str,
-}
-
-fn rows() -> Vec<Row> {
-    DATA.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            assert_eq!(f.len(), 4, "a row has four columns: {l:?}");
-            let version = Version::parse(f[0]).unwrap_or_else(|| panic!("a version: {l:?}"));
-            assert!(version > Version::MAX && version <= Version::NEWEST, "an addition of 9.1 to 9.5: {l:?}");
-            Row { version, pattern: f[1], what: f[3] }
-        })
-        .collect()
-}
-
-/// The chains of a row that no typed form has (empty: covered), and the covered ones.
-fn lookup(row: &Row, chains: &HashSet<&str>) -> (Vec<String>, Vec<String>) {
-    if let Some(t) = row.pattern.strip_prefix(".target ") {
-        let t = Target::parse(t).unwrap_or_else(|| panic!("a target: {}", row.pattern));
-        let v = isa::target_version(t).expect("isa.tsv has every target");
-        assert_eq!(v, row.version, "{t}: isa.tsv measured its oldest .version as {v}, the ISA says {}", row.version);
-        return (vec![], vec![]);
-    }
-    if row.pattern.starts_with('?') {
-        return (vec![row.pattern.to_string()], vec![]); // a spelling not known: a gap until it is
-    }
-    if row.pattern.starts_with('%') {
-        let known = ptxkit::regs::sreg::ALL.iter().any(|(n, _)| *n == row.pattern);
-        return if known { (vec![], vec![row.pattern.to_string()]) } else { (vec![row.pattern.to_string()], vec![]) };
-    }
-    let expanded = expand_pattern(row.pattern).unwrap_or_else(|e| panic!("{}: {e}", row.pattern));
-    let all: Vec<String> = expanded.iter().map(|e| e.parts.join(".")).collect();
-    all.into_iter().partition(|c| !chains.contains(c.as_str()))
-}
 
 #[test]
 fn additions_of_isa_9_1_to_9_5_are_typed_forms() {

@@ -15,7 +15,10 @@
 //! repeats an earlier page's (`bar` and `barrier`, `fence` and `membar`, the video pages) are
 //! listed, and the totals are given both over all pages and over distinct sections.
 //! `--lines` appends every template line with its chain count and whether it is covered.
+//! A last section covers what PTX ISA 9.1 to 9.5 add beyond the 9.0 reference, from the data
+//! in `tables/isa-additions.tsv` (`additions.rs`, which `tests/isa_additions.rs` shares).
 
+mod additions;
 mod syntax;
 
 use ptxkit::ops;
@@ -169,6 +172,7 @@ fn main() {
         });
     }
     let mut text = render(&reports, &chains, n_forms, &matched_anywhere, &dir);
+    text.push_str(&render_additions(&chains.keys().copied().collect()));
     if std::env::args().any(|a| a == "--lines") {
         text.push_str(&all_lines(&reports));
     }
@@ -177,6 +181,34 @@ fn main() {
         std::fs::write(&path, &text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
         eprintln!("wrote {}", path.display());
     }
+}
+
+/// What PTX ISA 9.1 to 9.5 add beyond the reference's 9.0 pages (`tables/isa-additions.tsv`),
+/// per version: the additions, how many are typed forms (every chain of the pattern), and
+/// the rest by pattern.
+fn render_additions(chains: &HashSet<&str>) -> String {
+    let mut s = String::from("\n## PTX ISA 9.1 to 9.5: the additions (tables/isa-additions.tsv)\n\n");
+    s.push_str("| version | additions | typed | not typed |\n|---|---|---|---|\n");
+    let rows = additions::rows();
+    let mut versions: Vec<_> = rows.iter().map(|r| r.version).collect();
+    versions.sort();
+    versions.dedup();
+    let (mut all, mut typed) = (0, 0);
+    for v in versions {
+        let here: Vec<&additions::Row> = rows.iter().filter(|r| r.version == v).collect();
+        let gaps: Vec<&str> = here.iter().filter(|r| !additions::lookup(r, chains).0.is_empty()).map(|r| r.pattern).collect();
+        let _ = writeln!(
+            s,
+            "| {v} | {} | {} | {} |",
+            here.len(),
+            here.len() - gaps.len(),
+            gaps.iter().map(|g| format!("`{g}`")).collect::<Vec<_>>().join(", ")
+        );
+        all += here.len();
+        typed += here.len() - gaps.len();
+    }
+    let _ = writeln!(s, "\n{typed} of {all} additions are typed forms (a pattern counts when every chain it denotes is one).");
+    s
 }
 
 /// The report, as markdown (which reads as plain text too).
