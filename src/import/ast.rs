@@ -70,9 +70,14 @@ impl Arena {
     pub fn allocated_bytes(&self) -> usize {
         self.nodes.allocated_bytes() + self.bodies.allocated_bytes()
     }
-    /// An empty body to push statements on; [`Body::done`] gives its slice.
-    pub(crate) fn body(&self) -> Body<'_> {
-        Body(bumpalo::collections::Vec::new_in(&self.bodies))
+    /// An empty body to push statements on, with room for `room` of them where the memory
+    /// can be had (a body that outgrows its room is copied to one twice as large: bumpalo
+    /// allocates downwards, so even the last allocation moves when it grows); [`Body::done`]
+    /// gives its slice.
+    pub(crate) fn body(&self, room: usize) -> Body<'_> {
+        let mut v = bumpalo::collections::Vec::new_in(&self.bodies);
+        _ = v.try_reserve_exact(room);
+        Body(v)
     }
 }
 
@@ -84,7 +89,10 @@ impl<'a> Body<'a> {
     pub(crate) fn push(&mut self, s: Stmt<'a>) {
         self.0.push(s);
     }
-    pub(crate) fn done(self) -> &'a [Stmt<'a>] {
+    /// The body's statements; room left unused is given back where it is at least half of
+    /// it (the body is copied down), else left untouched.
+    pub(crate) fn done(mut self) -> &'a [Stmt<'a>] {
+        self.0.shrink_to_fit();
         self.0.into_bump_slice()
     }
 }

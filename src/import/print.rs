@@ -11,7 +11,8 @@ use std::fmt::Write;
 /// and reserving more than is written costs address space only.
 const BYTES_PER_STMT: usize = 64;
 
-/// The text of `f`.
+/// The text of `f`, in a new `String` (see [`print_into`] to print into one the caller
+/// keeps).
 ///
 /// ```
 /// use ptxkit::import::{ast::Arena, parse::parse, print::print};
@@ -23,6 +24,29 @@ const BYTES_PER_STMT: usize = 64;
 /// # Ok::<(), ptxkit::import::parse::ParseError>(())
 /// ```
 pub fn print(f: &File) -> String {
+    let mut out = String::new();
+    print_into(f, &mut out);
+    out
+}
+
+/// Appends the text of `f` to `out`. A tool that prints many texts keeps one `String`,
+/// clears it between them and prints into it: its memory is then written before, where a
+/// new `String`'s first write of each page costs as much as the printing (about half the
+/// time of [`print`] at 10^6 instructions on the bench's machine).
+///
+/// ```
+/// use ptxkit::import::{ast::Arena, parse::parse, print::{print, print_into}};
+/// let (mut arena, mut out) = (Arena::new(), String::new());
+/// for src in [".version 8.0\n.target sm_90\n.entry k() { ret; }", ".version 8.0\n.target sm_90\n.entry j() { exit; }"] {
+///     arena.reset();
+///     out.clear();
+///     let f = parse(src, &arena)?;
+///     print_into(&f, &mut out);
+///     assert_eq!(out, print(&f));
+/// }
+/// # Ok::<(), ptxkit::import::parse::ParseError>(())
+/// ```
+pub fn print_into(f: &File, out: &mut String) {
     let stmts: usize = f
         .items
         .iter()
@@ -31,11 +55,10 @@ pub fn print(f: &File) -> String {
             _ => 1,
         })
         .sum();
-    let mut out = String::with_capacity(stmts * BYTES_PER_STMT);
+    out.reserve(stmts * BYTES_PER_STMT);
     for i in &f.items {
-        item(&mut out, i);
+        item(out, i);
     }
-    out
 }
 
 /// One module-level item, with its line break (a function with a blank line before it).

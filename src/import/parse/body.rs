@@ -4,12 +4,19 @@ use super::{Joined, Parsed, Parser, LINKAGE, SPACES};
 use crate::import::ast::*;
 use crate::import::lex::{Tok, Token};
 
+/// Text bytes per statement that a function's body is first given room for.
+const BYTES_PER_STMT: usize = 24;
+
 impl<'a> Parser<'a> {
     /// `{ statements }`, with the span of its `{`.
     pub(super) fn block(&mut self) -> Parsed<(&'a [Stmt<'a>], Span)> {
         self.enter()?;
         let open = self.expect_punct('{')?;
-        let mut body = self.arena.body();
+        // A function's body has room for a statement every `BYTES_PER_STMT` bytes of the
+        // text that is left (compiler output has one every 35 to 45); a nested block's
+        // grows from nothing, so that blocks do not each take the text's worth.
+        let room = if self.depth == 1 { (self.src.len() - self.lx.at()) / BYTES_PER_STMT } else { 0 };
+        let mut body = self.arena.body(room);
         loop {
             match self.tok() {
                 Tok::Punct('}') => {
