@@ -1,6 +1,6 @@
 //! Bodies: blocks, statements, instructions and their operands.
 
-use super::{Joined, Parsed, Parser, LINKAGE, SPACES};
+use super::{Joined, Parsed, Parser, LINKAGE, MAX_DEPTH, SPACES};
 use crate::import::ast::*;
 use crate::import::lex::{Tok, Token};
 
@@ -129,7 +129,9 @@ impl<'a> Parser<'a> {
         let mark = self.args.len();
         if !self.is_punct(';') {
             loop {
-                self.operand()?;
+                if !self.plain_operand() {
+                    self.operand()?;
+                }
                 if !self.eat_punct(',') {
                     break;
                 }
@@ -186,12 +188,39 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// A name or a number that `,`, `;` or a closing bracket touches (`%f4,`, `%rd3]`,
+    /// `255;`: most operands), pushed on [`Parser::args`] as [`Parser::operand`] would push
+    /// it, without its general path; false, and nothing taken, for any other operand, and
+    /// where one more level would nest too deep (so that the general path says so).
+    #[inline]
+    fn plain_operand(&mut self) -> bool {
+        if self.tok() != Tok::Atom || self.depth >= MAX_DEPTH {
+            return false;
+        }
+        let t = self.text();
+        if !matches!(self.src.as_bytes().get(self.lx.at() + t.len()), Some(b',' | b';' | b']' | b'}' | b')')) {
+            return false;
+        }
+        let o = if t.starts_with(|c: char| c.is_ascii_digit()) {
+            Arg::Number(t)
+        } else if t == "_" {
+            Arg::Sink
+        } else {
+            Arg::Name(t)
+        };
+        self.bump();
+        self.args.push(o);
+        true
+    }
+
     /// The operands up to `close`, separated by commas (the opening bracket taken).
     fn list(&mut self, close: char) -> Parsed<&'a [Arg<'a>]> {
         let mark = self.args.len();
         if !self.eat_punct(close) {
             loop {
-                self.operand()?;
+                if !self.plain_operand() {
+                    self.operand()?;
+                }
                 if self.eat_punct(close) {
                     break;
                 }
