@@ -39,6 +39,9 @@ impl<'a> Parser<'a> {
         let span = self.span();
         let s = match self.tok() {
             Tok::Atom => {
+                if self.quick_instruction(body, span) {
+                    return Ok(());
+                }
                 let (first, at) = (self.text(), self.lx.at());
                 self.bump();
                 if !self.is_punct(':') {
@@ -127,6 +130,12 @@ impl<'a> Parser<'a> {
         }
         let chain = chain.text(self.src, self.arena);
         let mark = self.args.len();
+        if let Some(end) = self.quick_operands(self.lx.at()) {
+            self.lx.skip_to(end);
+            let operands = self.args_from(mark);
+            body.push(Stmt::Ins(Instruction { guard, chain, operands, span }));
+            return Ok(());
+        }
         if !self.is_punct(';') {
             loop {
                 if !self.plain_operand() {
