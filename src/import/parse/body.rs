@@ -38,10 +38,8 @@ impl<'a> Parser<'a> {
     fn stmt(&mut self, body: &mut Body<'a>) -> Parsed<()> {
         let span = self.span();
         let s = match self.tok() {
+            Tok::Atom | Tok::Punct('@') if self.quick_instruction(body, span) => return Ok(()),
             Tok::Atom => {
-                if self.quick_instruction(body, span) {
-                    return Ok(());
-                }
                 let (first, at) = (self.text(), self.lx.at());
                 self.bump();
                 if !self.is_punct(':') {
@@ -64,7 +62,9 @@ impl<'a> Parser<'a> {
             }
             Tok::Dotted => {
                 let t = self.text();
-                if SPACES.contains(&t) || t.starts_with(".const") || LINKAGE.contains(&t) {
+                if let Some(d) = if t == ".loc" { self.quick_loc() } else { None } {
+                    Stmt::Directive(d)
+                } else if SPACES.contains(&t) || t.starts_with(".const") || LINKAGE.contains(&t) {
                     let linkage = self.linkage();
                     let d = self.var_decl(span, linkage, true)?;
                     self.expect_punct(';')?;

@@ -1,10 +1,11 @@
 //! A short path for the operand lists that compilers write. Most are names and numbers
 //! (`%f4`, `0f3F800000`, `-1`), an address with an offset (`[%rd3+16]`), a braced vector
 //! (`{%f4, %f5}`) or a pair (`%r3|%p2`), separated by commas and spaces on one line and
-//! ended by `;`, after a chain whose words touch. [`Parser::quick_instruction`] reads an
-//! instruction of just those shapes from the bytes, with no token made, and moves the lexer
-//! once, past the `;`; [`Parser::quick_operands`] reads the operands of one whose guard or
-//! chain the general parser read. At the first byte of any other shape they give up having
+//! ended by `;`, after a chain whose words touch and a guard that touches its predicate.
+//! [`Parser::quick_instruction`] reads an instruction of just those shapes from the bytes,
+//! with no token made, and moves the lexer once, past the `;`; [`Parser::quick_operands`]
+//! reads the operands of one whose guard or chain the general parser read, and
+//! [`Parser::quick_loc`] a `.loc` line of plain numbers. At the first byte of any other shape they give up having
 //! taken nothing, and the general parser reads the instruction or the list from the same
 //! token: so what is accepted and what is refused, and where, is the general parser's.
 //!
@@ -13,7 +14,8 @@
 //! inlined: an `Arg` returned through memory and read back at once stalls on its stores.
 
 use super::{Parser, MAX_DEPTH};
-use crate::import::ast::{Arg, Body, Instruction, Span, Stmt};
+use crate::import::ast::{Arg, Body, Directive, Instruction, Span, Stmt};
+use crate::import::lex::Tok;
 use crate::import::lex::{atom_end, is_word, word_end};
 
 /// Past the spaces and tabs at `i` (a line break, a comment or any other space ends the
@@ -27,14 +29,28 @@ fn blanks(b: &[u8], mut i: usize) -> usize {
 }
 
 impl<'a> Parser<'a> {
-    /// The instruction whose opcode is the current token (no guard), where its chain's words
-    /// touch (`ld.global.nc.v4.f32`) and its operands have the short shapes: pushed on `body`
-    /// with its position `span`, and the lexer moved past its `;` (true); else nothing taken
-    /// (false).
+    /// The instruction at the current token (its opcode, or the `@` of a guard that touches
+    /// its predicate: `@%p1`, `@!%p1`), where its chain's words touch (`ld.global.nc.v4.f32`)
+    /// and its operands have the short shapes: pushed on `body` with its position `span`, and
+    /// the lexer moved past its `;` (true); else nothing taken (false).
     pub(super) fn quick_instruction(&mut self, body: &mut Body<'a>, span: Span) -> bool {
         let b = self.src.as_bytes();
         let at = self.lx.at();
-        let mut k = at + self.text().len();
+        let (guard, op, mut k) = if self.tok() == Tok::Punct('@') {
+            let neg = b.get(at + 1) == Some(&b'!');
+            let p = at + 1 + usize::from(neg);
+            if !is_word(b.get(p)) {
+                return false;
+            }
+            let pe = atom_end(b, p);
+            let op = blanks(b, pe);
+            if !is_word(b.get(op)) {
+                return false;
+            }
+            (Some((neg, &self.src[p..pe])), op, atom_end(b, op))
+        } else {
+            (None, at, at + self.text().len())
+        };
         while b.get(k) == Some(&b'.') && is_word(b.get(k + 1)) {
             k = word_end(b, k + 1);
         }
@@ -42,8 +58,29 @@ impl<'a> Parser<'a> {
         let Some(end) = self.quick_operands(blanks(b, k)) else { return false };
         self.lx.skip_to(end);
         let operands = self.args_from(mark);
-        body.push(Stmt::Ins(Instruction { guard: None, chain: &self.src[at..k], operands, span }));
+        body.push(Stmt::Ins(Instruction { guard, chain: &self.src[op..k], operands, span }));
         true
+    }
+
+    /// The `.loc` directive at the current token (its name), where its words are atoms up to
+    /// the end of its line (`.loc 1 42 7`), with the lexer moved to the next line; `None`,
+    /// nothing taken, for any other.
+    pub(super) fn quick_loc(&mut self) -> Option<Directive<'a>> {
+        let b = self.src.as_bytes();
+        let (name, span) = (self.text(), self.lx.span());
+        let mut i = blanks(b, self.lx.at() + name.len());
+        let mark = self.words.len();
+        while is_word(b.get(i)) {
+            let e = atom_end(b, i);
+            self.words.push(&self.src[i..e]);
+            i = blanks(b, e);
+        }
+        if b.get(i) != Some(&b'\n') {
+            self.words.truncate(mark);
+            return None;
+        }
+        self.lx.skip_to(i);
+        Some(Directive { name, args: self.words_from(mark), span })
     }
 
     /// The operands from byte `i` to the `;` after them (none where `i` is at it): pushed
@@ -252,6 +289,26 @@ mod tests {
                     }
                 }
                 (Err(_), Err(_)) => {}
+                (q, g) => panic!("`{l}`: {:?} through the short path, {:?} through the general one", q.is_ok(), g.is_ok()),
+            }
+        }
+        // `.loc` lines, plain or not (a comment before the line break makes the short path
+        // give up), and guards that touch their predicate or not.
+        for l in
+            ["", " 1", " 1 2 3", "\t1\t2\t3 ", " 1 1.5 0x2", " 1 2, 3", " 1 2,\n3", " 1 2 3;", " 1 {", " \"s\"", " 1 2 3, inlined_at 1 2 3"]
+        {
+            let quick = format!(".entry k() {{\n.loc{l}\n@%p1 bra L;\n@!%p1 bra L;\n@ %p1 bra L;\n}}");
+            let general = format!(".entry k() {{\n.loc{l} // c\n@%p1 bra L;\n@!%p1 bra L;\n@ %p1 bra L;\n}}");
+            let (a, b) = (Arena::new(), Arena::new());
+            match (parse(&quick, &a), parse(&general, &b)) {
+                (Ok(q), Ok(g)) => {
+                    let body = |f: &crate::import::ast::File<'_>| match &f.items[0] {
+                        crate::import::ast::Item::Function(k) => format!("{:?}", k.body),
+                        _ => unreachable!(),
+                    };
+                    assert_eq!(body(&q), body(&g), "{l}");
+                }
+                (Err(e), Err(f)) => assert_eq!(e, f, "{l}"),
                 (q, g) => panic!("`{l}`: {:?} through the short path, {:?} through the general one", q.is_ok(), g.is_ok()),
             }
         }
