@@ -19,7 +19,8 @@ pub struct Span {
 /// The memory a tree's lists live in, and the text of what the parser joined from tokens
 /// that were not adjacent (`ld .global` is the chain `ld.global`). Allocation is a pointer
 /// bump; nothing is freed until the arena is dropped or reset. Bodies grow in a memory of
-/// their own, where the body being parsed is the last allocation and so grows in place.
+/// their own; a function's body is given room from the length of the text left, so that it
+/// is not copied as it grows (what it does not use is given back or never touched).
 ///
 /// ```
 /// use ptxkit::import::{ast::{Arena, Arg}, parse::parse};
