@@ -32,7 +32,7 @@ pub fn print(f: &File) -> String {
 /// Appends the text of `f` to `out`. A tool that prints many texts keeps one `String`,
 /// clears it between them and prints into it: its memory is then written before, where a
 /// new `String`'s first write of each page costs as much as the printing (about half the
-/// time of [`print`] at 10^6 instructions on the bench's machine).
+/// time of [`print()`] at 10^6 instructions on the bench's machine).
 ///
 /// ```
 /// use ptxkit::import::{ast::Arena, parse::parse, print::{print, print_into}};
