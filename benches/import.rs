@@ -1,16 +1,21 @@
 //! Import speed: parse and print PTX modules of 10^4, 10^5 and 10^6 instructions. A table
 //! gives, per size, the median time of parsing, of printing and of both, and the
-//! instructions per second of both: first with an arena of its own for each parse (as
-//! `Module::from_ptx` does), then with one arena reset and reused (as a tool that reads many
-//! texts does, so that the tree's memory is not mapped anew); criterion times the 10^4
-//! module.
+//! instructions per second of both: first with an arena of its own for each parse and a
+//! new `String` for each print (as `Module::from_ptx` and `print::print` do), then with one
+//! arena reset and reused and one `String` cleared and printed into again
+//! (`print::print_into`), as a tool that reads many texts does, so that the memory of the
+//! tree and of the text is not mapped anew; criterion times the 10^4 module.
 //!
 //! The text is what compilers emit: register ranges, a mix of loads and stores with
 //! offsets, vector operands, arithmetic, compares, guarded branches to labels, `mma.sync`
 //! with braced fragments, and a `.loc` every eight instructions.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ptxkit::import::{ast::Arena, parse::parse, print::print};
+use ptxkit::import::{
+    ast::Arena,
+    parse::parse,
+    print::{print, print_into},
+};
 use std::fmt::Write;
 
 /// A module of one kernel with exactly `n` instructions, and the count.
@@ -89,10 +94,10 @@ fn median(reps: usize, mut f: impl FnMut()) -> f64 {
 fn bench_sizes(_: &mut Criterion) {
     println!("import: parse and print, median of the reps (one thread)");
     println!(
-        "| instructions | text | reps | parse | print | parse + print | million instructions/s (parse + print) \
-         | parse, arena reused | parse + print, arena reused | million instructions/s |"
+        "| instructions | text | reps | parse | print | parse + print | million instructions/s \
+         | parse, arena reused | print, String reused | parse + print, both reused | million instructions/s |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (n, reps) in [(10_000, 100), (100_000, 20), (1_000_000, 7)] {
         let text = module(n);
         let arena = Arena::new();
@@ -100,7 +105,8 @@ fn bench_sizes(_: &mut Criterion) {
         assert_eq!(file.instructions().len(), n);
         let back = print(&file);
         assert_eq!(print(&parse(&back, &Arena::new()).expect("the print parses")), back);
-        // Each parse with its own arena, dropped with the tree (as a caller does).
+        // Each parse with its own arena, dropped with the tree, and each print into a new
+        // `String` (as a caller of `parse` and `print` does).
         let tp = median(reps, || {
             let arena = Arena::new();
             drop(std::hint::black_box(parse(&text, &arena).unwrap()));
@@ -110,23 +116,33 @@ fn bench_sizes(_: &mut Criterion) {
             let arena = Arena::new();
             drop(std::hint::black_box(print(&parse(&text, &arena).unwrap())));
         });
-        let mut reused = Arena::new();
+        // One arena and one `String`, reused.
+        let (mut reused, mut out) = (Arena::new(), String::new());
         let tpr = median(reps, || {
             reused.reset();
             drop(std::hint::black_box(parse(&text, &reused).unwrap()));
         });
+        let twr = median(reps, || {
+            out.clear();
+            print_into(&file, &mut out);
+            std::hint::black_box(&out);
+        });
         let tbr = median(reps, || {
             reused.reset();
-            drop(std::hint::black_box(print(&parse(&text, &reused).unwrap())));
+            out.clear();
+            print_into(&parse(&text, &reused).unwrap(), &mut out);
+            std::hint::black_box(&out);
         });
+        assert_eq!(out, back);
         println!(
-            "| {n} | {:.1} MiB | {reps} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} | {:.1} ms | {:.1} ms | {:.1} |",
+            "| {n} | {:.1} MiB | {reps} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} |",
             text.len() as f64 / (1 << 20) as f64,
             tp * 1e3,
             tw * 1e3,
             tb * 1e3,
             n as f64 / tb / 1e6,
             tpr * 1e3,
+            twr * 1e3,
             tbr * 1e3,
             n as f64 / tbr / 1e6
         );

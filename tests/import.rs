@@ -279,6 +279,12 @@ fn malformed_text_is_refused_with_its_place() {
     assert!(parse(&deep, &Arena::new()).unwrap_err().to_string().contains("levels of nesting"));
     let deep = format!(".entry k() {{ mov.u32 %r1, {}; }}", "!".repeat(100_000));
     assert!(parse(&deep, &Arena::new()).unwrap_err().to_string().contains("levels of nesting"));
+    // At the bound: a name inside 198 braces parses; inside 199 it is one level too deep,
+    // plain name or not.
+    let braces = |k: usize| format!(".entry k() {{ mov.u32 %r1, {}%r2{}; }}", "{".repeat(k), "}".repeat(k));
+    assert!(parse(&braces(198), &Arena::new()).is_ok());
+    let e = parse(&braces(199), &Arena::new()).unwrap_err();
+    assert_eq!(e.to_string(), "line 1, column 226: expected at most 200 levels of nesting, found `%r2`");
 }
 
 /// Mutations of real text (bytes dropped, duplicated, swapped, replaced by PTX

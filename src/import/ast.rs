@@ -19,7 +19,8 @@ pub struct Span {
 /// The memory a tree's lists live in, and the text of what the parser joined from tokens
 /// that were not adjacent (`ld .global` is the chain `ld.global`). Allocation is a pointer
 /// bump; nothing is freed until the arena is dropped or reset. Bodies grow in a memory of
-/// their own, where the body being parsed is the last allocation and so grows in place.
+/// their own; a function's body is given room from the length of the text left, so that it
+/// is not copied as it grows (what it does not use is given back or never touched).
 ///
 /// ```
 /// use ptxkit::import::{ast::{Arena, Arg}, parse::parse};
@@ -70,9 +71,14 @@ impl Arena {
     pub fn allocated_bytes(&self) -> usize {
         self.nodes.allocated_bytes() + self.bodies.allocated_bytes()
     }
-    /// An empty body to push statements on; [`Body::done`] gives its slice.
-    pub(crate) fn body(&self) -> Body<'_> {
-        Body(bumpalo::collections::Vec::new_in(&self.bodies))
+    /// An empty body to push statements on, with room for `room` of them where the memory
+    /// can be had (a body that outgrows its room is copied to one twice as large: bumpalo
+    /// allocates downwards, so even the last allocation moves when it grows); [`Body::done`]
+    /// gives its slice.
+    pub(crate) fn body(&self, room: usize) -> Body<'_> {
+        let mut v = bumpalo::collections::Vec::new_in(&self.bodies);
+        _ = v.try_reserve_exact(room);
+        Body(v)
     }
 }
 
@@ -84,7 +90,10 @@ impl<'a> Body<'a> {
     pub(crate) fn push(&mut self, s: Stmt<'a>) {
         self.0.push(s);
     }
-    pub(crate) fn done(self) -> &'a [Stmt<'a>] {
+    /// The body's statements; room left unused is given back where it is at least half of
+    /// it (the body is copied down), else left untouched.
+    pub(crate) fn done(mut self) -> &'a [Stmt<'a>] {
+        self.0.shrink_to_fit();
         self.0.into_bump_slice()
     }
 }

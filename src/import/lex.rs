@@ -68,7 +68,7 @@ const CLASS: [u8; 256] = {
     t
 };
 
-fn is_word(b: Option<&u8>) -> bool {
+pub(crate) fn is_word(b: Option<&u8>) -> bool {
     b.is_some_and(|&c| CLASS[c as usize] & WORD != 0)
 }
 
@@ -151,6 +151,14 @@ impl<'s> Lexer<'s> {
                 _ => self.scan(end),
             },
         }
+    }
+
+    /// On to the token at or after byte `end`, for a caller that has read the text from the
+    /// current token up to `end` itself and found only ASCII and no line break there (so
+    /// the line and the anchor still hold).
+    pub(crate) fn skip_to(&mut self, end: usize) {
+        debug_assert!(self.src.as_bytes()[self.start..end].iter().all(|&c| c.is_ascii() && c != b'\n'));
+        self.scan(end);
     }
 
     /// The current dotted word and those that touch it (`.global.nc.v4.f32` after `ld`), as
@@ -314,7 +322,8 @@ impl<'s> Lexer<'s> {
 
 /// The end of the word that starts at `i`: word characters, and `::` between them
 /// (`shared::cluster`, `mbarrier::complete_tx::bytes`).
-fn word_end(b: &[u8], i: usize) -> usize {
+#[inline]
+pub(crate) fn word_end(b: &[u8], i: usize) -> usize {
     let mut n = i;
     loop {
         while n < b.len() && CLASS[b[n] as usize] & WORD != 0 {
@@ -331,7 +340,7 @@ fn word_end(b: &[u8], i: usize) -> usize {
 /// The end of the atom that starts at `i`: a word, and for a number, the fraction and
 /// exponent of a decimal float (`1.5`, `2.5e-3`, and `1e-3`, whose signed exponent makes it
 /// one word too).
-fn atom_end(b: &[u8], i: usize) -> usize {
+pub(crate) fn atom_end(b: &[u8], i: usize) -> usize {
     let n = word_end(b, i);
     if !b[i].is_ascii_digit() {
         return n;

@@ -11,6 +11,7 @@
 //! no allocation of its own.
 
 mod body;
+mod quick;
 
 use super::ast::*;
 pub use super::error::ParseError;

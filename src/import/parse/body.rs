@@ -1,15 +1,22 @@
 //! Bodies: blocks, statements, instructions and their operands.
 
-use super::{Joined, Parsed, Parser, LINKAGE, SPACES};
+use super::{Joined, Parsed, Parser, LINKAGE, MAX_DEPTH, SPACES};
 use crate::import::ast::*;
 use crate::import::lex::{Tok, Token};
+
+/// Text bytes per statement that a function's body is first given room for.
+const BYTES_PER_STMT: usize = 24;
 
 impl<'a> Parser<'a> {
     /// `{ statements }`, with the span of its `{`.
     pub(super) fn block(&mut self) -> Parsed<(&'a [Stmt<'a>], Span)> {
         self.enter()?;
         let open = self.expect_punct('{')?;
-        let mut body = self.arena.body();
+        // A function's body has room for a statement every `BYTES_PER_STMT` bytes of the
+        // text that is left (compiler output has one every 35 to 45); a nested block's
+        // grows from nothing, so that blocks do not each take the text's worth.
+        let room = if self.depth == 1 { (self.src.len() - self.lx.at()) / BYTES_PER_STMT } else { 0 };
+        let mut body = self.arena.body(room);
         loop {
             match self.tok() {
                 Tok::Punct('}') => {
@@ -31,6 +38,7 @@ impl<'a> Parser<'a> {
     fn stmt(&mut self, body: &mut Body<'a>) -> Parsed<()> {
         let span = self.span();
         let s = match self.tok() {
+            Tok::Atom | Tok::Punct('@') if self.quick_instruction(body, span) => return Ok(()),
             Tok::Atom => {
                 let (first, at) = (self.text(), self.lx.at());
                 self.bump();
@@ -54,7 +62,9 @@ impl<'a> Parser<'a> {
             }
             Tok::Dotted => {
                 let t = self.text();
-                if SPACES.contains(&t) || t.starts_with(".const") || LINKAGE.contains(&t) {
+                if let Some(d) = if t == ".loc" { self.quick_loc() } else { None } {
+                    Stmt::Directive(d)
+                } else if SPACES.contains(&t) || t.starts_with(".const") || LINKAGE.contains(&t) {
                     let linkage = self.linkage();
                     let d = self.var_decl(span, linkage, true)?;
                     self.expect_punct(';')?;
@@ -120,9 +130,17 @@ impl<'a> Parser<'a> {
         }
         let chain = chain.text(self.src, self.arena);
         let mark = self.args.len();
+        if let Some(end) = self.quick_operands(self.lx.at()) {
+            self.lx.skip_to(end);
+            let operands = self.args_from(mark);
+            body.push(Stmt::Ins(Instruction { guard, chain, operands, span }));
+            return Ok(());
+        }
         if !self.is_punct(';') {
             loop {
-                self.operand()?;
+                if !self.plain_operand() {
+                    self.operand()?;
+                }
                 if !self.eat_punct(',') {
                     break;
                 }
@@ -179,12 +197,39 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// A name or a number that `,`, `;` or a closing bracket touches (`%f4,`, `%rd3]`,
+    /// `255;`: most operands), pushed on [`Parser::args`] as [`Parser::operand`] would push
+    /// it, without its general path; false, and nothing taken, for any other operand, and
+    /// where one more level would nest too deep (so that the general path says so).
+    #[inline]
+    fn plain_operand(&mut self) -> bool {
+        if self.tok() != Tok::Atom || self.depth >= MAX_DEPTH {
+            return false;
+        }
+        let t = self.text();
+        if !matches!(self.src.as_bytes().get(self.lx.at() + t.len()), Some(b',' | b';' | b']' | b'}' | b')')) {
+            return false;
+        }
+        let o = if t.starts_with(|c: char| c.is_ascii_digit()) {
+            Arg::Number(t)
+        } else if t == "_" {
+            Arg::Sink
+        } else {
+            Arg::Name(t)
+        };
+        self.bump();
+        self.args.push(o);
+        true
+    }
+
     /// The operands up to `close`, separated by commas (the opening bracket taken).
     fn list(&mut self, close: char) -> Parsed<&'a [Arg<'a>]> {
         let mark = self.args.len();
         if !self.eat_punct(close) {
             loop {
-                self.operand()?;
+                if !self.plain_operand() {
+                    self.operand()?;
+                }
                 if self.eat_punct(close) {
                     break;
                 }
