@@ -165,8 +165,8 @@ impl Gen {
         if let Some(d) = dst {
             let _ = write!(s, " => {d}");
         }
-        for (kind, a) in form.src.iter().zip(&i.operands[first..]) {
-            let o = src(kind, a, scopes).map_err(at)?;
+        for (j, (kind, a)) in form.src.iter().zip(&i.operands[first..]).enumerate() {
+            let o = src(kind, a, ptxkit_tables::wide::src(form.opcode(), j), scopes).map_err(at)?;
             let _ = write!(s, ", {o}");
         }
         s.push_str(");");

@@ -15,8 +15,8 @@
 //! the variables the code names), `.pragma` lines to `Kernel::raw`. `.loc` lines go to
 //! `Kernel::loc`; the `.ptr` attributes of parameters are kept (`PointerParam`). A construct
 //! outside what the generated code can express (device functions of `.reg` parameters,
-//! `.calltargets`, textures, part selectors, a `-G` build's `debug` target) is refused with
-//! its position: [`ImportError::Unsupported`].
+//! `.calltargets`, a `-G` build's `debug` target) is refused with its position:
+//! [`ImportError::Unsupported`].
 
 mod body;
 mod func;

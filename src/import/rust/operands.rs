@@ -38,10 +38,32 @@ pub(super) fn exact_regs(a: &Arg, t: DType, n: u16, scopes: &[HashMap<String, Va
     Ok(format!("[{}]", els?.join(", ")))
 }
 
+/// A register wider than `t` where the instruction takes one (`r.wide()`: the data operands
+/// of ld, st and cvt), by the rule `regs::Wide` checks.
+fn wide_reg(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Option<String> {
+    let Arg::Name(n) = *a else { return None };
+    let Some(Val::Reg(e, have)) = lookup(scopes, n) else { return None };
+    let fits = have.bits() > t.bits()
+        && match t.family() {
+            Family::Bits => true,
+            Family::Unsigned | Family::Signed => matches!(have.family(), Family::Bits | Family::Unsigned | Family::Signed),
+            Family::Float => have.family() == Family::Bits,
+            Family::Pred | Family::Packed => false,
+        };
+    fits.then(|| format!("{e}.wide()"))
+}
+
+/// `exact` (a register or value of the type), or, where it fails and the position takes one,
+/// a wider register.
+fn or_wide(exact: Result<String, String>, wide: bool, a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+    exact.or_else(|e| wide.then(|| wide_reg(a, t, scopes)).flatten().ok_or(e))
+}
+
 pub(super) fn dst(form: &FormDesc, ops: &[Arg], scopes: &[HashMap<String, Val>]) -> Result<Option<String>, String> {
+    let wide = ptxkit_tables::wide::dst(form.opcode());
     Ok(match (form.dst, ops) {
         (DstKind::None | DstKind::Sink, _) => None,
-        (DstKind::Val(t), [a]) => Some(exact_reg(a, t, scopes)?),
+        (DstKind::Val(t), [a]) => Some(or_wide(exact_reg(a, t, scopes), wide, a, t, scopes)?),
         (DstKind::Pair(t, p), [Arg::Pair(a, b)]) => Some(format!("({}, {})", exact_reg(a, t, scopes)?, exact_reg(b, p, scopes)?)),
         (DstKind::SinkPair(p), [Arg::Pair(a, b)]) if **a == Arg::Sink => Some(exact_reg(b, p, scopes)?),
         (DstKind::Vec(t, n), [a]) => Some(exact_regs(a, t, n, scopes)?),
@@ -50,16 +72,22 @@ pub(super) fn dst(form: &FormDesc, ops: &[Arg], scopes: &[HashMap<String, Val>])
     })
 }
 
-pub(super) fn src(kind: &Kind, a: &Arg, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+/// The operand of kind `kind`; `wide`: the position takes a wider register (`r.wide()`).
+pub(super) fn src(kind: &Kind, a: &Arg, wide: bool, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
     match kind {
-        Kind::Val(t) | Kind::Imm(t) | Kind::ImmIn(t, _) => val(a, *t, scopes),
+        Kind::Val(t) => or_wide(val(a, *t, scopes), wide, a, *t, scopes),
+        Kind::Imm(t) | Kind::ImmIn(t, _) => val(a, *t, scopes),
         Kind::Vec(t, n) => {
             let Arg::Vector(v) = a else { return Err("a vector operand that is no vector".into()) };
             if v.len() != *n as usize {
                 return Err(format!("a vector of {} where {n} go", v.len()));
             }
-            // An array of one Rust type: registers only.
-            let els: Result<Vec<String>, String> = v.iter().map(|e| exact_reg(e, *t, scopes)).collect();
+            // An array of one Rust type: registers only, all of the type or all wider.
+            let exact: Result<Vec<String>, String> = v.iter().map(|e| exact_reg(e, *t, scopes)).collect();
+            let els = exact.or_else(|e| {
+                let wide: Option<Vec<String>> = wide.then(|| v.iter().map(|e| wide_reg(e, *t, scopes)).collect()).flatten();
+                wide.ok_or(e)
+            });
             Ok(format!("[{}]", els.map_err(|e| format!("a vector of registers only ({e})"))?.join(", ")))
         }
         Kind::Addr(Space::Tmem, _) => match a {
@@ -171,9 +199,11 @@ pub(super) fn imm(s: &str, t: DType) -> Result<String, String> {
 /// An address operand of space `space` and element `elem`.
 pub(super) fn addr(a: &Arg, space: Space, elem: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
     let Arg::Address(v) = a else { return Err("an address that is no `[…]`".into()) };
-    let (base, off) = match v {
-        [Arg::Offset((b, off))] => (b, crate::import::module::offset(off).ok_or_else(|| format!("the offset `{off}`"))?),
-        [b] => (b, 0),
+    // A zero offset written out (`[%r1+0]`) stays written (`Ptr::explicit_offset`), as the
+    // importer keeps it.
+    let (base, off, explicit) = match v {
+        [Arg::Offset((b, off))] => (b, crate::import::module::offset(off).ok_or_else(|| format!("the offset `{off}`"))?, *off == "+0"),
+        [b] => (b, 0, false),
         _ => return Err("an address of this shape".into()),
     };
     let Arg::Name(n) = *base else { return Err("an address with this base".into()) };
@@ -186,5 +216,9 @@ pub(super) fn addr(a: &Arg, space: Space, elem: DType, scopes: &[HashMap<String,
         Some(Val::Ptr(_, have)) => return Err(format!("`{n}` is in {} where the instruction names {}", have.name(), space.name())),
         _ => return Err(format!("`{n}` is not an address")),
     };
-    Ok(if off == 0 { p } else { format!("{p}.byte_offset({off})") })
+    Ok(match (off, explicit) {
+        (0, true) => format!("{p}.explicit_offset()"),
+        (0, false) => p,
+        _ => format!("{p}.byte_offset({off})"),
+    })
 }
