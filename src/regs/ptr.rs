@@ -411,22 +411,42 @@ where
 /// A tensor-memory address (`lane << 16 | column`), a 32-bit value of its own kind: it is
 /// neither a shared-memory pointer nor a plain `u32`, so one cannot stand for the other.
 #[derive(Clone, Copy, Debug)]
-pub struct TmemAddr(Reg<B32>);
+pub struct TmemAddr {
+    reg: Reg<B32>,
+    off: i32,
+}
 
 impl TmemAddr {
     /// The address held in `r` (as `tcgen05.alloc` writes it).
     pub fn from_reg(r: Reg<B32>) -> Self {
-        TmemAddr(r)
+        TmemAddr { reg: r, off: 0 }
     }
-    /// The register holding the address.
+    /// The register holding the address (without [`offset`](Self::offset)'s constant).
     pub fn reg(self) -> Reg<B32> {
-        self.0
+        self.reg
+    }
+    /// The address `n` further on, folded into the operand (`[%r1+8]`): as the address is
+    /// `lane << 16 | column`, `n` columns on in the same lanes for an `n` below 2^16.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    /// use ptxkit::regs::TmemAddr;
+    ///
+    /// let mut m = Module::new(Target::SM_100A);
+    /// m.kernel("k", |k, (t, v): (Reg<B32>, Reg<B32>)| {
+    ///     ptx!(k, "tcgen05.st.sync.aligned.32x32b.x1.b32", TmemAddr::from_reg(t).offset(8), [v]);
+    /// })?;
+    /// assert!(m.to_ptx()?.contains("tcgen05.st.sync.aligned.32x32b.x1.b32 [%r1+8], {%r2};"));
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn offset(self, n: i32) -> Self {
+        TmemAddr { reg: self.reg, off: self.off.wrapping_add(n) }
     }
 }
 
 impl Operand<Addr<Tmem, AnyElem>> for TmemAddr {
     #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
-        Opnd::Addr(self.0.checked(k), 0)
+        Opnd::Addr(self.reg.checked(k), self.off)
     }
 }

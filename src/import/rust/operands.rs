@@ -92,14 +92,43 @@ pub(super) fn src(kind: &Kind, a: &Arg, wide: bool, scopes: &[HashMap<String, Va
         }
         Kind::Addr(Space::Tmem, _) => match a {
             Arg::Address(v) => match &v[..] {
-                // `[%r460 + 0]`, as Triton writes it.
-                [Arg::Offset((r, off))] if crate::import::module::offset(off) == Some(0) => {
-                    Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?))
-                }
+                // `[%r460 + 0]`, `[%r1186 + 8]`, as Triton writes them.
+                [Arg::Offset((r, off))] => match crate::import::module::offset(off) {
+                    Some(0) => Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?)),
+                    Some(n) => Ok(format!("TmemAddr::from_reg({}).offset({n})", exact_reg(r, DType::B32, scopes)?)),
+                    None => Err(format!("the offset `{off}`")),
+                },
                 [r @ Arg::Name(_)] => Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?)),
-                _ => Err("a tensor-memory address with an offset".into()),
+                _ => Err("a tensor-memory address of this shape".into()),
             },
             _ => Err("a tensor-memory address of this shape".into()),
+        },
+        // A video instruction's register, with a part selector or none.
+        Kind::Part { ty, sel: _, neg: false } => match a {
+            Arg::Part((r, sel)) => Ok(format!("{}.{}", exact_reg(r, *ty, scopes)?, selector(sel)?)),
+            a => val(a, *ty, scopes),
+        },
+        Kind::Part { ty, sel: _, neg: true } => match a {
+            Arg::Neg(Arg::Part((r, sel))) => Ok(format!("-{}.{}", exact_reg(r, *ty, scopes)?, selector(sel)?)),
+            Arg::Neg(r) => Ok(format!("-{}", exact_reg(r, *ty, scopes)?)),
+            _ => Err("a negated operand of this shape".into()),
+        },
+        // A texture or surface object in a register, at its coordinates (the ignored elements
+        // after them, which PTX reads as nothing, are the builder's own zeros).
+        Kind::HandleAddr(h @ (Handles::Texture | Handles::Surface), coords, pads) => match a {
+            Arg::Address([handle, rest @ ..]) => {
+                let ty = if *h == Handles::Texture { "Texture" } else { "Surface" };
+                let handle = format!("ptxkit::regs::{ty}::from_reg({})", exact_reg(handle, DType::U64, scopes)?);
+                match rest {
+                    [] if coords.is_empty() => Ok(handle),
+                    [Arg::Vector(cs)] if cs.len() == coords.len() + *pads as usize => {
+                        let cs: Result<Vec<String>, String> = cs.iter().zip(*coords).map(|(c, t)| val(c, *t, scopes)).collect();
+                        Ok(format!("{handle}.at(({},))", cs?.join(", ")))
+                    }
+                    _ => Err("a texture or surface operand of this shape".into()),
+                }
+            }
+            _ => Err("a texture or surface operand that is no `[…]`".into()),
         },
         Kind::Addr(space, elem) => addr(a, *space, elem.unwrap_or(DType::B8), scopes),
         Kind::HandleAddr(Handles::TensorMap, coords, 0) if coords.iter().all(|c| *c == DType::S32) => match a {
@@ -127,6 +156,20 @@ pub(super) fn src(kind: &Kind, a: &Arg, wide: bool, scopes: &[HashMap<String, Va
             _ => Err("a target list of this shape".into()),
         },
         other => Err(format!("an operand of kind {other:?}")),
+    }
+}
+
+/// The method of `Reg` that gives a part selector: `b0()`, `h10()`, `bytes::<7, 6, 5, 4>()`.
+fn selector(sel: &str) -> Result<String, String> {
+    let digits: Vec<char> = sel.chars().skip(1).collect();
+    let named =
+        ["b0", "b1", "b2", "b3", "h0", "h1", "h10", "b10", "b20", "b21", "b30", "b31", "b32", "b210", "b310", "b320", "b321", "b3210"];
+    let list = |d: &[char]| d.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+    match (sel.chars().next(), digits.len()) {
+        _ if named.contains(&sel) => Ok(format!("{sel}()")),
+        (Some('h'), 2) if digits.iter().all(|c| ('0'..='3').contains(c)) => Ok(format!("halves::<{}>()", list(&digits))),
+        (Some('b'), 4) if digits.iter().all(|c| ('0'..='7').contains(c)) => Ok(format!("bytes::<{}>()", list(&digits))),
+        _ => Err(format!("the part selector `.{sel}`")),
     }
 }
 
