@@ -308,7 +308,7 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
             quote!(let __w = #d; let __d = ::ptxkit::ops::IntoDst::<<#ty as ::ptxkit::ops::Instr>::Out>::into_dst(__w);),
             quote!({ ::ptxkit::ops::emit::<#ty>(__k, __g, __d, #lower); __w }),
         ),
-        Some(d) => (quote!(let __d = #d;), quote!(::ptxkit::ops::emit::<#ty>(__k, __g, __d, #lower))),
+        Some(d) => (quote!(let __d = #d;), quote!(::ptxkit::ops::emit_into::<#ty, _>(__k, __g, __d, #lower))),
     };
     Ok(quote!({
         #(let #names = #operands;)*

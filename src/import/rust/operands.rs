@@ -34,7 +34,16 @@ pub(super) fn exact_regs(a: &Arg, t: DType, n: u16, scopes: &[HashMap<String, Va
     if v.len() != n as usize {
         return Err(format!("a vector of {} where {n} go", v.len()));
     }
-    let els: Result<Vec<String>, String> = v.iter().map(|e| exact_reg(e, t, scopes)).collect();
+    // Dropped elements (`{%r1, _}`): `[Some(r1), None]`.
+    let sinks = v.contains(&Arg::Sink);
+    let els: Result<Vec<String>, String> = v
+        .iter()
+        .map(|e| match e {
+            Arg::Sink => Ok("None".to_string()),
+            e if sinks => Ok(format!("Some({})", exact_reg(e, t, scopes)?)),
+            e => exact_reg(e, t, scopes),
+        })
+        .collect();
     Ok(format!("[{}]", els?.join(", ")))
 }
 
@@ -82,13 +91,21 @@ pub(super) fn src(kind: &Kind, a: &Arg, wide: bool, scopes: &[HashMap<String, Va
             if v.len() != *n as usize {
                 return Err(format!("a vector of {} where {n} go", v.len()));
             }
-            // An array of one Rust type: registers only, all of the type or all wider.
+            // An array of one Rust type: registers, all of the type or all wider; else a tuple
+            // of values (registers and immediates).
             let exact: Result<Vec<String>, String> = v.iter().map(|e| exact_reg(e, *t, scopes)).collect();
             let els = exact.or_else(|e| {
                 let wide: Option<Vec<String>> = wide.then(|| v.iter().map(|e| wide_reg(e, *t, scopes)).collect()).flatten();
                 wide.ok_or(e)
             });
-            Ok(format!("[{}]", els.map_err(|e| format!("a vector of registers only ({e})"))?.join(", ")))
+            match els {
+                Ok(els) => Ok(format!("[{}]", els.join(", "))),
+                Err(_) if matches!(n, 2 | 4) => {
+                    let vals: Result<Vec<String>, String> = v.iter().map(|e| val(e, *t, scopes)).collect();
+                    Ok(format!("({})", vals?.join(", ")))
+                }
+                Err(e) => Err(format!("a vector of registers only ({e})")),
+            }
         }
         Kind::Addr(Space::Tmem, _) => match a {
             Arg::Address(v) => match &v[..] {
