@@ -383,6 +383,11 @@ fn body(out: &mut String, k: &Kernel, files: &[&str]) {
             let _ = writeln!(out, "\t.reg .{} {}<{}>;", c.decl(), c.prefix(), n + 1);
         }
     }
+    for r in &k.named {
+        let _ = write!(out, "\t.reg .{} ", r.class().decl());
+        reg(out, *r);
+        out.push_str(";\n");
+    }
     out.push('\n');
     // The next recorded location, and the last one printed (a `.loc` only where it changes).
     let mut locs = k.locs.iter().peekable();

@@ -15,8 +15,9 @@
 //! the variables the code names), `.pragma` lines to `Kernel::raw`. `.loc` lines go to
 //! `Kernel::loc`; the `.ptr` attributes of parameters are kept (`PointerParam`). A construct
 //! outside what the generated code can express (device functions of `.reg` parameters,
-//! `.calltargets`, a `-G` build's `debug` target) is refused with its position:
-//! [`ImportError::Unsupported`].
+//! `.calltargets`) is refused with its position: [`ImportError::Unsupported`]. A `-G` build
+//! (`.target sm_80, debug`) keeps its register names (`Kernel::named_reg`), on which the code
+//! ptxas writes for it depends.
 
 mod body;
 mod func;
@@ -131,6 +132,8 @@ pub(super) struct Gen {
     globals: HashMap<String, Val>,
     /// Rust names taken, at module scope and in the function being written.
     taken: HashSet<String>,
+    /// Registers keep their names (a `debug` target).
+    named: bool,
 }
 
 const KEYWORDS: &[&str] = &[
@@ -166,6 +169,12 @@ impl Gen {
                     match w {
                         "texmode_unified" => {}
                         "texmode_independent" => self.out.push_str("    m.set_tex_mode(TexMode::Independent)?;\n"),
+                        // A build without optimisation, whose code depends on the registers'
+                        // names: they are kept (`Kernel::named_reg`).
+                        "debug" => {
+                            self.out.push_str("    m.set_debug(true);\n");
+                            self.named = true;
+                        }
                         t if crate::Target::parse(t).is_some() && target.is_none() => target = Some(t.to_string()),
                         w => return Err(unsupported(*span, format!("the target option `{w}`"))),
                     }
