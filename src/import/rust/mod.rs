@@ -112,6 +112,8 @@ pub(super) enum Val {
     Entry(String),
     /// A `.callprototype`: its handle and its parameter and result types.
     Proto(String, Vec<String>, Vec<String>),
+    /// A `.texref` or `.surfref` variable: its handle (`Texture`, `Surface`) and its kind.
+    Handle(String, crate::core::Handles),
 }
 
 impl Val {
@@ -216,6 +218,24 @@ impl Gen {
 
     /// A module variable: its text through `Module::raw`, and a pointer to each name.
     pub(super) fn var(&mut self, v: &VarDecl, item: &ast::Item) -> Result<(), ImportError> {
+        // A texture or surface reference: the builder's own declaration, and its handle.
+        let handle = match v.ty {
+            ".texref" => Some(("texref", crate::core::Handles::Texture)),
+            ".surfref" => Some(("surfref", crate::core::Handles::Surface)),
+            _ => None,
+        };
+        if let (Some((call, kind)), ".global", true, None) =
+            (handle, v.space, v.attrs.iter().all(|a| *a == v.ty) && v.linkage.is_empty(), v.init)
+        {
+            for n in v.names.iter().filter(|n| n.dims.is_empty() && n.range.is_none()) {
+                let id = self.ident("h_", n.name);
+                let _ = writeln!(self.out, "    let {id} = m.{call}({:?})?;", n.name);
+                self.globals.insert(n.name.to_string(), Val::Handle(id, kind));
+            }
+            if v.names.iter().all(|n| n.dims.is_empty() && n.range.is_none()) {
+                return Ok(());
+            }
+        }
         let mut t = String::new();
         print::item(&mut t, item);
         // An `.extern` variable is declared here and defined elsewhere: the code names it all

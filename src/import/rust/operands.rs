@@ -135,7 +135,13 @@ pub(super) fn src(kind: &Kind, a: &Arg, wide: bool, scopes: &[HashMap<String, Va
         Kind::HandleAddr(h @ (Handles::Texture | Handles::Surface), coords, pads) => match a {
             Arg::Address([handle, rest @ ..]) => {
                 let ty = if *h == Handles::Texture { "Texture" } else { "Surface" };
-                let handle = format!("ptxkit::regs::{ty}::from_reg({})", exact_reg(handle, DType::U64, scopes)?);
+                let handle = match handle {
+                    Arg::Name(n) => match lookup(scopes, n) {
+                        Some(Val::Handle(e, kind)) if kind == *h => e,
+                        _ => format!("ptxkit::regs::{ty}::from_reg({})", exact_reg(handle, DType::U64, scopes)?),
+                    },
+                    _ => return Err("a texture or surface handle of this shape".into()),
+                };
                 match rest {
                     [] if coords.is_empty() => Ok(handle),
                     [Arg::Vector(cs)] if cs.len() == coords.len() + *pads as usize => {
