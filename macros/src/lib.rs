@@ -305,8 +305,8 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
         // A destination of ld/cvt may be a wider register (`r.wide()`): the call gives back
         // what it was given.
         Some(d) if ptxkit_tables::wide::dst(opcode) => (
-            quote!(let __w = #d; let __d = ::ptxkit::ops::IntoDst::<<#ty as ::ptxkit::ops::Instr>::Out>::into_dst(__w);),
-            quote!({ ::ptxkit::ops::emit::<#ty>(__k, __g, __d, #lower); __w }),
+            quote!(let __w = #d; let __d = ::ptxkit::ops::WideDst::<<#ty as ::ptxkit::ops::Instr>::Out>::into_dst(__w);),
+            quote!({ ::ptxkit::ops::emit_into::<#ty, _>(__k, __g, __d, #lower); __w }),
         ),
         Some(d) => (quote!(let __d = #d;), quote!(::ptxkit::ops::emit_into::<#ty, _>(__k, __g, __d, #lower))),
     };

@@ -145,6 +145,25 @@ impl<D: Dst> DstFor<D> for D {}
 #[diagnostic::do_not_recommend]
 impl<T: DataType, const N: usize> DstFor<[Reg<T>; N]> for [Option<Reg<T>>; N] {}
 
+/// What `ptx!` takes for the destination of `ld`, `ldu` and `cvt`: one that stands for the
+/// form's ([`DstFor`]), or a register wider than the form's type
+/// ([`Wide`](crate::regs::Wide)).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a destination of this form, which writes `{Out}`",
+    label = "pass a destination of the form's type, or a wider register (`r.wide()`)"
+)]
+pub trait WideDst<Out> {
+    type Dst: DstFor<Out>;
+    fn into_dst(self) -> Self::Dst;
+}
+#[diagnostic::do_not_recommend]
+impl<Out, D: DstFor<Out>> WideDst<Out> for D {
+    type Dst = D;
+    fn into_dst(self) -> D {
+        self
+    }
+}
+
 /// A braced vector destination with dropped elements: `[Some(lo), None]` is `{%r1, _}` (PTX
 /// takes `_` for an element an instruction need not write, as in `mov.b64 {%r1, _}, %rd1;`,
 /// but not for all of them).

@@ -101,7 +101,7 @@ pub use crate::core::ir::{Guard, Opnd};
 pub use crate::core::isa::{self, Req};
 pub use crate::core::{DstKind, FormDesc, Handles, Kind, Sel, SelSet, Space, TexMode};
 pub(crate) use call::{conjunction, in_scope};
-pub use call::{emit, emit_into, emit_new, guard_of, Acc, Alloc, Call, Dst, DstFor, IntoDst, Lower, Operand, PartDst};
+pub use call::{emit, emit_into, emit_new, guard_of, Acc, Alloc, Call, Dst, DstFor, IntoDst, Lower, Operand, PartDst, WideDst};
 pub(crate) use coords::handle_addr;
 pub use coords::{h, pad_opnd, CoordKinds, CoordList, Coords, HandleAddr, HandleKinds, Run};
 pub use form::{DstSpec, Form, Instr, Op, Opcode, OperandKind, OperandKinds, Pair, Part, Parts, Select, Sink, SinkPair, Variant, VecPred};

@@ -3,7 +3,7 @@
 
 use crate::core::ir::Opnd;
 use crate::core::Kernel;
-use crate::ops::{IntoDst, Operand, Widenable};
+use crate::ops::{Operand, WideDst, Widenable};
 use crate::types::{DataType, Family, Reg};
 
 /// A register standing where the instruction's type is narrower: `r.wide()`.
@@ -81,7 +81,8 @@ impl<T: DataType, R: DataType> Operand<Widenable<T>> for Wide<R> {
 }
 
 /// The destination of `ld`/`ldu`/`cvt` in a wider register, as the instruction writes it.
-impl<T: DataType, R: DataType> IntoDst<Reg<T>> for Wide<R> {
+impl<T: DataType, R: DataType> WideDst<Reg<T>> for Wide<R> {
+    type Dst = Reg<T>;
     fn into_dst(self) -> Reg<T> {
         const {
             assert!(
