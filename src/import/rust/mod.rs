@@ -13,11 +13,14 @@
 //! module variables, `.file` lines, `.section` blocks and external declarations of kernels go
 //! to [`Module::raw`](crate::Module::raw) (with [`Module::symbol`](crate::Module::symbol) for
 //! the variables the code names), `.pragma` lines to `Kernel::raw`. `.loc` lines go to
-//! `Kernel::loc`; the `.ptr` attributes of parameters are kept (`PointerParam`). A construct
+//! `Kernel::loc`; the `.ptr` attributes of parameters are kept (`PointerParam`); `.texref`
+//! and `.surfref` variables are `Module::texref`/`surfref`. A register wider than the
+//! instruction's type is `r.wide()`, a dropped vector element `None`, a vector of registers
+//! and immediates a tuple. A `-G` build (`.target sm_80, debug`) keeps its register and label
+//! names (`Kernel::named_reg`, `named_label`) and its written zero offsets
+//! (`Ptr::explicit_offset`), on which the code ptxas writes for it depends. A construct
 //! outside what the generated code can express (device functions of `.reg` parameters,
-//! `.calltargets`) is refused with its position: [`ImportError::Unsupported`]. A `-G` build
-//! (`.target sm_80, debug`) keeps its register names (`Kernel::named_reg`), on which the code
-//! ptxas writes for it depends.
+//! `.calltargets`) is refused with its position: [`ImportError::Unsupported`].
 
 mod body;
 mod func;
