@@ -329,7 +329,8 @@ fn body(out: &mut String, k: &Kernel, files: &[&str]) {
         out.push_str(h);
         out.push('\n');
     } else if entry {
-        let _ = write!(out, ".visible .entry {}(", k.name);
+        let linkage = if k.linkage.is_empty() { ".visible " } else { k.linkage };
+        let _ = write!(out, "{linkage}.entry {}(", k.name);
         for (i, p) in k.params.iter().enumerate() {
             out.push_str(if i == 0 { "\n\t" } else { ",\n\t" });
             out.push_str(p);
