@@ -1,12 +1,13 @@
 //! ptx2rs (`ptxkit::import::to_rust`): the Rust it writes compiles, and run, prints PTX that
 //! ptxas assembles to the same code as the input. The inputs are the golden files and, with
 //! `PTXKIT_PTX_CORPUS` set (as CI sets it), every corpus file of at most 300 instructions
-//! (`PTXKIT_PTX2RS_ALL=1`: every corpus file, a run of half an hour and more). The
+//! (`PTXKIT_PTX2RS_ALL=1`: every corpus file, a run of half an hour and more;
+//! `PTXKIT_PTX2RS_ONLY=A,B`: the files whose name contains `A` or `B`). The
 //! generated sources become one crate under `target/ptx2rs-check`, built by cargo against
 //! this checkout; its binary writes each module's PTX, and each is assembled beside its
 //! input. A file ptx2rs refuses (a construct it does not translate) is listed with the
-//! reason; the golden files must all translate but two (a device function, texture
-//! operands), and at least as many corpus files as today.
+//! reason; the golden files must all translate but one (a device function of `.reg`
+//! parameters), and at least as many corpus files as today.
 
 #[macro_use]
 mod common;
@@ -17,11 +18,13 @@ use std::process::Command;
 /// Corpus files of at most this many instructions are translated in a normal run.
 const MAX_INSTRUCTIONS: usize = 300;
 /// Corpus files of at most `MAX_INSTRUCTIONS` that ptxas translates today: fewer fails.
-const CORPUS_FLOOR: usize = 46;
+const CORPUS_FLOOR: usize = 47;
 
-/// The inputs: (name, text, target, relocatable).
+/// The inputs: (name, text, target, relocatable). `PTXKIT_PTX2RS_ONLY=A,B` keeps those whose
+/// name contains `A` or `B` (a file or a few, to look at what ptx2rs writes), of any size.
 fn inputs() -> Vec<(String, String, String, bool)> {
     let mut out = vec![];
+    let only = std::env::var("PTXKIT_PTX2RS_ONLY").ok();
     for e in std::fs::read_dir("tests/golden").unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "ptx") {
@@ -32,7 +35,7 @@ fn inputs() -> Vec<(String, String, String, bool)> {
         }
     }
     if let Ok(dir) = std::env::var("PTXKIT_PTX_CORPUS") {
-        let all = std::env::var("PTXKIT_PTX2RS_ALL").is_ok_and(|v| v == "1");
+        let all = std::env::var("PTXKIT_PTX2RS_ALL").is_ok_and(|v| v == "1") || only.is_some();
         let manifest = std::fs::read_to_string(Path::new(&dir).join("MANIFEST.tsv")).expect("the corpus's MANIFEST.tsv");
         for l in manifest.lines().skip(1).filter(|l| !l.trim().is_empty()) {
             let f: Vec<&str> = l.split('\t').collect();
@@ -45,6 +48,9 @@ fn inputs() -> Vec<(String, String, String, bool)> {
         }
     } else {
         println!("PTXKIT_PTX_CORPUS is not set: the golden files only (scripts/ptx_corpus.sh DIR makes the corpus)");
+    }
+    if let Some(only) = only {
+        out.retain(|(name, ..)| only.split(',').any(|o| name.contains(o)));
     }
     out
 }
@@ -71,17 +77,15 @@ fn generated_rust_compiles_and_prints_the_same_code() {
     }
     println!("{} of {} inputs translated; refused:\n  {}", translated.len(), inputs.len(), refused.join("\n  "));
     // The golden files ptx2rs does not translate yet, and why.
+    let only = std::env::var("PTXKIT_PTX2RS_ONLY").is_ok();
     let golden_refused: Vec<&String> = refused.iter().filter(|r| r.starts_with("golden/")).collect();
-    let expected = [
-        "golden/device_function.ptx: line 9, column 46: the parameter `%par0` of a device function",
-        "golden/textures_and_surfaces.ptx: line 29, column 2: `tex.2d.v4.f32.f32`: an operand of kind HandleAddr",
-    ];
+    let expected = ["golden/device_function.ptx: line 9, column 46: the parameter `%par0` of a device function"];
     assert!(
-        golden_refused.len() == expected.len() && golden_refused.iter().zip(expected).all(|(r, e)| r.starts_with(e)),
+        only || golden_refused.len() == expected.len() && golden_refused.iter().zip(expected).all(|(r, e)| r.starts_with(e)),
         "the golden files refused are not the expected ones: {golden_refused:?}"
     );
     let corpus = translated.iter().filter(|(_, name, ..)| !name.starts_with("golden/")).count();
-    if std::env::var("PTXKIT_PTX_CORPUS").is_ok() {
+    if std::env::var("PTXKIT_PTX_CORPUS").is_ok() && !only {
         assert!(corpus >= CORPUS_FLOOR, "{corpus} corpus files translated; {CORPUS_FLOOR} did before");
     }
     // One crate: a module per file, and a main that writes each module's PTX.
@@ -111,6 +115,9 @@ fn generated_rust_compiles_and_prints_the_same_code() {
         .args(["build", "--offline", "--quiet", "--message-format=short", "--manifest-path"])
         .arg(krate.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", root.join("target/ptx2rs-target"))
+        // One crate of many megabytes: incremental compilation's dependency graph alone
+        // took the whole corpus's build past 45 minutes; without it the build takes about 15.
+        .env("CARGO_INCREMENTAL", "0")
         .output()
         .expect("cargo runs");
     if !built.status.success() {
@@ -156,8 +163,8 @@ fn unsupported_constructs_are_refused_with_their_place() {
     let cases: &[(&str, &str)] = &[
         (".func f(.reg .b32 %a) { ret; }", "line 4, column 9: the parameter `%a` of a device function"),
         (
-            ".entry k() {\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\nld.shared.u16 %r1, [%rd1];\nret;\n}",
-            "line 7, column 1: `ld.shared.u16`: `%r1` (.b32) where a .u16 register goes",
+            ".entry k() {\n.reg .b32 %r<3>;\n.reg .b64 %rd<2>;\nld.shared.v2.u16 {%r1, %r2}, [%rd1];\nret;\n}",
+            "line 7, column 1: `ld.shared.v2.u16`: `%r1` (.b32) where a .u16 register goes",
         ),
         (".entry k() {\n.reg .b32 %r<2>;\nmov.u32 %r1, undeclared;\nret;\n}", "`undeclared` is not declared"),
     ];
@@ -165,8 +172,9 @@ fn unsupported_constructs_are_refused_with_their_place() {
         let e = ptxkit::import::to_rust(&format!("{head}{body}"), "t.ptx").expect_err(body).to_string();
         assert!(e.contains(want), "{body}: {e}");
     }
-    let debug = ptxkit::import::to_rust(".version 8.0\n.target sm_80, debug\n.address_size 64\n", "t.ptx").unwrap_err().to_string();
-    assert!(debug.contains("the target option `debug`"), "{debug}");
+    let option =
+        ptxkit::import::to_rust(".version 8.0\n.target sm_80, map_f64_to_f32\n.address_size 64\n", "t.ptx").unwrap_err().to_string();
+    assert!(option.contains("the target option `map_f64_to_f32`"), "{option}");
 }
 
 fn main() {

@@ -76,6 +76,22 @@ pub fn dst(d: &Dst) -> TS {
     }
 }
 
+/// The kind a data operand of ld/st/cvt is lowered as: a value of its type or a wider
+/// register (`ops::Widenable`), alone or in a vector.
+pub fn wide_src(s: &Src) -> TS {
+    match s {
+        Src::Val(t) => {
+            let t = dtype(t);
+            quote!(::ptxkit::ops::Widenable<#t>)
+        }
+        Src::Vec(t, n) => {
+            let (t, n) = (dtype(t), len(*n));
+            quote!(::ptxkit::ops::Vector<::ptxkit::ops::Widenable<#t>, #n>)
+        }
+        other => src(other),
+    }
+}
+
 /// The kind of a source operand (`ops::OperandKind`).
 pub fn src(s: &Src) -> TS {
     match s {

@@ -275,15 +275,18 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
     let names: Vec<_> = (0..operands.len()).map(|i| format_ident!("__a{}", i)).collect();
     // Each operand is lowered as its kind, written where the operand is, so a wrong one is
     // reported at itself, with what the instruction expects there.
+    let opcode = form.chain.split('.').next().unwrap_or_default();
     let lower: Vec<TS> = operands
         .iter()
         .zip(&form.srcs)
         .zip(&names)
-        .map(|((o, kind), name)| {
+        .enumerate()
+        .map(|(i, ((o, kind), name))| {
             // Resolved as the macro's own code is (the operand may come from another macro),
             // located at the operand.
             let at = Span::call_site().located_at(o.clone().into_iter().next().map_or(Span::call_site(), |t| t.span()));
-            let kind = gen::src(kind);
+            // A data operand of ld/st/cvt also takes a wider register (`r.wide()`).
+            let kind = if ptxkit_tables::wide::src(opcode, i) { gen::wide_src(kind) } else { gen::src(kind) };
             respan(quote!(__o.push(::ptxkit::ops::Operand::<#kind>::lower(#name, __k));), at)
         })
         .collect();
@@ -299,7 +302,13 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
             quote!(let __d = ::ptxkit::ops::IntoDst::<<#ty as ::ptxkit::ops::Instr>::Out>::into_dst(#d);),
             quote!(::ptxkit::ops::emit::<#ty>(__k, __g, __d, #lower)),
         ),
-        Some(d) => (quote!(let __d = #d;), quote!(::ptxkit::ops::emit::<#ty>(__k, __g, __d, #lower))),
+        // A destination of ld/cvt may be a wider register (`r.wide()`): the call gives back
+        // what it was given.
+        Some(d) if ptxkit_tables::wide::dst(opcode) => (
+            quote!(let __w = #d; let __d = ::ptxkit::ops::WideDst::<<#ty as ::ptxkit::ops::Instr>::Out>::into_dst(__w);),
+            quote!({ ::ptxkit::ops::emit_into::<#ty, _>(__k, __g, __d, #lower); __w }),
+        ),
+        Some(d) => (quote!(let __d = #d;), quote!(::ptxkit::ops::emit_into::<#ty, _>(__k, __g, __d, #lower))),
     };
     Ok(quote!({
         #(let #names = #operands;)*

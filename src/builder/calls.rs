@@ -212,7 +212,7 @@ impl Module {
                     }
                 }
             }
-            k.ret();
+            k.close();
             k.check_target(m.target);
             k.finish()?;
             Ok((k, ()))

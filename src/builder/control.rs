@@ -1,7 +1,7 @@
 //! Structured control flow emitted as real PTX branches and loops, guarded scopes, and
 //! moves into existing registers.
 
-use crate::core::ir::Guard;
+use crate::core::ir::{Guard, Stmt};
 use crate::core::kernel::branch_target_count_ok;
 use crate::core::{Kernel, Label};
 use crate::ops::access::{MovOp, MovType};
@@ -178,6 +178,32 @@ impl Kernel {
     #[track_caller]
     pub fn ret(&mut self) {
         ptx!(self, "ret");
+    }
+
+    /// The `ret` that closes a body, unless the body already ends with one: an unguarded
+    /// `ret` followed by nothing but labels no branch names (`ret; $L__func_end0:`, as
+    /// compilers end a body for their debug information). A second `ret` there would be
+    /// unreachable, but ptxas without optimisation still assembles it.
+    #[track_caller]
+    pub(crate) fn close(&mut self) {
+        let mut ends = false;
+        let mut after = vec![];
+        for s in self.stmts.iter() {
+            match s {
+                Stmt::Label(l) => after.push(*l),
+                Stmt::Ins { form, guard, .. } => {
+                    ends = guard.unpack().is_none() && self.forms[*form as usize].chain == "ret";
+                    after.clear();
+                }
+                _ => {
+                    ends = false;
+                    after.clear();
+                }
+            }
+        }
+        if !ends || after.iter().any(|l| self.labels[*l as usize].used) {
+            self.ret();
+        }
     }
 
     /// `mov` into an existing register (for loop-carried values): `mov.u32` for a `u32`,

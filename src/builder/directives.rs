@@ -90,6 +90,26 @@ impl Kernel {
         self.directive(Directive::MaxClusterRank(n), &[n]);
     }
 
+    /// Declares the kernel `.weak .entry` rather than `.visible .entry`: a definition the
+    /// linker may merge with another of the same name, as compilers declare the kernels of a
+    /// C++ template. Kernels only.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    ///
+    /// let mut m = Module::new(Target::SM_80);
+    /// m.kernel("scale_f32", |k, (): ()| k.weak())?;
+    /// assert!(m.to_ptx()?.contains(".weak .entry scale_f32("));
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn weak(&mut self) {
+        if self.kind != crate::core::kernel::BodyKind::Entry {
+            self.invalid("`weak` is a kernel's linkage; a device function has its own (`Linkage::Weak`)".into());
+        }
+        self.linkage = ".weak ";
+    }
+
     /// The directives together, for a kernel on `target`: the combinations ptxas refuses
     /// (`.maxntid` with `.reqntid`, `.reqnctapercluster` with `.maxclusterrank`), and those it
     /// would warn about and ignore (`.minnctapersm` without a block size, or asking for more

@@ -135,7 +135,7 @@ impl Module {
             k.loc_override = None;
             body(&mut k, params);
             k.loc_override = Some(here);
-            k.ret();
+            k.close();
             if !m.unchecked {
                 k.check_target(m.target);
             }

@@ -252,7 +252,7 @@ impl Module {
             let rsyms: Vec<u32> = (0..k.func_ret_params.len()).map(|i| intern(&retval_name(i))).collect();
             let (params, rets) = (P::at(&psyms, k.id), R::at(&rsyms, k.id));
             body(&mut k, params, rets);
-            k.ret();
+            k.close();
             k.check_target(m.target);
             k.finish()?;
             Ok((k, ()))

@@ -158,6 +158,8 @@ pub struct Kernel {
     pub(crate) name: Arc<str>,
     pub(crate) kind: BodyKind,
     pub(crate) nregs: [u32; 6],
+    /// Registers declared by name (`Kernel::named_reg`), in the order they were made.
+    pub(crate) named: Vec<RegRef>,
     pub(crate) stmts: Segments<Stmt>,
     pub(crate) opnds: Segments<Opnd>,
     /// The calls and the texts (comments, raw lines) that statements name by index.
@@ -286,6 +288,7 @@ impl Kernel {
             name: name.into(),
             kind,
             nregs: [0; 6],
+            named: Vec::new(),
             stmts: Segments::with_capacity(64),
             opnds: Segments::with_capacity(192),
             calls: Vec::new(),
@@ -578,9 +581,16 @@ impl Kernel {
         Label { id: self.labels.len() as u32 - 1, owner: self.id }
     }
 
-    /// A new label with a chosen name (a PTX identifier, unique in this body).
+    /// A new label with a chosen name (a PTX identifier, unique in this body). A name of the
+    /// `$` names compilers write (`$L__BB0_1`, `$L__tmp3`) is taken too, but not the
+    /// builder's own `$L__` and a number.
     pub fn named_label(&mut self, name: &str) -> Label {
-        if let Err(e) = check_ident(name) {
+        let ours = name.strip_prefix("$L__").is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+        let checked = match name.strip_prefix('$') {
+            Some(rest) if !ours => check_ident(&format!("L{rest}")).map_err(|_| check_ident(name).unwrap_err()),
+            _ => check_ident(name),
+        };
+        if let Err(e) = checked {
             self.error(e);
         } else if self.labels.iter().any(|l| l.name.as_deref() == Some(name)) || self.local_names.iter().any(|n| n == name) {
             let e = Error::DuplicateLabel { kernel: self.name.to_string(), label: name.to_string() };
@@ -676,6 +686,7 @@ impl Kernel {
 
     /// Ends the body: every label branched to is placed, and no error was met.
     pub(crate) fn finish(&mut self) -> Result<(), Error> {
+        self.check_named();
         for (i, l) in self.labels.iter().enumerate() {
             if l.used && !l.placed {
                 return Err(Error::UndefinedLabel { kernel: self.name.to_string(), label: self.label_name(i as u32) });

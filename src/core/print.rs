@@ -329,7 +329,8 @@ fn body(out: &mut String, k: &Kernel, files: &[&str]) {
         out.push_str(h);
         out.push('\n');
     } else if entry {
-        let _ = write!(out, ".visible .entry {}(", k.name);
+        let linkage = if k.linkage.is_empty() { ".visible " } else { k.linkage };
+        let _ = write!(out, "{linkage}.entry {}(", k.name);
         for (i, p) in k.params.iter().enumerate() {
             out.push_str(if i == 0 { "\n\t" } else { ",\n\t" });
             out.push_str(p);
@@ -382,6 +383,11 @@ fn body(out: &mut String, k: &Kernel, files: &[&str]) {
         if n > 0 {
             let _ = writeln!(out, "\t.reg .{} {}<{}>;", c.decl(), c.prefix(), n + 1);
         }
+    }
+    for r in &k.named {
+        let _ = write!(out, "\t.reg .{} ", r.class().decl());
+        reg(out, *r);
+        out.push_str(";\n");
     }
     out.push('\n');
     // The next recorded location, and the last one printed (a `.loc` only where it changes).

@@ -53,6 +53,26 @@ impl<K, X: Operand<K>, const N: usize> Operand<super::Vector<K, N>> for [X; N] {
     }
 }
 
+/// Braced vectors of mixed operands: a tuple, `(0u32, hi)` for `{0, %r1}` (an immediate and a
+/// register; an array takes operands of one Rust type).
+macro_rules! vector_tuples {
+    ($($n:literal: ($($a:ident)*);)*) => {$(
+        #[allow(non_snake_case)]
+        impl<K, $($a: Operand<K>),*> Operand<super::Vector<K, $n>> for ($($a,)*) {
+            fn lower(self, k: &mut Kernel) -> Opnd {
+                let ($($a,)*) = self;
+                let ops = [$($a.lower(k)),*];
+                let (start, len) = k.push_run(&ops);
+                Opnd::Vec { start, len }
+            }
+        }
+    )*};
+}
+vector_tuples! {
+    2: (A B);
+    4: (A B C D);
+}
+
 /// A destination: lowered to its operands (a register, a braced run, ...).
 pub trait Dst: Sized {
     fn lower_dst(&self, k: &mut Kernel, out: &mut Vec<Opnd>);
@@ -110,6 +130,77 @@ impl<T: DataType, const N: usize> Dst for [Reg<T>; N] {
 impl<T: DataType, const N: usize> Alloc for [Reg<T>; N] {
     fn alloc(k: &mut Kernel) -> Self {
         core::array::from_fn(|_| k.reg())
+    }
+}
+
+/// A destination that stands where a form writes `Out`: `Out` itself, or a braced vector some
+/// of whose elements are dropped, `[Some(a), None]` (`{%r1, _}`) for `[Reg<T>; N]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a destination of this form, which writes `{Out}`",
+    label = "pass a destination of the form's type"
+)]
+pub trait DstFor<Out>: Dst {}
+#[diagnostic::do_not_recommend]
+impl<D: Dst> DstFor<D> for D {}
+#[diagnostic::do_not_recommend]
+impl<T: DataType, const N: usize> DstFor<[Reg<T>; N]> for [Option<Reg<T>>; N] {}
+
+/// What `ptx!` takes for the destination of `ld`, `ldu` and `cvt`: one that stands for the
+/// form's ([`DstFor`]), or a register wider than the form's type
+/// ([`Wide`](crate::regs::Wide)).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a destination of this form, which writes `{Out}`",
+    label = "pass a destination of the form's type, or a wider register (`r.wide()`)"
+)]
+pub trait WideDst<Out> {
+    type Dst: DstFor<Out>;
+    fn into_dst(self) -> Self::Dst;
+}
+#[diagnostic::do_not_recommend]
+impl<Out, D: DstFor<Out>> WideDst<Out> for D {
+    type Dst = D;
+    fn into_dst(self) -> D {
+        self
+    }
+}
+
+/// A braced vector destination with dropped elements: `[Some(lo), None]` is `{%r1, _}` (PTX
+/// takes `_` for an element an instruction need not write, as in `mov.b64 {%r1, _}, %rd1;`,
+/// but not for all of them).
+///
+/// ```
+/// use ptxkit::prelude::*;
+///
+/// let mut m = Module::new(Target::SM_80);
+/// m.kernel("k", |k, (x,): (Reg<B64>,)| {
+///     let hi = k.reg::<B32>();
+///     ptx!(k, "mov.b64" as unpack => [None, Some(hi)], x);
+///     // And back, with an immediate low half: a vector source of mixed operands is a tuple.
+///     let y: Reg<B64> = ptx!(k, "mov.b64" as pack, (0u32, hi));
+///     let _ = y;
+/// })?;
+/// let text = m.to_ptx()?;
+/// assert!(text.contains("mov.b64 {_, %r1}, %rd1;"), "{text}");
+/// assert!(text.contains("mov.b64 %rd2, {0, %r1};"), "{text}");
+/// # Ok::<(), ptxkit::Error>(())
+/// ```
+impl<T: DataType, const N: usize> Dst for [Option<Reg<T>>; N] {
+    #[track_caller]
+    fn lower_dst(&self, k: &mut Kernel, out: &mut Vec<Opnd>) {
+        if self.iter().all(Option::is_none) {
+            k.invalid("a vector destination that drops every element".into());
+        }
+        let mut ops = k.take_scratch();
+        for r in self {
+            let o = match r {
+                Some(r) => Opnd::Reg(r.checked(k)),
+                None => Opnd::Sink,
+            };
+            ops.push(o);
+        }
+        let (start, len) = k.push_run(&ops);
+        k.put_scratch(ops);
+        out.push(Opnd::Vec { start, len });
     }
 }
 
@@ -273,6 +364,15 @@ where
 #[inline]
 #[track_caller]
 pub fn emit<F: Instr>(k: &mut Kernel, guard: Guard, dst: F::Out, lower: impl FnOnce(&mut Kernel, &mut Vec<Opnd>)) -> F::Out {
+    emit_into::<F, F::Out>(k, guard, dst, lower)
+}
+
+/// [`emit`] into a destination that stands for the form's ([`DstFor`]): what `ptx!(k, "..."
+/// => dst, ..)` writes.
+#[doc(hidden)]
+#[inline]
+#[track_caller]
+pub fn emit_into<F: Instr, D: DstFor<F::Out>>(k: &mut Kernel, guard: Guard, dst: D, lower: impl FnOnce(&mut Kernel, &mut Vec<Opnd>)) -> D {
     let mut buf = k.take_scratch();
     // With line info, what lowering the operands emits (address arithmetic) takes this
     // instruction's location.

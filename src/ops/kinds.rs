@@ -123,3 +123,10 @@ impl<T: DataType + Accepts<R>, S, R: DataType> Accepts<R> for Selectable<T, S> {
 /// Operand kind: a negated register (`-T`, `-T{.<sel>}` in a table), the operand of a form
 /// that negates it (`vmad ... as neg_a`), passed as `-a` or `-a.b1()`.
 pub struct Negated<T, S>(PhantomData<(T, S)>);
+
+/// The kind `ptx!` lowers a data operand of `ld`, `ldu`, `st` and `cvt` as: a value of type
+/// `T`, or a register wider than `T` ([`Wide`](crate::regs::Wide), `r.wide()`), which PTX
+/// allows there and nowhere else (its relaxed size rule). The form's own kind stays `T`.
+pub struct Widenable<T>(PhantomData<T>);
+#[diagnostic::do_not_recommend]
+impl<T: DataType + Accepts<R>, R: DataType> Accepts<R> for Widenable<T> {}

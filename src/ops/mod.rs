@@ -101,13 +101,13 @@ pub use crate::core::ir::{Guard, Opnd};
 pub use crate::core::isa::{self, Req};
 pub use crate::core::{DstKind, FormDesc, Handles, Kind, Sel, SelSet, Space, TexMode};
 pub(crate) use call::{conjunction, in_scope};
-pub use call::{emit, emit_new, guard_of, Acc, Alloc, Call, Dst, IntoDst, Lower, Operand, PartDst};
+pub use call::{emit, emit_into, emit_new, guard_of, Acc, Alloc, Call, Dst, DstFor, IntoDst, Lower, Operand, PartDst, WideDst};
 pub(crate) use coords::handle_addr;
 pub use coords::{h, pad_opnd, CoordKinds, CoordList, Coords, HandleAddr, HandleKinds, Run};
 pub use form::{DstSpec, Form, Instr, Op, Opcode, OperandKind, OperandKinds, Pair, Part, Parts, Select, Sink, SinkPair, Variant, VecPred};
 pub use kinds::{
     Addr, Admits, AnyElem, ElemKind, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, Negated, Selectable, StateSpace, TargetsOp, Tmem,
-    Vector,
+    Vector, Widenable,
 };
 pub use tables::{all_forms, families};
 

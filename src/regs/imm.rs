@@ -5,7 +5,7 @@
 use crate::core::ir::Opnd;
 use crate::core::{DType, Kernel};
 use crate::ops::sel::Scalar;
-use crate::ops::{Admits, Imm, ImmIn, Legal, Operand, Selectable};
+use crate::ops::{Admits, Imm, ImmIn, Legal, Operand, Selectable, Widenable};
 use crate::types::DataType;
 
 /// Instruction types that take integer immediates.
@@ -56,6 +56,11 @@ macro_rules! rust_ints {
             #[track_caller]
             fn lower(self, k: &mut Kernel) -> Opnd { int_opnd(k, self as i128, I::ID) }
         }
+        impl<I: IntImm> Operand<Widenable<I>> for $t {
+            #[inline]
+            #[track_caller]
+            fn lower(self, k: &mut Kernel) -> Opnd { int_opnd(k, self as i128, I::ID) }
+        }
         impl<I: IntImm> Operand<Imm<I>> for $t {
             #[inline]
             #[track_caller]
@@ -100,6 +105,10 @@ pub trait ConstKind<const V: i64> {
 impl<const V: i64, I: IntImm> ConstKind<V> for Imm<I> {
     const TY: DType = I::ID;
 }
+#[diagnostic::do_not_recommend]
+impl<const V: i64, I: IntImm> ConstKind<V> for Widenable<I> {
+    const TY: DType = I::ID;
+}
 impl<const V: i64, I: IntImm, L: Legal + Admits<V>> ConstKind<V> for ImmIn<I, L> {
     const TY: DType = I::ID;
 }
@@ -114,6 +123,10 @@ impl<const V: i64, K: ConstKind<V>> Operand<K> for Const<V> {
 macro_rules! rust_floats {
     ($($t:ty, $ty:ident, $v:ident;)*) => {$(
         impl Operand<crate::types::$ty> for $t {
+            #[track_caller]
+            fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits().into()) }
+        }
+        impl Operand<Widenable<crate::types::$ty>> for $t {
             #[track_caller]
             fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits().into()) }
         }

@@ -2,7 +2,8 @@
 //! registers, pointers typed by state space and the addresses built from them, symbols,
 //! tensor-map coordinates, texture, sampler and surface handles and their coordinates,
 //! tensor-memory addresses, and registers with the part selectors of the video
-//! instructions (`a.b1()`, negated `-a`). Registers themselves are in
+//! instructions (`a.b1()`, negated `-a`), and registers wider than an instruction's type
+//! (`r.wide()`). Registers themselves are in
 //! [`crate::types`]; every value here lowers to the untyped IR through
 //! [`Operand`](crate::ops::Operand).
 
@@ -11,6 +12,7 @@ mod imm;
 mod part;
 mod ptr;
 mod sreg_table;
+mod wide;
 
 pub use crate::core::{BranchTargets, Label};
 pub use crate::types::{IntoGuard, NotPred, Reg};
@@ -22,3 +24,4 @@ pub use ptr::{
     TmemAddr,
 };
 pub use sreg_table::{sreg, SReg};
+pub use wide::Wide;

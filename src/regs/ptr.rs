@@ -26,6 +26,8 @@ pub struct Ptr<S, T> {
     pub(crate) off: i64,
     /// An offset computation overflowed `i64`: reported when the pointer is used.
     overflow: bool,
+    /// A zero offset is written out (`[%r1+0]`): [`Ptr::explicit_offset`].
+    explicit: bool,
     _t: PhantomData<(S, T)>,
 }
 
@@ -61,7 +63,7 @@ impl<S: StateSpace, T: DataType> Ptr<S, T> {
         Self::from_base(Base::Sym(name, owner))
     }
     pub(crate) fn from_base(base: Base) -> Self {
-        Ptr { base, off: 0, overflow: false, _t: PhantomData }
+        Ptr { base, off: 0, overflow: false, explicit: false, _t: PhantomData }
     }
     /// The symbol and its owner, where the pointer is a symbol's address with no offset.
     pub(crate) fn sym_base(&self) -> Option<(u32, u32)> {
@@ -112,10 +114,34 @@ impl<S: StateSpace, T: DataType> Ptr<S, T> {
     pub fn offset(&self, n: i64) -> Self {
         self.with_offset(self.off as i128 + n as i128 * elem_bytes::<T>() as i128)
     }
+    /// The same address, its offset written out even where it is zero: `[%r1+0]` rather
+    /// than `[%r1]`. Without optimisation (`-G`, [`Module::set_debug`](crate::Module::set_debug))
+    /// ptxas assembles `[%r1+0]` as an add where `[%r1]` is a move, so code that must
+    /// assemble as such a build does keeps the offset as that build wrote it.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    ///
+    /// let mut m = Module::new(Target::SM_80);
+    /// m.set_debug(true);
+    /// m.kernel("k", |k, (p, x): (GlobalPtr<F32>, Reg<F32>)| {
+    ///     k.st(p, x);
+    ///     k.st(p.explicit_offset(), x);
+    ///     k.st(p.explicit_offset().offset(1), x);
+    /// })?;
+    /// let text = m.to_ptx()?;
+    /// assert!(text.contains("st.global.f32 [%rd2], %r1;"), "{text}");
+    /// assert!(text.contains("st.global.f32 [%rd2+0], %r1;"), "{text}");
+    /// assert!(text.contains("st.global.f32 [%rd2+4], %r1;"), "{text}");
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn explicit_offset(&self) -> Self {
+        Ptr { explicit: true, ..*self }
+    }
     fn with_offset(&self, off: i128) -> Self {
         match i64::try_from(off) {
-            Ok(off) => Ptr { base: self.base, off, overflow: self.overflow, _t: PhantomData },
-            Err(_) => Ptr { base: self.base, off: 0, overflow: true, _t: PhantomData },
+            Ok(off) => Ptr { base: self.base, off, overflow: self.overflow, explicit: self.explicit, _t: PhantomData },
+            Err(_) => Ptr { base: self.base, off: 0, overflow: true, explicit: self.explicit, _t: PhantomData },
         }
     }
     /// The constant byte offset, after reporting an overflow to `k`.
@@ -132,7 +158,7 @@ impl<S: StateSpace, T: DataType> Ptr<S, T> {
     }
     /// The same address viewed as another element type.
     pub fn cast<U: DataType>(&self) -> Ptr<S, U> {
-        Ptr { base: self.base.clone(), off: self.off, overflow: self.overflow, _t: PhantomData }
+        Ptr { base: self.base.clone(), off: self.off, overflow: self.overflow, explicit: self.explicit, _t: PhantomData }
     }
     /// The address in a register of the space's width (`mov`/`add` as needed).
     #[track_caller]
@@ -147,7 +173,7 @@ pub fn elem_bytes<T: DataType>() -> u32 {
 }
 
 #[track_caller]
-pub(crate) fn addr_opnd(k: &mut Kernel, base: &Base, off: i64) -> Opnd {
+pub(crate) fn addr_opnd(k: &mut Kernel, base: &Base, off: i64, explicit: bool) -> Opnd {
     let b = match base {
         Base::Reg(r) => AddrBase::Reg(r.checked(k)),
         Base::Reg32(r) => AddrBase::Reg(r.checked(k)),
@@ -156,10 +182,12 @@ pub(crate) fn addr_opnd(k: &mut Kernel, base: &Base, off: i64) -> Opnd {
             AddrBase::Sym(*s)
         }
     };
-    match i32::try_from(off) {
-        Ok(off) => Opnd::addr(b, off),
+    match (i32::try_from(off), b) {
+        (Ok(0), AddrBase::Reg(r)) if explicit => Opnd::AddrZero(r),
+        (Ok(0), AddrBase::Sym(s)) if explicit => Opnd::SymAddrZero(s),
+        (Ok(off), _) => Opnd::addr(b, off),
         // An offset beyond what an address operand holds is added in a register.
-        Err(_) => Opnd::Addr(k.add_offset(b, base, off), 0),
+        (Err(_), _) => Opnd::Addr(k.add_offset(b, base, off), 0),
     }
 }
 
@@ -178,7 +206,7 @@ impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: PointsTo<E>> Operand<Addr
     #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         let off = self.checked_off(k);
-        addr_opnd(k, &self.base, off)
+        addr_opnd(k, &self.base, off, self.explicit)
     }
 }
 #[diagnostic::do_not_recommend]
@@ -186,7 +214,7 @@ impl<S: StateSpace + InWindow<S2>, S2, E: DataType, K: PointsTo<E>> Operand<Addr
     #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         let off = self.checked_off(k);
-        addr_opnd(k, &self.base, off)
+        addr_opnd(k, &self.base, off, self.explicit)
     }
 }
 
@@ -240,10 +268,10 @@ macro_rules! const_index {
             fn index_addr<S: StateSpace, T: DataType>(self, k: &mut Kernel, p: &Ptr<S, T>) -> Opnd {
                 let off = p.checked_off(k) as i128 + self as i128 * elem_bytes::<T>() as i128;
                 match i64::try_from(off) {
-                    Ok(off) => addr_opnd(k, &p.base, off),
+                    Ok(off) => addr_opnd(k, &p.base, off, p.explicit),
                     Err(_) => {
                         k.invalid(format!("element {self} is beyond the 64-bit address space"));
-                        addr_opnd(k, &p.base, 0)
+                        addr_opnd(k, &p.base, 0, p.explicit)
                     }
                 }
             }
@@ -263,7 +291,7 @@ macro_rules! reg_index {
                     _ => Base::Reg(Reg::new(r, k.id)),
                 };
                 let off = p.checked_off(k);
-                addr_opnd(k, &base, off)
+                addr_opnd(k, &base, off, p.explicit)
             }
         }
     )*};
@@ -282,7 +310,7 @@ impl<T> SymAddr<T> {
         SymAddr { name, owner, _t: PhantomData }
     }
 }
-impl<I: DataType + Accepts<T>, T: DataType> Operand<I> for SymAddr<T> {
+impl<I: Accepts<T>, T: DataType> Operand<I> for SymAddr<T> {
     #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         k.check_module(self.owner, sym_name(self.name));
@@ -383,22 +411,42 @@ where
 /// A tensor-memory address (`lane << 16 | column`), a 32-bit value of its own kind: it is
 /// neither a shared-memory pointer nor a plain `u32`, so one cannot stand for the other.
 #[derive(Clone, Copy, Debug)]
-pub struct TmemAddr(Reg<B32>);
+pub struct TmemAddr {
+    reg: Reg<B32>,
+    off: i32,
+}
 
 impl TmemAddr {
     /// The address held in `r` (as `tcgen05.alloc` writes it).
     pub fn from_reg(r: Reg<B32>) -> Self {
-        TmemAddr(r)
+        TmemAddr { reg: r, off: 0 }
     }
-    /// The register holding the address.
+    /// The register holding the address (without [`offset`](Self::offset)'s constant).
     pub fn reg(self) -> Reg<B32> {
-        self.0
+        self.reg
+    }
+    /// The address `n` further on, folded into the operand (`[%r1+8]`): as the address is
+    /// `lane << 16 | column`, `n` columns on in the same lanes for an `n` below 2^16.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    /// use ptxkit::regs::TmemAddr;
+    ///
+    /// let mut m = Module::new(Target::SM_100A);
+    /// m.kernel("k", |k, (t, v): (Reg<B32>, Reg<B32>)| {
+    ///     ptx!(k, "tcgen05.st.sync.aligned.32x32b.x1.b32", TmemAddr::from_reg(t).offset(8), [v]);
+    /// })?;
+    /// assert!(m.to_ptx()?.contains("tcgen05.st.sync.aligned.32x32b.x1.b32 [%r1+8], {%r2};"));
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    pub fn offset(self, n: i32) -> Self {
+        TmemAddr { reg: self.reg, off: self.off.wrapping_add(n) }
     }
 }
 
 impl Operand<Addr<Tmem, AnyElem>> for TmemAddr {
     #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
-        Opnd::Addr(self.0.checked(k), 0)
+        Opnd::Addr(self.reg.checked(k), self.off)
     }
 }

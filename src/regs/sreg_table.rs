@@ -15,7 +15,7 @@ pub struct SReg<T> {
 }
 /// As an operand of `mov` or `cvt`, the special register itself; of any other instruction
 /// (which ptxas would refuse), a register it is first read into with `mov`.
-impl<I: DataType + Accepts<T>, T: SRegType> Operand<I> for SReg<T> {
+impl<I: Accepts<T>, T: SRegType> Operand<I> for SReg<T> {
     #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         if k.sreg_direct {

@@ -1,8 +1,9 @@
 //! Virtual registers typed by a data type, predicates negated with `!`, and guards.
 
 use super::{DataType, Pred};
-use crate::core::ir::RegRef;
-use crate::core::Kernel;
+use crate::core::ir::{RegRef, RegSpace};
+use crate::core::names::{intern, sym_name};
+use crate::core::{Kernel, RegClass};
 use core::marker::PhantomData;
 
 /// A virtual register holding a `T`. Copy it freely; it belongs to the kernel that made it.
@@ -54,6 +55,61 @@ impl Kernel {
     pub fn reg<T: DataType>(&mut self) -> Reg<T> {
         let r = self.alloc(T::CLASS);
         Reg::new(r, self.id)
+    }
+
+    /// The register of type `T` named `name` (`%f1`), declared on its own line (`.reg .b32
+    /// %f1;`) rather than numbered with the others: for code that reproduces a text with
+    /// its register names. ptxas without optimisation (`-G`,
+    /// [`Module::set_debug`](crate::Module::set_debug)) assigns hardware registers in an
+    /// order that depends on the names, so the same instructions over other names assemble
+    /// to other code. The same name gives the same register again; a name of another
+    /// register class, a name that is no PTX identifier, or one of the builder's own names
+    /// that the kernel also numbers (`%r3` where it has three `.b32` registers) is an error.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    ///
+    /// let mut m = Module::new(Target::SM_80);
+    /// m.set_debug(true);
+    /// m.kernel("k", |k, (x,): (Reg<F32>,)| {
+    ///     let f: Vec<Reg<F32>> = (0..3).map(|i| k.named_reg(&format!("%f{i}"))).collect();
+    ///     ptx!(k, "add.f32" => f[1], x, x);
+    ///     ptx!(k, "mul.f32" => f[2], f[1], x);
+    /// })?;
+    /// let text = m.to_ptx()?;
+    /// assert!(text.contains("\t.reg .b32 %f2;\n"), "{text}");
+    /// assert!(text.contains("mul.f32 %f2, %f1, %r1;"), "{text}");
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn named_reg<T: DataType>(&mut self, name: &str) -> Reg<T> {
+        let r = RegRef::new(T::CLASS, RegSpace::Named, intern(name));
+        if !self.named.contains(&r) {
+            let mut chars = name.chars();
+            let first = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '$' | '%'));
+            if !first || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$')) {
+                self.invalid(format!("`{name}` is no register name"));
+            } else if self.named.iter().any(|n| n.idx() == r.idx()) {
+                self.invalid(format!("the register `{name}` named with two register classes"));
+            }
+            self.named.push(r);
+        }
+        Reg::new(r, self.id)
+    }
+
+    /// Reports a named register whose name is one the kernel's numbered registers have.
+    pub(crate) fn check_named(&mut self) {
+        let clash = self.named.iter().find_map(|r| {
+            let name = sym_name(r.idx());
+            RegClass::ALL.into_iter().find_map(|c| {
+                let n: u32 = name.strip_prefix(c.prefix())?.parse().ok()?;
+                let count = self.nregs[c as usize];
+                (count > 0 && n <= count).then(|| name.to_string())
+            })
+        });
+        if let Some(name) = clash {
+            self.invalid(format!("the named register `{name}` is also one the builder numbers"));
+        }
     }
 }
 

@@ -52,3 +52,25 @@ pub const FAMILIES: &[(&str, &str)] = &[
 
 /// The order rules, `orders.tsv` (written by `cargo run --release --example order_sweep`).
 pub const ORDERS_TSV: &str = include_str!("../orders.tsv");
+
+/// PTX's relaxed size rule (the ISA's "operand size exceeding instruction-type size"): the
+/// data operands of `ld`, `ldu`, `st` and `cvt` may be registers wider than the instruction
+/// type, so that narrow values are loaded, stored and converted in registers of a regular
+/// width. A wider source is truncated to the type; a wider destination is written
+/// sign-extended for a signed type, zero-extended otherwise.
+pub mod wide {
+    /// Whether the destination of the opcode's forms may be a wider register.
+    pub fn dst(opcode: &str) -> bool {
+        matches!(opcode, "ld" | "ldu" | "cvt")
+    }
+
+    /// Whether the source at `index` of the opcode's forms may be a wider register: the value
+    /// `st` writes (after the address) and the sources of `cvt`.
+    pub fn src(opcode: &str, index: usize) -> bool {
+        match opcode {
+            "st" => index == 1,
+            "cvt" => true,
+            _ => false,
+        }
+    }
+}

@@ -25,7 +25,9 @@ impl Gen {
         for s in body {
             if let ast::Stmt::Label(l, _) = s {
                 let id = self.ident("l_", l.trim_start_matches('$'));
-                let _ = writeln!(self.out, "{pad}let {id} = k.label();");
+                // A `-G` build's debug sections name its labels.
+                let label = if self.named { format!("k.named_label({l:?})") } else { "k.label()".into() };
+                let _ = writeln!(self.out, "{pad}let {id} = {label};");
                 scope.insert(l.to_string(), Val::Label(id));
             }
         }
@@ -93,16 +95,19 @@ impl Gen {
                 };
                 for n in v.names {
                     let id = self.ident("", n.name.trim_start_matches('%'));
+                    let (one, each) = match self.named {
+                        true => (format!("k.named_reg({:?})", n.name), format!("|i| k.named_reg(&format!(\"{}{{i}}\"))", n.name)),
+                        false => ("k.reg()".to_string(), "|_| k.reg()".to_string()),
+                    };
                     match n.range {
                         Some(count) => {
-                            let _ =
-                                writeln!(self.out, "{pad}let {id}: Vec<Reg<{}>> = (0..{count}).map(|_| k.reg()).collect();", rust_type(t));
+                            let _ = writeln!(self.out, "{pad}let {id}: Vec<Reg<{}>> = (0..{count}).map({each}).collect();", rust_type(t));
                             for (i, name) in n.names().enumerate() {
                                 scope.insert(name, Val::Reg(format!("{id}[{i}]"), t));
                             }
                         }
                         None => {
-                            let _ = writeln!(self.out, "{pad}let {id}: Reg<{}> = k.reg();", rust_type(t));
+                            let _ = writeln!(self.out, "{pad}let {id}: Reg<{}> = {one};", rust_type(t));
                             scope.insert(n.name.to_string(), Val::Reg(id, t));
                         }
                     }
@@ -165,8 +170,8 @@ impl Gen {
         if let Some(d) = dst {
             let _ = write!(s, " => {d}");
         }
-        for (kind, a) in form.src.iter().zip(&i.operands[first..]) {
-            let o = src(kind, a, scopes).map_err(at)?;
+        for (j, (kind, a)) in form.src.iter().zip(&i.operands[first..]).enumerate() {
+            let o = src(kind, a, ptxkit_tables::wide::src(form.opcode(), j), scopes).map_err(at)?;
             let _ = write!(s, ", {o}");
         }
         s.push_str(");");

@@ -52,6 +52,9 @@ impl Gen {
             types.push(ty);
         }
         let _ = writeln!(self.out, "    let {kid} = m.kernel({:?}, |k, {}: {}| {{", f.name, tuple(&names), tuple(&types));
+        if f.linkage.contains(&".weak") {
+            self.out.push_str("        k.weak();\n");
+        }
         for d in f.directives {
             let nums: Vec<&str> = d.args.iter().copied().filter(|a| *a != ",").collect();
             let three = |n: &[&str]| format!("{}, {}, {}", n.first().unwrap_or(&"1"), n.get(1).unwrap_or(&"1"), n.get(2).unwrap_or(&"1"));

@@ -13,10 +13,14 @@
 //! module variables, `.file` lines, `.section` blocks and external declarations of kernels go
 //! to [`Module::raw`](crate::Module::raw) (with [`Module::symbol`](crate::Module::symbol) for
 //! the variables the code names), `.pragma` lines to `Kernel::raw`. `.loc` lines go to
-//! `Kernel::loc`; the `.ptr` attributes of parameters are kept (`PointerParam`). A construct
+//! `Kernel::loc`; the `.ptr` attributes of parameters are kept (`PointerParam`); `.texref`
+//! and `.surfref` variables are `Module::texref`/`surfref`. A register wider than the
+//! instruction's type is `r.wide()`, a dropped vector element `None`, a vector of registers
+//! and immediates a tuple. A `-G` build (`.target sm_80, debug`) keeps its register and label
+//! names (`Kernel::named_reg`, `named_label`) and its written zero offsets
+//! (`Ptr::explicit_offset`), on which the code ptxas writes for it depends. A construct
 //! outside what the generated code can express (device functions of `.reg` parameters,
-//! `.calltargets`, textures, part selectors, a `-G` build's `debug` target) is refused with
-//! its position: [`ImportError::Unsupported`].
+//! `.calltargets`) is refused with its position: [`ImportError::Unsupported`].
 
 mod body;
 mod func;
@@ -111,6 +115,8 @@ pub(super) enum Val {
     Entry(String),
     /// A `.callprototype`: its handle and its parameter and result types.
     Proto(String, Vec<String>, Vec<String>),
+    /// A `.texref` or `.surfref` variable: its handle (`Texture`, `Surface`) and its kind.
+    Handle(String, crate::core::Handles),
 }
 
 impl Val {
@@ -131,6 +137,8 @@ pub(super) struct Gen {
     globals: HashMap<String, Val>,
     /// Rust names taken, at module scope and in the function being written.
     taken: HashSet<String>,
+    /// Registers keep their names (a `debug` target).
+    named: bool,
 }
 
 const KEYWORDS: &[&str] = &[
@@ -166,6 +174,12 @@ impl Gen {
                     match w {
                         "texmode_unified" => {}
                         "texmode_independent" => self.out.push_str("    m.set_tex_mode(TexMode::Independent)?;\n"),
+                        // A build without optimisation, whose code depends on the registers'
+                        // names: they are kept (`Kernel::named_reg`).
+                        "debug" => {
+                            self.out.push_str("    m.set_debug(true);\n");
+                            self.named = true;
+                        }
                         t if crate::Target::parse(t).is_some() && target.is_none() => target = Some(t.to_string()),
                         w => return Err(unsupported(*span, format!("the target option `{w}`"))),
                     }
@@ -207,6 +221,24 @@ impl Gen {
 
     /// A module variable: its text through `Module::raw`, and a pointer to each name.
     pub(super) fn var(&mut self, v: &VarDecl, item: &ast::Item) -> Result<(), ImportError> {
+        // A texture or surface reference: the builder's own declaration, and its handle.
+        let handle = match v.ty {
+            ".texref" => Some(("texref", crate::core::Handles::Texture)),
+            ".surfref" => Some(("surfref", crate::core::Handles::Surface)),
+            _ => None,
+        };
+        if let (Some((call, kind)), ".global", true, None) =
+            (handle, v.space, v.attrs.iter().all(|a| *a == v.ty) && v.linkage.is_empty(), v.init)
+        {
+            for n in v.names.iter().filter(|n| n.dims.is_empty() && n.range.is_none()) {
+                let id = self.ident("h_", n.name);
+                let _ = writeln!(self.out, "    let {id} = m.{call}({:?})?;", n.name);
+                self.globals.insert(n.name.to_string(), Val::Handle(id, kind));
+            }
+            if v.names.iter().all(|n| n.dims.is_empty() && n.range.is_none()) {
+                return Ok(());
+            }
+        }
         let mut t = String::new();
         print::item(&mut t, item);
         // An `.extern` variable is declared here and defined elsewhere: the code names it all

@@ -34,14 +34,45 @@ pub(super) fn exact_regs(a: &Arg, t: DType, n: u16, scopes: &[HashMap<String, Va
     if v.len() != n as usize {
         return Err(format!("a vector of {} where {n} go", v.len()));
     }
-    let els: Result<Vec<String>, String> = v.iter().map(|e| exact_reg(e, t, scopes)).collect();
+    // Dropped elements (`{%r1, _}`): `[Some(r1), None]`.
+    let sinks = v.contains(&Arg::Sink);
+    let els: Result<Vec<String>, String> = v
+        .iter()
+        .map(|e| match e {
+            Arg::Sink => Ok("None".to_string()),
+            e if sinks => Ok(format!("Some({})", exact_reg(e, t, scopes)?)),
+            e => exact_reg(e, t, scopes),
+        })
+        .collect();
     Ok(format!("[{}]", els?.join(", ")))
 }
 
+/// A register wider than `t` where the instruction takes one (`r.wide()`: the data operands
+/// of ld, st and cvt), by the rule `regs::Wide` checks.
+fn wide_reg(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Option<String> {
+    let Arg::Name(n) = *a else { return None };
+    let Some(Val::Reg(e, have)) = lookup(scopes, n) else { return None };
+    let fits = have.bits() > t.bits()
+        && match t.family() {
+            Family::Bits => true,
+            Family::Unsigned | Family::Signed => matches!(have.family(), Family::Bits | Family::Unsigned | Family::Signed),
+            Family::Float => have.family() == Family::Bits,
+            Family::Pred | Family::Packed => false,
+        };
+    fits.then(|| format!("{e}.wide()"))
+}
+
+/// `exact` (a register or value of the type), or, where it fails and the position takes one,
+/// a wider register.
+fn or_wide(exact: Result<String, String>, wide: bool, a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+    exact.or_else(|e| wide.then(|| wide_reg(a, t, scopes)).flatten().ok_or(e))
+}
+
 pub(super) fn dst(form: &FormDesc, ops: &[Arg], scopes: &[HashMap<String, Val>]) -> Result<Option<String>, String> {
+    let wide = ptxkit_tables::wide::dst(form.opcode());
     Ok(match (form.dst, ops) {
         (DstKind::None | DstKind::Sink, _) => None,
-        (DstKind::Val(t), [a]) => Some(exact_reg(a, t, scopes)?),
+        (DstKind::Val(t), [a]) => Some(or_wide(exact_reg(a, t, scopes), wide, a, t, scopes)?),
         (DstKind::Pair(t, p), [Arg::Pair(a, b)]) => Some(format!("({}, {})", exact_reg(a, t, scopes)?, exact_reg(b, p, scopes)?)),
         (DstKind::SinkPair(p), [Arg::Pair(a, b)]) if **a == Arg::Sink => Some(exact_reg(b, p, scopes)?),
         (DstKind::Vec(t, n), [a]) => Some(exact_regs(a, t, n, scopes)?),
@@ -50,28 +81,77 @@ pub(super) fn dst(form: &FormDesc, ops: &[Arg], scopes: &[HashMap<String, Val>])
     })
 }
 
-pub(super) fn src(kind: &Kind, a: &Arg, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+/// The operand of kind `kind`; `wide`: the position takes a wider register (`r.wide()`).
+pub(super) fn src(kind: &Kind, a: &Arg, wide: bool, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
     match kind {
-        Kind::Val(t) | Kind::Imm(t) | Kind::ImmIn(t, _) => val(a, *t, scopes),
+        Kind::Val(t) => or_wide(val(a, *t, scopes), wide, a, *t, scopes),
+        Kind::Imm(t) | Kind::ImmIn(t, _) => val(a, *t, scopes),
         Kind::Vec(t, n) => {
             let Arg::Vector(v) = a else { return Err("a vector operand that is no vector".into()) };
             if v.len() != *n as usize {
                 return Err(format!("a vector of {} where {n} go", v.len()));
             }
-            // An array of one Rust type: registers only.
-            let els: Result<Vec<String>, String> = v.iter().map(|e| exact_reg(e, *t, scopes)).collect();
-            Ok(format!("[{}]", els.map_err(|e| format!("a vector of registers only ({e})"))?.join(", ")))
+            // An array of one Rust type: registers, all of the type or all wider; else a tuple
+            // of values (registers and immediates).
+            let exact: Result<Vec<String>, String> = v.iter().map(|e| exact_reg(e, *t, scopes)).collect();
+            let els = exact.or_else(|e| {
+                let wide: Option<Vec<String>> = wide.then(|| v.iter().map(|e| wide_reg(e, *t, scopes)).collect()).flatten();
+                wide.ok_or(e)
+            });
+            match els {
+                Ok(els) => Ok(format!("[{}]", els.join(", "))),
+                Err(_) if matches!(n, 2 | 4) => {
+                    let vals: Result<Vec<String>, String> = v.iter().map(|e| val(e, *t, scopes)).collect();
+                    Ok(format!("({})", vals?.join(", ")))
+                }
+                Err(e) => Err(format!("a vector of registers only ({e})")),
+            }
         }
         Kind::Addr(Space::Tmem, _) => match a {
             Arg::Address(v) => match &v[..] {
-                // `[%r460 + 0]`, as Triton writes it.
-                [Arg::Offset((r, off))] if crate::import::module::offset(off) == Some(0) => {
-                    Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?))
-                }
+                // `[%r460 + 0]`, `[%r1186 + 8]`, as Triton writes them.
+                [Arg::Offset((r, off))] => match crate::import::module::offset(off) {
+                    Some(0) => Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?)),
+                    Some(n) => Ok(format!("TmemAddr::from_reg({}).offset({n})", exact_reg(r, DType::B32, scopes)?)),
+                    None => Err(format!("the offset `{off}`")),
+                },
                 [r @ Arg::Name(_)] => Ok(format!("TmemAddr::from_reg({})", exact_reg(r, DType::B32, scopes)?)),
-                _ => Err("a tensor-memory address with an offset".into()),
+                _ => Err("a tensor-memory address of this shape".into()),
             },
             _ => Err("a tensor-memory address of this shape".into()),
+        },
+        // A video instruction's register, with a part selector or none.
+        Kind::Part { ty, sel: _, neg: false } => match a {
+            Arg::Part((r, sel)) => Ok(format!("{}.{}", exact_reg(r, *ty, scopes)?, selector(sel)?)),
+            a => val(a, *ty, scopes),
+        },
+        Kind::Part { ty, sel: _, neg: true } => match a {
+            Arg::Neg(Arg::Part((r, sel))) => Ok(format!("-{}.{}", exact_reg(r, *ty, scopes)?, selector(sel)?)),
+            Arg::Neg(r) => Ok(format!("-{}", exact_reg(r, *ty, scopes)?)),
+            _ => Err("a negated operand of this shape".into()),
+        },
+        // A texture or surface object in a register, at its coordinates (the ignored elements
+        // after them, which PTX reads as nothing, are the builder's own zeros).
+        Kind::HandleAddr(h @ (Handles::Texture | Handles::Surface), coords, pads) => match a {
+            Arg::Address([handle, rest @ ..]) => {
+                let ty = if *h == Handles::Texture { "Texture" } else { "Surface" };
+                let handle = match handle {
+                    Arg::Name(n) => match lookup(scopes, n) {
+                        Some(Val::Handle(e, kind)) if kind == *h => e,
+                        _ => format!("ptxkit::regs::{ty}::from_reg({})", exact_reg(handle, DType::U64, scopes)?),
+                    },
+                    _ => return Err("a texture or surface handle of this shape".into()),
+                };
+                match rest {
+                    [] if coords.is_empty() => Ok(handle),
+                    [Arg::Vector(cs)] if cs.len() == coords.len() + *pads as usize => {
+                        let cs: Result<Vec<String>, String> = cs.iter().zip(*coords).map(|(c, t)| val(c, *t, scopes)).collect();
+                        Ok(format!("{handle}.at(({},))", cs?.join(", ")))
+                    }
+                    _ => Err("a texture or surface operand of this shape".into()),
+                }
+            }
+            _ => Err("a texture or surface operand that is no `[…]`".into()),
         },
         Kind::Addr(space, elem) => addr(a, *space, elem.unwrap_or(DType::B8), scopes),
         Kind::HandleAddr(Handles::TensorMap, coords, 0) if coords.iter().all(|c| *c == DType::S32) => match a {
@@ -99,6 +179,20 @@ pub(super) fn src(kind: &Kind, a: &Arg, scopes: &[HashMap<String, Val>]) -> Resu
             _ => Err("a target list of this shape".into()),
         },
         other => Err(format!("an operand of kind {other:?}")),
+    }
+}
+
+/// The method of `Reg` that gives a part selector: `b0()`, `h10()`, `bytes::<7, 6, 5, 4>()`.
+fn selector(sel: &str) -> Result<String, String> {
+    let digits: Vec<char> = sel.chars().skip(1).collect();
+    let named =
+        ["b0", "b1", "b2", "b3", "h0", "h1", "h10", "b10", "b20", "b21", "b30", "b31", "b32", "b210", "b310", "b320", "b321", "b3210"];
+    let list = |d: &[char]| d.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+    match (sel.chars().next(), digits.len()) {
+        _ if named.contains(&sel) => Ok(format!("{sel}()")),
+        (Some('h'), 2) if digits.iter().all(|c| ('0'..='3').contains(c)) => Ok(format!("halves::<{}>()", list(&digits))),
+        (Some('b'), 4) if digits.iter().all(|c| ('0'..='7').contains(c)) => Ok(format!("bytes::<{}>()", list(&digits))),
+        _ => Err(format!("the part selector `.{sel}`")),
     }
 }
 
@@ -171,9 +265,11 @@ pub(super) fn imm(s: &str, t: DType) -> Result<String, String> {
 /// An address operand of space `space` and element `elem`.
 pub(super) fn addr(a: &Arg, space: Space, elem: DType, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
     let Arg::Address(v) = a else { return Err("an address that is no `[…]`".into()) };
-    let (base, off) = match v {
-        [Arg::Offset((b, off))] => (b, crate::import::module::offset(off).ok_or_else(|| format!("the offset `{off}`"))?),
-        [b] => (b, 0),
+    // A zero offset written out (`[%r1+0]`) stays written (`Ptr::explicit_offset`), as the
+    // importer keeps it.
+    let (base, off, explicit) = match v {
+        [Arg::Offset((b, off))] => (b, crate::import::module::offset(off).ok_or_else(|| format!("the offset `{off}`"))?, *off == "+0"),
+        [b] => (b, 0, false),
         _ => return Err("an address of this shape".into()),
     };
     let Arg::Name(n) = *base else { return Err("an address with this base".into()) };
@@ -186,5 +282,9 @@ pub(super) fn addr(a: &Arg, space: Space, elem: DType, scopes: &[HashMap<String,
         Some(Val::Ptr(_, have)) => return Err(format!("`{n}` is in {} where the instruction names {}", have.name(), space.name())),
         _ => return Err(format!("`{n}` is not an address")),
     };
-    Ok(if off == 0 { p } else { format!("{p}.byte_offset({off})") })
+    Ok(match (off, explicit) {
+        (0, true) => format!("{p}.explicit_offset()"),
+        (0, false) => p,
+        _ => format!("{p}.byte_offset({off})"),
+    })
 }
