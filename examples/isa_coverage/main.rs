@@ -196,13 +196,13 @@ fn render_additions(chains: &HashSet<&str>) -> String {
     let (mut all, mut typed) = (0, 0);
     for v in versions {
         let here: Vec<&additions::Row> = rows.iter().filter(|r| r.version == v).collect();
-        let gaps: Vec<&str> = here.iter().filter(|r| !additions::lookup(r, chains).0.is_empty()).map(|r| r.pattern).collect();
+        let gaps: Vec<&&additions::Row> = here.iter().filter(|r| !additions::lookup(r, chains).0.is_empty()).collect();
         let _ = writeln!(
             s,
             "| {v} | {} | {} | {} |",
             here.len(),
             here.len() - gaps.len(),
-            gaps.iter().map(|g| format!("`{g}`")).collect::<Vec<_>>().join(", ")
+            gaps.iter().map(|g| format!("`{}` ({})", g.pattern, g.what)).collect::<Vec<_>>().join(", ")
         );
         all += here.len();
         typed += here.len() - gaps.len();

@@ -268,8 +268,27 @@ fn body<O: GemmOut, I: GemmIn>(k: &mut Kernel, cfg: &Config, p: Params<O, I>) {
             }
         }
     };
-    let any = ptx!(k, "setp.ne.u32", whole, 0u32);
-    if !cfg.ahead {
+    if cfg.ahead {
+        let any = ptx!(k, "setp.ne.u32", whole, 0u32);
+        k.if_(any, |k| {
+            let cur = fetch(k, cfg, &ptrs, None);
+            let it = ptx!(k, "mov.u32", 1u32);
+            k.while_(
+                |k| ptx!(k, "setp.lt.u32", it, whole),
+                |k| {
+                    let next = fetch(k, cfg, &ptrs, None);
+                    products(k, &cur);
+                    for (c, n) in cur.iter().zip(&next) {
+                        for (x, y) in c.iter().zip(n) {
+                            ptx!(k, "mov.b32" => *x, *y);
+                        }
+                    }
+                    ptx!(k, "add.u32" => it, it, 1u32);
+                },
+            );
+            products(k, &cur);
+        });
+    } else {
         let it = ptx!(k, "mov.u32", 0u32);
         k.while_(
             |k| ptx!(k, "setp.lt.u32", it, whole),
@@ -280,27 +299,6 @@ fn body<O: GemmOut, I: GemmIn>(k: &mut Kernel, cfg: &Config, p: Params<O, I>) {
             },
         );
     }
-    k.if_(any, |k| {
-        if !cfg.ahead {
-            return;
-        }
-        let cur = fetch(k, cfg, &ptrs, None);
-        let it = ptx!(k, "mov.u32", 1u32);
-        k.while_(
-            |k| ptx!(k, "setp.lt.u32", it, whole),
-            |k| {
-                let next = fetch(k, cfg, &ptrs, None);
-                products(k, &cur);
-                for (c, n) in cur.iter().zip(&next) {
-                    for (x, y) in c.iter().zip(n) {
-                        ptx!(k, "mov.b32" => *x, *y);
-                    }
-                }
-                ptx!(k, "add.u32" => it, it, 1u32);
-            },
-        );
-        products(k, &cur);
-    });
     // The rest of K: steps whose lane bytes lie past K load zeros.
     let done = ptx!(k, "mul.lo.u32", whole, cfg.iter_bytes());
     let rest = ptx!(k, "setp.lt.u32", done, span);
