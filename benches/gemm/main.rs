@@ -43,10 +43,12 @@ fn shapes() -> Vec<(u32, u32, u32)> {
 /// `PTXKIT_GEMM_CONFIGS=cluster=2,overlap=0;stages=3`: configurations to time, each the
 /// default with the fields named changed; the default alone when unset. Each runs with its
 /// kernel chosen per shape ([`AutoGemm`], which runs TN products of at most `skinny` rows,
-/// 64 by default, on the skinny kernel) unless `auto=0` fixes it.
+/// 16 by default, on the skinny kernel) unless `auto=0` fixes it; `tuned=1` measures the
+/// choice on each shape's first run (`AutoGemm::tuned`).
 fn configs() -> Vec<Setup> {
-    env::configs("PTXKIT_GEMM_CONFIGS", (hopper::Config::default(), true, SKINNY_UP_TO), |(cfg, auto, skinny), key, v| match key {
+    env::configs("PTXKIT_GEMM_CONFIGS", (hopper::Config::default(), true, SKINNY_UP_TO, false), |(cfg, auto, skinny, tuned), key, v| match key {
         "auto" => *auto = v != 0,
+        "tuned" => *tuned = v != 0,
         "skinny" => *skinny = v,
         "bn" => cfg.bn = v,
         "consumers" => cfg.consumers = v,
@@ -93,8 +95,9 @@ where
     Ok(ours)
 }
 
-/// A configuration, whether its kernel is chosen per shape, and the most rows run skinny.
-type Setup = (hopper::Config, bool, u32);
+/// A configuration, whether its kernel is chosen per shape, the most rows run skinny, and
+/// whether the choice is measured (`AutoGemm::tuned`) rather than the heuristic's.
+type Setup = (hopper::Config, bool, u32, bool);
 
 /// The GEMM a table times: one configuration, or the kernel chosen per shape from it.
 enum Ours<I: GemmIn> {
@@ -109,14 +112,22 @@ where
     AutoGemm<Bf16, I>: GemmRunner<In = Host<I>, Out = bf16>,
     SkinnyGemm<Bf16, I>: GemmRunner<In = Host<I>, Out = bf16>,
 {
-    fn new(gpu: &Gpu, (cfg, auto, skinny): Setup) -> Result<Self, RuntimeError> {
-        Ok(if auto { Ours::Auto(AutoGemm::new(gpu, cfg)?.skinny_up_to(skinny)) } else { Ours::Fixed(Arc::new(Gemm::new(gpu, cfg)?)) })
+    fn new(gpu: &Gpu, (cfg, auto, skinny, tuned): Setup) -> Result<Self, RuntimeError> {
+        Ok(match (auto, tuned) {
+            (true, false) => Ours::Auto(AutoGemm::new(gpu, cfg)?.skinny_up_to(skinny)),
+            (true, true) => Ours::Auto(AutoGemm::new(gpu, cfg)?.skinny_up_to(skinny).tuned(gpu, None)?),
+            (false, _) => Ours::Fixed(Arc::new(Gemm::new(gpu, cfg)?)),
+        })
     }
     /// What runs a product of `s`: the tile (`+sk` with stream-K), or the skinny kernel.
     fn label(&self, s: &GemmShape) -> String {
         match self {
             Ours::Fixed(g) => Pick::Tiled(*g.config()).to_string(),
-            Ours::Auto(a) => a.pick(s).to_string(),
+            // Tuned: the pick kept by the first (checking) run of the shape.
+            Ours::Auto(a) => match a.tuned_pick(s) {
+                Some(p) => format!("{p} (tuned)"),
+                None => a.pick(s).to_string(),
+            },
             Ours::Skinny(g) => {
                 let p = g.plan(s.m, s.n, s.k);
                 format!(

@@ -28,8 +28,11 @@
 
 use super::gemm::Gemm;
 use super::gemm_skinny::SkinnyGemm;
+use super::gemm_pick::Pick;
+use super::gemm_tune::{ShapeClass, Tuner, TUNING_ROUNDS, TUNING_ROUND_MS, TUNING_RUNS};
 use super::{CudaSlice, CudaView, CudaViewMut, Elem, GemmRunner, Gpu, HostArg, RuntimeError};
-use crate::kernels::gemm::{hopper, skinny, GemmIn, GemmOut, GemmShape, Layout};
+use crate::kernels::gemm::{hopper, skinny, GemmIn, GemmOut, GemmShape, Layout, SHAPE_TILES};
+use std::path::Path;
 use crate::regs::GlobalPtr;
 use crate::types::{Bf16, DataType, F32};
 use std::sync::{Arc, Mutex};
@@ -42,26 +45,6 @@ type Host<I> = <<I as GemmIn>::Elem as DataType>::Host;
 /// (bench/results/2026-11-28-h200-gemm-skinny.md).
 pub const SKINNY_UP_TO: u32 = 16;
 
-/// What [`AutoGemm`] runs a product on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pick {
-    /// The skinny kernel for this many rows ([`SkinnyGemm::plan`] says how it is launched).
-    Skinny(skinny::Config),
-    /// The Hopper GEMM built for this configuration.
-    Tiled(hopper::Config),
-}
-
-impl std::fmt::Display for Pick {
-    /// `skinny m32` (rows of its kernel) or the tile, `128×128+sk8` with stream-K.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Pick::Skinny(c) => write!(f, "skinny m{}", c.max_m()),
-            Pick::Tiled(c) if c.stream_k => write!(f, "{}×{}+sk{}", c.bm(), c.bn, c.split),
-            Pick::Tiled(c) => write!(f, "{}×{}", c.bm(), c.bn),
-        }
-    }
-}
-
 /// The GEMM kernels of one base configuration, the smaller tiles it falls back to and the
 /// skinny kernels, on one GPU, for C in `O` and A, B in `I` (as [`Gemm`]).
 pub struct AutoGemm<O: GemmOut, I: GemmIn = Bf16> {
@@ -72,6 +55,8 @@ pub struct AutoGemm<O: GemmOut, I: GemmIn = Bf16> {
     /// The skinny kernels, once a product has needed them.
     skinny: Mutex<Option<Arc<SkinnyGemm<O, I>>>>,
     skinny_up_to: u32,
+    /// The kernels tuning kept ([`tuned`](Self::tuned)); the heuristic's picks without.
+    tuner: Option<Tuner>,
 }
 
 impl<O: GemmOut, I: GemmIn> std::fmt::Debug for AutoGemm<O, I> {
@@ -81,6 +66,7 @@ impl<O: GemmOut, I: GemmIn> std::fmt::Debug for AutoGemm<O, I> {
             .field("base", self.base.config())
             .field("sms", &self.sms)
             .field("skinny_up_to", &self.skinny_up_to)
+            .field("tuned", &self.tuner.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -95,7 +81,21 @@ impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
             smaller: Mutex::new(vec![]),
             skinny: Mutex::new(None),
             skinny_up_to: SKINNY_UP_TO,
+            tuner: None,
         })
+    }
+
+    pub(super) fn with_tuner(self, tuner: Tuner) -> Self {
+        AutoGemm { tuner: Some(tuner), ..self }
+    }
+
+    pub(super) fn tuner(&self) -> Option<&Tuner> {
+        self.tuner.as_ref()
+    }
+
+    /// The multiprocessors of the GPU the kernels are for.
+    pub fn multiprocessors(&self) -> u32 {
+        self.sms
     }
 
     /// The same, running TN products of at most `m` rows on the skinny kernel
@@ -113,12 +113,18 @@ impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
     /// [`skinny_up_to`](Self::skinny_up_to) rows whose rows of A and B are 16-byte multiples,
     /// otherwise the Hopper GEMM with [`config_for`](Self::config_for)'s configuration.
     pub fn pick(&self, s: &GemmShape) -> Pick {
-        let rows16 = [s.k, s.lda, s.ldb].iter().all(|v| (v * I::BYTES).is_multiple_of(16));
-        if s.layout == Layout::TN && s.m <= self.skinny_up_to && rows16 {
+        if s.m <= self.skinny_up_to && self.skinny_can_run(s) {
             Pick::Skinny(skinny::Config::for_rows(s.m))
         } else {
             Pick::Tiled(self.config_for(s.m, s.n, s.k))
         }
+    }
+
+    /// Whether the skinny kernel can run `s`: a TN product of at most
+    /// [`SKINNY_MAX_M`](super::SKINNY_MAX_M) rows whose rows of A and B are 16-byte multiples.
+    pub fn skinny_can_run(&self, s: &GemmShape) -> bool {
+        let rows16 = [s.k, s.lda, s.ldb].iter().all(|v| (v * I::BYTES).is_multiple_of(16));
+        s.layout == Layout::TN && s.m <= super::SKINNY_MAX_M && rows16
     }
 
     /// The configuration an `m × n × k` product runs with on this GPU's Hopper GEMM.
@@ -129,7 +135,11 @@ impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
     /// The Hopper GEMM for an `m × n × k` product; a configuration other than the base's is
     /// built and loaded on first use.
     pub fn gemm_for(&self, gpu: &Gpu, m: u32, n: u32, k: u32) -> Result<Arc<Gemm<O, I>>, RuntimeError> {
-        let cfg = self.config_for(m, n, k);
+        self.gemm_with(gpu, self.config_for(m, n, k))
+    }
+
+    /// The Hopper GEMM of `cfg`, built and loaded on first use.
+    pub fn gemm_with(&self, gpu: &Gpu, cfg: hopper::Config) -> Result<Arc<Gemm<O, I>>, RuntimeError> {
         if cfg == *self.base.config() {
             return Ok(self.base.clone());
         }
@@ -181,12 +191,117 @@ where
         alpha: f32,
         shape: &GemmShape,
     ) -> Result<(), RuntimeError> {
-        if let Pick::Skinny(_) = self.pick(shape) {
-            let skinny = self.skinny(gpu)?;
-            if skinny.check(gpu, (a, b), shape).is_ok() {
-                return skinny.run_one(gpu, a, b, c, alpha, shape);
+        let Some(tuner) = &self.tuner else { return self.run_pick(gpu, self.pick(shape), (a, b, c), alpha, shape) };
+        let class = ShapeClass::of(shape);
+        if let Some(kept) = tuner.get(&class)? {
+            return self.run_pick(gpu, kept, (a, b, c), alpha, shape);
+        }
+        // The first product of its class: each candidate that can run it (the others are
+        // passed over) timed on these operands, in rounds that alternate the candidates,
+        // each candidate's runs filling about `TUNING_ROUND_MS`; the lowest median is kept.
+        let candidates = self.candidates(shape);
+        let mut runs = vec![0; candidates.len()];
+        for (pick, n) in candidates.iter().zip(&mut runs) {
+            let once = gpu.bench(1, 1, || self.run_pick(gpu, *pick, (a, b, &mut *c), alpha, shape));
+            if let Some(ms) = once.ok().and_then(|t| t.first().copied()) {
+                *n = ((TUNING_ROUND_MS / ms.max(1e-3)).ceil() as usize).clamp(TUNING_RUNS.0, TUNING_RUNS.1);
             }
         }
-        self.gemm_for(gpu, shape.m, shape.n, shape.k)?.run_one(gpu, a, b, c, alpha, shape)
+        let mut medians = vec![f32::INFINITY; candidates.len()];
+        for _ in 0..TUNING_ROUNDS {
+            for ((pick, &n), best) in candidates.iter().zip(&runs).zip(&mut medians) {
+                if n == 0 {
+                    continue;
+                }
+                let timed = gpu.bench(0, n, || self.run_pick(gpu, *pick, (a, b, &mut *c), alpha, shape))?;
+                *best = best.min(super::median(&timed).unwrap_or(f32::INFINITY));
+            }
+        }
+        let Some((pick, _)) = candidates.iter().zip(&medians).filter(|(_, m)| m.is_finite()).min_by(|x, y| x.1.total_cmp(y.1)) else {
+            return Err(RuntimeError::Invalid(format!("no GEMM kernel ran the {}×{}×{} product", shape.m, shape.n, shape.k)));
+        };
+        let pick = *pick;
+        tuner.keep(class, pick)?;
+        self.run_pick(gpu, pick, (a, b, c), alpha, shape)
+    }
+}
+
+impl<O: GemmOut, I: GemmIn> AutoGemm<O, I>
+where
+    Gemm<O, I>: GemmRunner<In = Host<I>, Out = O::Host>,
+    SkinnyGemm<O, I>: GemmRunner<In = Host<I>, Out = O::Host>,
+    Host<I>: Elem,
+    O::Host: Elem,
+{
+    /// The product on what `pick` names: the skinny kernel for `s`'s rows where it can run
+    /// it (and these operands' alignment), else the Hopper GEMM of the pick's configuration
+    /// (of the heuristic's for a skinny pick it cannot run).
+    fn run_pick(
+        &self,
+        gpu: &Gpu,
+        pick: Pick,
+        (a, b, c): (&CudaView<'_, Host<I>>, &CudaView<'_, Host<I>>, &mut CudaViewMut<'_, O::Host>),
+        alpha: f32,
+        s: &GemmShape,
+    ) -> Result<(), RuntimeError> {
+        let cfg = match pick {
+            Pick::Skinny(_) => {
+                if self.skinny_can_run(s) {
+                    let skinny = self.skinny(gpu)?;
+                    if skinny.check(gpu, (a, b), s).is_ok() {
+                        return skinny.run_one(gpu, a, b, c, alpha, s);
+                    }
+                }
+                self.config_for(s.m, s.n, s.k)
+            }
+            Pick::Tiled(cfg) => cfg,
+        };
+        self.gemm_with(gpu, cfg)?.run_one(gpu, a, b, c, alpha, s)
+    }
+}
+
+impl<O: GemmOut, I: GemmIn> AutoGemm<O, I> {
+    /// This GEMM measuring its candidates for each new class of shapes (the module's docs
+    /// say how); `file`: also reading the picks kept for this GPU and these types from it,
+    /// and appending each new one. `Err` if the file cannot be read or holds a line that
+    /// does not parse (its path, line and what is wrong).
+    pub fn tuned(self, gpu: &super::Gpu, file: Option<&Path>) -> Result<Self, RuntimeError> {
+        let tuner = Tuner::new(gpu.name(), (I::NAME, O::NAME), file, self.base().config())?;
+        Ok(self.with_tuner(tuner))
+    }
+
+    /// The kernel tuning kept for `s`'s class, if it has measured it (or read it).
+    pub fn tuned_pick(&self, s: &GemmShape) -> Option<Pick> {
+        self.tuner()?.get(&ShapeClass::of(s)).ok().flatten()
+    }
+
+    /// What tuning measures for `s`: the heuristic's pick, the skinny kernel where it can run
+    /// `s`, and each tile of [`SHAPE_TILES`] with the most stages that fit, whole and, where
+    /// its tiles do not fill the GPU, with K split 4 and 8 ways (stream-K).
+    pub fn candidates(&self, s: &GemmShape) -> Vec<Pick> {
+        let mut out = vec![self.pick(s)];
+        if self.skinny_can_run(s) {
+            out.push(Pick::Skinny(crate::kernels::gemm::skinny::Config::for_rows(s.m)));
+        }
+        let base = *self.base().config();
+        for (consumers, bn) in SHAPE_TILES {
+            let c = hopper::Config { consumers, bn, stream_k: false, ..base }.with_most_stages();
+            if c.check_for::<I>().is_err() {
+                continue;
+            }
+            out.push(Pick::Tiled(c));
+            if c.units(s.m, s.n) * (c.cluster as u64) < self.multiprocessors() as u64 {
+                for split in [4, 8] {
+                    out.push(Pick::Tiled(hopper::Config { stream_k: true, split, cluster: 1, ..c }));
+                }
+            }
+        }
+        let mut seen = vec![];
+        out.retain(|p| {
+            let new = !seen.contains(p);
+            seen.push(*p);
+            new
+        });
+        out
     }
 }

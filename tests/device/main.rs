@@ -25,6 +25,7 @@ mod gemm;
 mod gemm_fp8;
 mod gemm_mma;
 mod gemm_skinny;
+mod gemm_tune;
 mod gemm_strided;
 mod gemm_tcgen05;
 mod guards;
@@ -269,6 +270,7 @@ fn main() {
         gemm_mma::TESTS,
         gemm_strided::TESTS,
         gemm_skinny::TESTS,
+        gemm_tune::TESTS,
         gemm_tcgen05::TESTS,
         guards::TESTS,
         integer::TESTS,
