@@ -4,7 +4,8 @@
 //! None]`) and vector sources mixing registers and immediates (tuples); zero offsets written
 //! out (`Ptr::explicit_offset`); tensor-memory addresses with an offset (`TmemAddr::offset`);
 //! registers and labels with the names a compiler gave them (`Kernel::named_reg`,
-//! `Kernel::named_label`) in a `-G` build.
+//! `Kernel::named_label`) in a `-G` build; the data operands of ld, ldu and st in braces
+//! (`r.braced()`), which ptx2rs keeps.
 
 #[macro_use]
 mod common;
@@ -159,6 +160,37 @@ fn registers_and_labels_with_their_names() {
     assert!(r.is_err(), "{r:?}");
 }
 
+fn data_operands_in_braces() {
+    let mut m = Module::new(Target::SM_80);
+    m.kernel("braced", |k, (p, n): (GlobalPtr<B16>, ParamPtr<U32>)| {
+        let (h, w, x) = (k.reg::<B16>(), k.reg::<B32>(), k.reg::<B16>());
+        let n = ptx!(k, "ld.param.u32", n);
+        let live = ptx!(k, "setp.ne.u32", n, 0u32);
+        ptx!(k, "mov.b16" => h, 0u16);
+        // A guarded load into a braced register, as Triton writes its masked loads.
+        ptx!(k, @live, "ld.global.b16" => h.braced(), p);
+        ptx!(k, "ldu.global.b16" => x.braced(), p.offset(1));
+        ptx!(k, "ld.global.b8" => w.wide().braced(), p.cast::<B8>().offset(4));
+        ptx!(k, @live, "st.global.b16", p.offset(3), h.braced());
+        ptx!(k, "st.global.b16", p.offset(4), x.braced());
+        ptx!(k, "st.global.b8", p.cast::<B8>().offset(10), w.wide().braced());
+    })
+    .unwrap();
+    let text = assemble("braced", &m);
+    for line in [
+        "@%p1 ld.global.b16 {%rs1}, [%rd2];",
+        "ldu.global.b16 {%rs2}, [%rd2+2];",
+        "ld.global.b8 {%r1}, [%rd2+4];",
+        "@%p1 st.global.b16 [%rd2+6], {%rs1};",
+        "st.global.b8 [%rd2+10], {%r1};",
+    ] {
+        assert!(text.contains(line), "{line}:\n{text}");
+    }
+    // ptx2rs writes them back in braces.
+    let rust = ptxkit::import::to_rust(&text, "braced.ptx").unwrap();
+    assert_eq!(rust.matches(".braced()").count(), 6, "{rust}");
+}
+
 fn main() {
     common::harness::main(&[&[
         host!(wide_registers_at_the_data_operands_of_ld_st_and_cvt),
@@ -166,5 +198,6 @@ fn main() {
         host!(zero_offsets_written_out),
         host!(tensor_memory_addresses_with_an_offset),
         host!(registers_and_labels_with_their_names),
+        host!(data_operands_in_braces),
     ]]);
 }

@@ -77,9 +77,14 @@ pub fn dst(d: &Dst) -> TS {
 }
 
 /// The kind a data operand of ld/st/cvt is lowered as: a value of its type or a wider
-/// register (`ops::Widenable`), alone or in a vector.
-pub fn wide_src(s: &Src) -> TS {
+/// register (`ops::Widenable`), alone or in a vector; `braced`: a lone one may also be
+/// written in braces (`ops::Braceable`, st's).
+pub fn wide_src(s: &Src, braced: bool) -> TS {
     match s {
+        Src::Val(t) if braced => {
+            let t = dtype(t);
+            quote!(::ptxkit::ops::Widenable<#t, ::ptxkit::ops::Braceable>)
+        }
         Src::Val(t) => {
             let t = dtype(t);
             quote!(::ptxkit::ops::Widenable<#t>)

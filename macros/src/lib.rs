@@ -286,7 +286,11 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
             // located at the operand.
             let at = Span::call_site().located_at(o.clone().into_iter().next().map_or(Span::call_site(), |t| t.span()));
             // A data operand of ld/st/cvt also takes a wider register (`r.wide()`).
-            let kind = if ptxkit_tables::wide::src(opcode, i) { gen::wide_src(kind) } else { gen::src(kind) };
+            let kind = if ptxkit_tables::wide::src(opcode, i) {
+                gen::wide_src(kind, ptxkit_tables::wide::braced(opcode))
+            } else {
+                gen::src(kind)
+            };
             respan(quote!(__o.push(::ptxkit::ops::Operand::<#kind>::lower(#name, __k));), at)
         })
         .collect();
@@ -302,10 +306,13 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
             quote!(let __d = ::ptxkit::ops::IntoDst::<<#ty as ::ptxkit::ops::Instr>::Out>::into_dst(#d);),
             quote!(::ptxkit::ops::emit::<#ty>(__k, __g, __d, #lower)),
         ),
-        // A destination of ld/cvt may be a wider register (`r.wide()`): the call gives back
-        // what it was given.
+        // A destination of ld/cvt may be a wider register (`r.wide()`), and one of ld in
+        // braces (`r.braced()`): the call gives back what it was given.
         Some(d) if ptxkit_tables::wide::dst(opcode) => (
-            quote!(let __w = #d; let __d = ::ptxkit::ops::WideDst::<<#ty as ::ptxkit::ops::Instr>::Out>::into_dst(__w);),
+            {
+                let b = if ptxkit_tables::wide::braced(opcode) { quote!(::ptxkit::ops::Braceable) } else { quote!(::ptxkit::ops::Bare) };
+                quote!(let __w = #d; let __d = ::ptxkit::ops::WideDst::<<#ty as ::ptxkit::ops::Instr>::Out, #b>::into_dst(__w);)
+            },
             quote!({ ::ptxkit::ops::emit_into::<#ty, _>(__k, __g, __d, #lower); __w }),
         ),
         Some(d) => (quote!(let __d = #d;), quote!(::ptxkit::ops::emit_into::<#ty, _>(__k, __g, __d, #lower))),

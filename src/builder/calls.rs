@@ -139,6 +139,49 @@ impl Module {
         self.func_with(name, Abi::Reg, body)
     }
 
+    /// Builds a device function (`.func`) of the `.reg` ABI whose body writes its results
+    /// itself: it is given the parameters and the result registers, writes the results
+    /// where it likes and may `ret` anywhere (as PTX written by hand or imported has it).
+    /// [`func`](Self::func) is the same with the results returned and moved into place.
+    ///
+    /// ```
+    /// use ptxkit::prelude::*;
+    ///
+    /// let mut m = Module::new(Target::SM_80);
+    /// let clamp = m.func_into("clamp", |k, (x,): (Reg<S32>,), (r,): (Reg<S32>,)| {
+    ///     ptx!(k, "mov.s32" => r, x);
+    ///     let neg = ptx!(k, "setp.lt.s32", x, 0i32);
+    ///     k.if_(neg, |k| {
+    ///         ptx!(k, "mov.s32" => r, 0i32);
+    ///         k.ret();
+    ///     });
+    /// })?;
+    /// m.kernel("caller", |k, (out,): (GlobalPtr<S32>,)| {
+    ///     let x = ptx!(k, "mov.s32", -3i32);
+    ///     let y = k.reg::<S32>();
+    ///     k.call_into(&clamp, (y,), (x,));
+    ///     ptx!(k, "st.global.s32", out, y);
+    /// })?;
+    /// let text = m.to_ptx()?;
+    /// assert!(text.contains(".func (.reg .b32 %rvr0) clamp(.reg .b32 %par0)"), "{text}");
+    /// assert!(text.contains("call (%r2), clamp, (%r1);"), "{text}");
+    /// # Ok::<(), ptxkit::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn func_into<P: FuncValues, R: FuncValues>(&mut self, name: &str, body: impl FnOnce(&mut Kernel, P, R)) -> Result<FuncRef<P, R>, Error> {
+        self.add_body(name, |m| {
+            let mut k = m.new_body(name, BodyKind::Func);
+            let (prefs, rrefs) = reg_abi::<P, R>(&mut k);
+            let (params, results) = (P::from_refs(&prefs, k.id), R::from_refs(&rrefs, k.id));
+            body(&mut k, params, results);
+            k.close();
+            k.check_target(m.target);
+            k.finish()?;
+            Ok((k, ()))
+        })?;
+        Ok(FuncRef { name: name.into(), module: self.id, abi: Abi::Reg, _p: std::marker::PhantomData })
+    }
+
     /// Builds a device function (`.func`) with the given [`Abi`].
     ///
     /// ```
@@ -175,11 +218,7 @@ impl Module {
             let mut k = m.new_body(name, BodyKind::Func);
             match abi {
                 Abi::Reg => {
-                    let space = |s| move |(i, c): (usize, RegClass)| RegRef::new(c, s, i as u32);
-                    let prefs: Vec<RegRef> = P::classes().into_iter().enumerate().map(space(RegSpace::FuncParam)).collect();
-                    let rrefs: Vec<RegRef> = R::classes().into_iter().enumerate().map(space(RegSpace::FuncRet)).collect();
-                    k.func_params = prefs.clone();
-                    k.func_rets = rrefs.clone();
+                    let (prefs, rrefs) = reg_abi::<P, R>(&mut k);
                     let params = P::from_refs(&prefs, k.id);
                     let result = body(&mut k, params);
                     result.mov_into(&mut k, &rrefs);
@@ -222,28 +261,54 @@ impl Module {
     }
 }
 
+/// The parameter and result registers of a `.reg`-ABI function, declared in its signature.
+fn reg_abi<P: FuncValues, R: FuncValues>(k: &mut Kernel) -> (Vec<RegRef>, Vec<RegRef>) {
+    let space = |s| move |(i, c): (usize, RegClass)| RegRef::new(c, s, i as u32);
+    let prefs: Vec<RegRef> = P::classes().into_iter().enumerate().map(space(RegSpace::FuncParam)).collect();
+    let rrefs: Vec<RegRef> = R::classes().into_iter().enumerate().map(space(RegSpace::FuncRet)).collect();
+    k.func_params = prefs.clone();
+    k.func_rets = rrefs.clone();
+    (prefs, rrefs)
+}
+
 impl Kernel {
     /// `call (rets), f, (args);`: a call of a device function of the same module, with its
     /// ABI's conventions.
     #[track_caller]
     pub fn call<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P) -> R {
-        self.call_with(f, args, false)
+        self.call_with(f, args, None, false)
     }
 
     /// `call.uni`: as [`call`](Self::call), where the call is known not to diverge (every
     /// active thread of the warp executes it, under the same guard).
     #[track_caller]
     pub fn call_uni<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P) -> R {
-        self.call_with(f, args, true)
+        self.call_with(f, args, None, true)
+    }
+
+    /// As [`call`](Self::call), with the results written into the registers `rets` (of a
+    /// `.reg`-ABI function: `call (%r3, %r4), f, (%r1, %r2);` names them).
+    #[track_caller]
+    pub fn call_into<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, rets: R, args: P) {
+        self.call_with(f, args, Some(rets), false);
+    }
+
+    /// As [`call_into`](Self::call_into), with `call.uni`.
+    #[track_caller]
+    pub fn call_uni_into<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, rets: R, args: P) {
+        self.call_with(f, args, Some(rets), true);
     }
 
     #[track_caller]
-    fn call_with<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P, uni: bool) -> R {
+    fn call_with<P: FuncValues, R: FuncValues>(&mut self, f: &FuncRef<P, R>, args: P, rets: Option<R>, uni: bool) -> R {
         if f.module != self.module {
             let e = Error::ForeignValue { kernel: self.name.to_string(), what: format!("function `{}`", f.name) };
             self.error(e);
         }
-        self.push_call_of(Callee::Direct(f.name.clone()), f.abi == Abi::Param, args, uni)
+        if rets.is_some() && f.abi == Abi::Param {
+            self.invalid(format!("`{}` has the .param ABI: its results come back in new registers (`call`), not in given ones", f.name));
+        }
+        self.push_call_of(Callee::Direct(f.name.clone()), f.abi == Abi::Param, args, rets, uni)
     }
 
     /// The address of `f` (`mov.u64 %rd, f;`), for [`call_indirect`](Self::call_indirect).
@@ -262,16 +327,22 @@ impl Kernel {
     #[track_caller]
     pub fn call_indirect<P: FuncValues, R: FuncValues>(&mut self, f: FuncPtr<P, R>, args: P) -> R {
         let addr = f.addr.checked(self);
-        self.push_call_of(Callee::Indirect(addr), true, args, false)
+        self.push_call_of(Callee::Indirect(addr), true, args, None, false)
     }
 
+    /// The call, its results in `into` or in new registers.
     #[track_caller]
-    fn push_call_of<P: FuncValues, R: FuncValues>(&mut self, func: Callee, param: bool, args: P, uni: bool) -> R {
+    fn push_call_of<P: FuncValues, R: FuncValues>(&mut self, func: Callee, param: bool, args: P, into: Option<R>, uni: bool) -> R {
         let guard = crate::ops::in_scope(self, None);
         let args = args.regs(self);
-        let refs: Vec<RegRef> = R::classes().into_iter().map(|c| self.alloc(c)).collect();
-        let out = R::from_refs(&refs, self.id);
-        let rets = refs.iter().map(|r| Opnd::Reg(*r)).collect();
+        let out = match into {
+            Some(r) => r,
+            None => {
+                let refs: Vec<RegRef> = R::classes().into_iter().map(|c| self.alloc(c)).collect();
+                R::from_refs(&refs, self.id)
+            }
+        };
+        let rets = out.regs(self);
         self.push_call(CallStmt { guard, func, rets, args, uni, param, proto: None });
         out
     }

@@ -147,17 +147,18 @@ impl<T: DataType, const N: usize> DstFor<[Reg<T>; N]> for [Option<Reg<T>>; N] {}
 
 /// What `ptx!` takes for the destination of `ld`, `ldu` and `cvt`: one that stands for the
 /// form's ([`DstFor`]), or a register wider than the form's type
-/// ([`Wide`](crate::regs::Wide)).
+/// ([`Wide`](crate::regs::Wide)); for `ld` and `ldu` (`B` = [`Braceable`](super::Braceable))
+/// also either in braces ([`Braced`](crate::regs::Braced)).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a destination of this form, which writes `{Out}`",
     label = "pass a destination of the form's type, or a wider register (`r.wide()`)"
 )]
-pub trait WideDst<Out> {
+pub trait WideDst<Out, B = super::Bare> {
     type Dst: DstFor<Out>;
     fn into_dst(self) -> Self::Dst;
 }
 #[diagnostic::do_not_recommend]
-impl<Out, D: DstFor<Out>> WideDst<Out> for D {
+impl<Out, B, D: DstFor<Out>> WideDst<Out, B> for D {
     type Dst = D;
     fn into_dst(self) -> D {
         self

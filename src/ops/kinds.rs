@@ -127,6 +127,14 @@ pub struct Negated<T, S>(PhantomData<(T, S)>);
 /// The kind `ptx!` lowers a data operand of `ld`, `ldu`, `st` and `cvt` as: a value of type
 /// `T`, or a register wider than `T` ([`Wide`](crate::regs::Wide), `r.wide()`), which PTX
 /// allows there and nowhere else (its relaxed size rule). The form's own kind stays `T`.
-pub struct Widenable<T>(PhantomData<T>);
+/// `B` says whether the operand may also be written as a one-element vector ([`Braceable`]:
+/// the data operands of `ld`, `ldu` and `st`, `r.braced()`) or not ([`Bare`]: `cvt`'s).
+pub struct Widenable<T, B = Bare>(PhantomData<(T, B)>);
 #[diagnostic::do_not_recommend]
-impl<T: DataType + Accepts<R>, R: DataType> Accepts<R> for Widenable<T> {}
+impl<T: DataType + Accepts<R>, R: DataType, B> Accepts<R> for Widenable<T, B> {}
+
+/// A [`Widenable`] operand that may also be written as a one-element vector, `{%r1}`
+/// ([`Braced`](crate::regs::Braced)).
+pub struct Braceable;
+/// A [`Widenable`] operand that may not be braced.
+pub struct Bare;

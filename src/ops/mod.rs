@@ -107,7 +107,7 @@ pub use coords::{h, pad_opnd, CoordKinds, CoordList, Coords, HandleAddr, HandleK
 pub use form::{DstSpec, Form, Instr, Op, Opcode, OperandKind, OperandKinds, Pair, Part, Parts, Select, Sink, SinkPair, Variant, VecPred};
 pub use kinds::{
     Addr, Admits, AnyElem, ElemKind, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, Negated, Selectable, StateSpace, TargetsOp, Tmem,
-    Vector, Widenable,
+    Vector, Widenable, Braceable, Bare,
 };
 pub use tables::{all_forms, families};
 

@@ -56,7 +56,7 @@ macro_rules! rust_ints {
             #[track_caller]
             fn lower(self, k: &mut Kernel) -> Opnd { int_opnd(k, self as i128, I::ID) }
         }
-        impl<I: IntImm> Operand<Widenable<I>> for $t {
+        impl<I: IntImm, B> Operand<Widenable<I, B>> for $t {
             #[inline]
             #[track_caller]
             fn lower(self, k: &mut Kernel) -> Opnd { int_opnd(k, self as i128, I::ID) }
@@ -106,7 +106,7 @@ impl<const V: i64, I: IntImm> ConstKind<V> for Imm<I> {
     const TY: DType = I::ID;
 }
 #[diagnostic::do_not_recommend]
-impl<const V: i64, I: IntImm> ConstKind<V> for Widenable<I> {
+impl<const V: i64, I: IntImm, B> ConstKind<V> for Widenable<I, B> {
     const TY: DType = I::ID;
 }
 impl<const V: i64, I: IntImm, L: Legal + Admits<V>> ConstKind<V> for ImmIn<I, L> {
@@ -126,7 +126,7 @@ macro_rules! rust_floats {
             #[track_caller]
             fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits().into()) }
         }
-        impl Operand<Widenable<crate::types::$ty>> for $t {
+        impl<B> Operand<Widenable<crate::types::$ty, B>> for $t {
             #[track_caller]
             fn lower(self, _: &mut Kernel) -> Opnd { Opnd::$v(self.to_bits().into()) }
         }

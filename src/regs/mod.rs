@@ -3,7 +3,7 @@
 //! tensor-map coordinates, texture, sampler and surface handles and their coordinates,
 //! tensor-memory addresses, and registers with the part selectors of the video
 //! instructions (`a.b1()`, negated `-a`), and registers wider than an instruction's type
-//! (`r.wide()`). Registers themselves are in
+//! (`r.wide()`), or in braces (`r.braced()`). Registers themselves are in
 //! [`crate::types`]; every value here lowers to the untyped IR through
 //! [`Operand`](crate::ops::Operand).
 
@@ -24,4 +24,4 @@ pub use ptr::{
     TmemAddr,
 };
 pub use sreg_table::{sreg, SReg};
-pub use wide::Wide;
+pub use wide::{Braced, BracedDst, Wide};

@@ -1,9 +1,10 @@
 //! Registers wider than an instruction's type: `r.wide()`, the data operands of `ld`, `ldu`,
-//! `st` and `cvt` in a register of a regular width, as PTX's relaxed size rule allows.
+//! `st` and `cvt` in a register of a regular width, as PTX's relaxed size rule allows; and
+//! the data operands of `ld`, `ldu` and `st` in braces, `r.braced()`.
 
 use crate::core::ir::Opnd;
 use crate::core::Kernel;
-use crate::ops::{Operand, WideDst, Widenable};
+use crate::ops::{Braceable, Dst, DstFor, Operand, WideDst, Widenable};
 use crate::types::{DataType, Family, Reg};
 
 /// A register standing where the instruction's type is narrower: `r.wide()`.
@@ -67,7 +68,7 @@ const fn fits<T: DataType, R: DataType>() -> bool {
         }
 }
 
-impl<T: DataType, R: DataType> Operand<Widenable<T>> for Wide<R> {
+impl<T: DataType, R: DataType, B> Operand<Widenable<T, B>> for Wide<R> {
     #[track_caller]
     fn lower(self, k: &mut Kernel) -> Opnd {
         const {
@@ -81,7 +82,7 @@ impl<T: DataType, R: DataType> Operand<Widenable<T>> for Wide<R> {
 }
 
 /// The destination of `ld`/`ldu`/`cvt` in a wider register, as the instruction writes it.
-impl<T: DataType, R: DataType> WideDst<Reg<T>> for Wide<R> {
+impl<T: DataType, R: DataType, B> WideDst<Reg<T>, B> for Wide<R> {
     type Dst = Reg<T>;
     fn into_dst(self) -> Reg<T> {
         const {
@@ -91,5 +92,91 @@ impl<T: DataType, R: DataType> WideDst<Reg<T>> for Wide<R> {
             )
         };
         Reg::new(self.0.r, self.0.owner)
+    }
+}
+
+/// The data operand of `ld`, `ldu` or `st` as a one-element vector: `r.braced()` is `{%r1}`,
+/// `r.wide().braced()` a wider register so written.
+///
+/// ptxas takes the braces there, and compilers write them (Triton for its predicated loads
+/// and stores); they are not always assembled to the same code as the bare register, so
+/// PTX imported with them keeps them. Anywhere else (`cvt`, `add`, ...) ptxas refuses a
+/// vector, and `ptx!` does not compile it.
+///
+/// ```
+/// use ptxkit::prelude::*;
+///
+/// let mut m = Module::new(Target::SM_80);
+/// m.kernel("k", |k, (p,): (GlobalPtr<B16>,)| {
+///     let h = k.reg::<B16>();
+///     ptx!(k, "ld.global.b16" => h.braced(), p);
+///     let w = k.reg::<B32>();
+///     ptx!(k, "ld.global.b16" => w.wide().braced(), p.offset(1));
+///     ptx!(k, "st.global.b16", p.offset(2), h.braced());
+/// })?;
+/// let text = m.to_ptx()?;
+/// assert!(text.contains("ld.global.b16 {%rs1}, [%rd2];"), "{text}");
+/// assert!(text.contains("ld.global.b16 {%r1}, [%rd2+2];"), "{text}");
+/// assert!(text.contains("st.global.b16 [%rd2+4], {%rs1};"), "{text}");
+/// # Ok::<(), ptxkit::Error>(())
+/// ```
+///
+/// ```compile_fail
+/// use ptxkit::prelude::*;
+///
+/// let mut m = Module::new(Target::SM_80);
+/// m.kernel("k", |k, (h,): (Reg<F16>,)| {
+///     let _ = ptx!(k, "cvt.f32.f16", h.braced());
+/// });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Braced<X>(pub X);
+
+impl<R: DataType> Reg<R> {
+    /// The register in braces, `{%r1}`, where an `ld`, `ldu` or `st` takes it ([`Braced`]).
+    pub fn braced(self) -> Braced<Reg<R>> {
+        Braced(self)
+    }
+}
+
+impl<R: DataType> Wide<R> {
+    /// The wider register in braces, `{%r1}` ([`Braced`]).
+    pub fn braced(self) -> Braced<Wide<R>> {
+        Braced(self)
+    }
+}
+
+/// One operand as a one-element vector.
+fn brace(k: &mut Kernel, o: Opnd) -> Opnd {
+    let (start, len) = k.push_run(&[o]);
+    Opnd::Vec { start, len }
+}
+
+impl<T: DataType, X: Operand<Widenable<T, Braceable>>> Operand<Widenable<T, Braceable>> for Braced<X> {
+    #[track_caller]
+    fn lower(self, k: &mut Kernel) -> Opnd {
+        let o = self.0.lower(k);
+        brace(k, o)
+    }
+}
+
+/// The destination of `ld` or `ldu` in braces, as [`Braced`] gives it to the call.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct BracedDst<T: DataType>(Reg<T>);
+
+impl<T: DataType> Dst for BracedDst<T> {
+    fn lower_dst(&self, k: &mut Kernel, out: &mut Vec<Opnd>) {
+        let o = Opnd::Reg(self.0.checked(k));
+        out.push(brace(k, o));
+    }
+}
+#[diagnostic::do_not_recommend]
+impl<T: DataType> DstFor<Reg<T>> for BracedDst<T> {}
+
+impl<T: DataType, X: WideDst<Reg<T>, Braceable, Dst = Reg<T>>> WideDst<Reg<T>, Braceable> for Braced<X> {
+    type Dst = BracedDst<T>;
+    fn into_dst(self) -> BracedDst<T> {
+        BracedDst(self.0.into_dst())
     }
 }

@@ -73,4 +73,12 @@ pub mod wide {
             _ => false,
         }
     }
+
+    /// Whether the scalar data operand of the opcode's forms (the destination of `ld` and
+    /// `ldu`, the value `st` writes) may also be written as a one-element vector, `{%r1}`.
+    /// ptxas takes it there (and may assemble it to other code than `%r1`: compilers emit
+    /// it, Triton for its predicated loads), and refuses it for `cvt`'s operands.
+    pub fn braced(opcode: &str) -> bool {
+        matches!(opcode, "ld" | "ldu" | "st")
+    }
 }

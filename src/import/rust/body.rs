@@ -171,7 +171,8 @@ impl Gen {
             let _ = write!(s, " => {d}");
         }
         for (j, (kind, a)) in form.src.iter().zip(&i.operands[first..]).enumerate() {
-            let o = src(kind, a, ptxkit_tables::wide::src(form.opcode(), j), scopes).map_err(at)?;
+            let wide = ptxkit_tables::wide::src(form.opcode(), j);
+            let o = src(kind, a, (wide, wide && ptxkit_tables::wide::braced(form.opcode())), scopes).map_err(at)?;
             let _ = write!(s, ", {o}");
         }
         s.push_str(");");

@@ -78,6 +78,10 @@ impl Gen {
     /// (`Module::declare_func`), a definition (`Module::param_func`), or the definition of a
     /// function declared before or calling itself (`Module::define_func`).
     fn device_function(&mut self, f: &Function) -> Result<(), ImportError> {
+        let reg = |d: &Option<&[VarDecl]>| d.unwrap_or_default().iter().any(|p| p.space == ".reg");
+        if reg(&f.params) || reg(&f.rets) {
+            return self.reg_function(f);
+        }
         let linkage = if f.linkage.contains(&".visible") {
             "Visible"
         } else if f.linkage.contains(&".weak") {
@@ -149,6 +153,57 @@ impl Gen {
         Ok(())
     }
 
+    /// A device function of `.reg` parameters and results (as ptxkit's `Module::func`
+    /// writes it), defined where it is declared, in the module's own linkage:
+    /// `Module::func_into`, whose body writes the result registers.
+    fn reg_function(&mut self, f: &Function) -> Result<(), ImportError> {
+        if let Some(l) = f.linkage.first() {
+            return Err(unsupported(f.span, format!("a device function of `.reg` parameters declared `{l}`")));
+        }
+        if let Some(d) = f.directives.first() {
+            return Err(unsupported(d.span, format!("the directive `{}` of a device function", d.name)));
+        }
+        let Some(body) = f.body else { return Err(unsupported(f.span, "a device function of `.reg` parameters declared without a body")) };
+        if self.globals.contains_key(f.name) || calls(body, f.name) {
+            return Err(unsupported(f.span, format!("`{}` declared before, or calling itself", f.name)));
+        }
+        let module_names = self.taken.clone();
+        let mut scope: HashMap<String, Val> = self.globals.clone();
+        let mut sig = |decls: &[VarDecl], prefix: &str| -> Result<(Vec<String>, Vec<DType>), ImportError> {
+            let (mut names, mut types) = (vec![], vec![]);
+            for p in decls {
+                let ty = DType::from_name(p.ty.trim_start_matches('.'));
+                let ([n], ".reg", Some(ty), [], None) = (p.names, p.space, ty, p.names.first().map_or(&[][..], |n| n.dims), &p.init) else {
+                    return Err(unsupported(p.span, "a parameter that is no scalar `.reg` among `.reg` parameters"));
+                };
+                let id = self.ident(prefix, n.name.trim_start_matches('%'));
+                scope.insert(n.name.to_string(), Val::Reg(id.clone(), ty));
+                names.push(id);
+                types.push(ty);
+            }
+            Ok((names, types))
+        };
+        let (pnames, ptypes) = sig(f.params.unwrap_or_default(), "p_")?;
+        let (rnames, rtypes) = sig(f.rets.unwrap_or_default(), "r_")?;
+        let regs = |t: &[DType]| t.iter().map(|t| format!("Reg<{}>", rust_type(*t))).collect::<Vec<_>>();
+        let id = self.ident("f_", f.name);
+        let _ = writeln!(
+            self.out,
+            "    let {id} = m.func_into({:?}, |k, {}: {}, {}: {}| {{",
+            f.name,
+            tuple(&pnames),
+            tuple(&regs(&ptypes)),
+            tuple(&rnames),
+            tuple(&regs(&rtypes))
+        );
+        self.body(f, scope)?;
+        self.out.push_str("    })?;\n");
+        self.taken = module_names;
+        self.taken.insert(id.clone());
+        self.globals.insert(f.name.to_string(), Val::RegFunc(id, ptypes, rtypes));
+        Ok(())
+    }
+
     /// `let f_name = m.declare_func::<P, R>("name", Linkage::…)?;`, the handle recorded among
     /// the module's names.
     fn declare(&mut self, name: &str, linkage: &str, (ptypes, rtypes): (&[String], &[String])) -> String {
@@ -206,6 +261,20 @@ impl Gen {
             }
             Ok((ids, types))
         };
+        // A function of `.reg` parameters: registers in and out.
+        if let Some(Val::RegFunc(id, p, r)) = lookup(scopes, callee) {
+            let regs = |list: &[Arg], types: &[DType]| -> Result<Vec<String>, ImportError> {
+                if list.len() != types.len() {
+                    return Err(at(format!("`{callee}` takes {} here, not {}", types.len(), list.len())));
+                }
+                list.iter().zip(types).map(|(a, t)| exact_reg(a, *t, scopes).map_err(at)).collect()
+            };
+            if proto.is_some() {
+                return Err(at("a call of a `.reg`-parameter function with a prototype".into()));
+            }
+            let call = format!("k.call{uni}_into(&{id}, {}, {});", tuple(&regs(rets, &r)?), tuple(&regs(args, &p)?));
+            return self.guard_call(i, call, scopes);
+        }
         let (rids, rtypes) = vars(rets)?;
         let (aids, atypes) = vars(args)?;
         let call = match (lookup(scopes, callee), proto) {
@@ -223,11 +292,16 @@ impl Gen {
             }
             _ => return Err(at(format!("`{callee}` is no function declared before with these parameters"))),
         };
+        self.guard_call(i, call, scopes)
+    }
+
+    /// The call under the instruction's guard, if it has one.
+    fn guard_call(&self, i: &Instruction, call: String, scopes: &[HashMap<String, Val>]) -> Result<String, ImportError> {
         Ok(match i.guard {
             None => call,
             Some((neg, p)) => match lookup(scopes, p) {
                 Some(Val::Reg(e, DType::Pred)) => format!("k.guarded({}{e}, |k| {call});", if neg { "!" } else { "" }),
-                _ => return Err(at(format!("the guard `{p}` is not a predicate"))),
+                _ => return Err(unsupported(i.span, format!("`{}`: the guard `{p}` is not a predicate", i.chain))),
             },
         })
     }

@@ -7,7 +7,9 @@
 //! `declare_func` and `define_func` for a prototype, an `.extern` function, or a function
 //! that calls itself); a call's `{ }` block becomes `Kernel::block`, its `.param` variables
 //! `Kernel::param_var`, the call `Kernel::call_func` (`call_func_indirect` with
-//! `Kernel::call_prototype` through an address).
+//! `Kernel::call_prototype` through an address). A device function of `.reg` parameters
+//! and results (as `Module::func` writes it) becomes `Module::func_into`, its calls
+//! `Kernel::call_into`.
 //!
 //! What the builder has no typed call for is written through its escape hatches, as text:
 //! module variables, `.file` lines, `.section` blocks and external declarations of kernels go
@@ -15,12 +17,14 @@
 //! the variables the code names), `.pragma` lines to `Kernel::raw`. `.loc` lines go to
 //! `Kernel::loc`; the `.ptr` attributes of parameters are kept (`PointerParam`); `.texref`
 //! and `.surfref` variables are `Module::texref`/`surfref`. A register wider than the
-//! instruction's type is `r.wide()`, a dropped vector element `None`, a vector of registers
-//! and immediates a tuple. A `-G` build (`.target sm_80, debug`) keeps its register and label
+//! instruction's type is `r.wide()`, a data operand of `ld`, `ldu` or `st` in braces
+//! (`{%rs1}`, which ptxas may assemble to other code) `r.braced()`, a dropped vector element
+//! `None`, a vector of registers and immediates a tuple. A `-G` build (`.target sm_80, debug`) keeps its register and label
 //! names (`Kernel::named_reg`, `named_label`) and its written zero offsets
 //! (`Ptr::explicit_offset`), on which the code ptxas writes for it depends. A construct
-//! outside what the generated code can express (device functions of `.reg` parameters,
-//! `.calltargets`) is refused with its position: [`ImportError::Unsupported`].
+//! outside what the generated code can express (`.calltargets`, a `.reg`-parameter function
+//! with a linkage or declared apart from its body) is refused with its position:
+//! [`ImportError::Unsupported`].
 
 mod body;
 mod func;
@@ -111,6 +115,8 @@ pub(super) enum Val {
     Var(String, String),
     /// A device function's handle and its parameter and result types.
     Func(String, Vec<String>, Vec<String>),
+    /// A device function of `.reg` parameters: its handle and its parameter and result types.
+    RegFunc(String, Vec<DType>, Vec<DType>),
     /// A kernel's handle (`KernelRef`), whose address the code takes.
     Entry(String),
     /// A `.callprototype`: its handle and its parameter and result types.

@@ -50,7 +50,11 @@ pub(super) fn exact_regs(a: &Arg, t: DType, n: u16, scopes: &[HashMap<String, Va
 /// A register wider than `t` where the instruction takes one (`r.wide()`: the data operands
 /// of ld, st and cvt), by the rule `regs::Wide` checks.
 fn wide_reg(a: &Arg, t: DType, scopes: &[HashMap<String, Val>]) -> Option<String> {
-    let Arg::Name(n) = *a else { return None };
+    let n = match a {
+        Arg::Name(n) => *n,
+        Arg::Vector(v) if v.len() == 1 => return wide_reg(&v[0], t, scopes),
+        _ => return None,
+    };
     let Some(Val::Reg(e, have)) = lookup(scopes, n) else { return None };
     let fits = have.bits() > t.bits()
         && match t.family() {
@@ -68,11 +72,21 @@ fn or_wide(exact: Result<String, String>, wide: bool, a: &Arg, t: DType, scopes:
     exact.or_else(|e| wide.then(|| wide_reg(a, t, scopes)).flatten().ok_or(e))
 }
 
+/// `e` in braces where the operand `a` is a one-element vector and the position takes one
+/// (`r.braced()`: the data operands of ld, ldu and st), else `e`.
+fn keep_braces(e: String, a: &Arg, braced: bool) -> String {
+    match a {
+        Arg::Vector(v) if braced && matches!(v[..], [Arg::Name(_)]) => format!("{e}.braced()"),
+        _ => e,
+    }
+}
+
 pub(super) fn dst(form: &FormDesc, ops: &[Arg], scopes: &[HashMap<String, Val>]) -> Result<Option<String>, String> {
     let wide = ptxkit_tables::wide::dst(form.opcode());
+    let braced = wide && ptxkit_tables::wide::braced(form.opcode());
     Ok(match (form.dst, ops) {
         (DstKind::None | DstKind::Sink, _) => None,
-        (DstKind::Val(t), [a]) => Some(or_wide(exact_reg(a, t, scopes), wide, a, t, scopes)?),
+        (DstKind::Val(t), [a]) => Some(keep_braces(or_wide(exact_reg(a, t, scopes), wide, a, t, scopes)?, a, braced)),
         (DstKind::Pair(t, p), [Arg::Pair(a, b)]) => Some(format!("({}, {})", exact_reg(a, t, scopes)?, exact_reg(b, p, scopes)?)),
         (DstKind::SinkPair(p), [Arg::Pair(a, b)]) if **a == Arg::Sink => Some(exact_reg(b, p, scopes)?),
         (DstKind::Vec(t, n), [a]) => Some(exact_regs(a, t, n, scopes)?),
@@ -81,10 +95,11 @@ pub(super) fn dst(form: &FormDesc, ops: &[Arg], scopes: &[HashMap<String, Val>])
     })
 }
 
-/// The operand of kind `kind`; `wide`: the position takes a wider register (`r.wide()`).
-pub(super) fn src(kind: &Kind, a: &Arg, wide: bool, scopes: &[HashMap<String, Val>]) -> Result<String, String> {
+/// The operand of kind `kind`; `wide`: the position takes a wider register (`r.wide()`);
+/// `braced`: a one-element vector there stays one (`r.braced()`).
+pub(super) fn src(kind: &Kind, a: &Arg, (wide, braced): (bool, bool), scopes: &[HashMap<String, Val>]) -> Result<String, String> {
     match kind {
-        Kind::Val(t) => or_wide(val(a, *t, scopes), wide, a, *t, scopes),
+        Kind::Val(t) => Ok(keep_braces(or_wide(val(a, *t, scopes), wide, a, *t, scopes)?, a, braced)),
         Kind::Imm(t) | Kind::ImmIn(t, _) => val(a, *t, scopes),
         Kind::Vec(t, n) => {
             let Arg::Vector(v) = a else { return Err("a vector operand that is no vector".into()) };
