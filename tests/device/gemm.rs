@@ -1,11 +1,14 @@
 //! The Hopper GEMM against cuBLAS on the same buffers (random normal bf16, outputs poisoned
 //! first), at odd shapes and edges, in bf16 and f32; and against a CPU product on a small
-//! shape, which also pins how cuBLAS is called.
+//! shape, which also pins how cuBLAS is called. Every element is judged by the error model
+//! of `gemm_model` (both sides' f32 accumulation over K and C's rounding, against the
+//! element's `Σ|a·b|`).
 
 use crate::{rng, sized, skip, Test};
 use half::bf16;
 use ptxkit::kernels::gemm::{hopper, GemmShape, Layout};
-use ptxkit::runtime::testing::{discrepancy, normal_bf16, poisoned};
+use crate::gemm_model::{cpu_tn_with_magnitudes, judge_model, magnitudes, Shares, BF16_C, F32_C};
+use ptxkit::runtime::testing::{normal_bf16, poisoned};
 use ptxkit::runtime::{AutoGemm, Cublas, CudaSlice, Gemm, GemmRunner, Gpu};
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
@@ -30,43 +33,46 @@ impl AsF32 for f32 {
     }
 }
 
-/// Tolerance per element, relative to its magnitude plus the product's rms: bf16 output
-/// rounds to 8 bits (2⁻⁸ ≈ 0.4 %), the two sums differ in order only.
-const TOL: f64 = 1e-2;
-
+/// Inputs, the reference product, each element's `Σ|a·b|`, and the reference's error shares.
 struct Inputs {
     a: CudaSlice<bf16>,
     b: CudaSlice<bf16>,
     reference: Vec<f32>,
+    mag: Vec<f64>,
+    shares: Shares,
+    n: u32,
+    k: u32,
+}
+
+impl Inputs {
+    /// Judges a product with C rounded by `round` against the reference.
+    fn judge(&self, what: &str, got: &[f32], round: f64, failures: &mut Vec<String>) {
+        let s = Shares::f32_sums(self.k, round).and(self.shares);
+        judge_model(what, got, &self.reference, &self.mag, (self.n, self.shares.acc), s, failures);
+    }
 }
 
 /// Random A and B (B `n × k` for TN, `k × n` for NN) and cuBLAS's product of them.
 fn inputs(gpu: &Gpu, blas: &Cublas, g: &mut StdRng, layout: Layout, (m, n, k): (u32, u32, u32)) -> Inputs {
-    let a = gpu.upload(&normal(g, m as usize * k as usize)).unwrap();
-    let b = gpu.upload(&normal(g, n as usize * k as usize)).unwrap();
+    let (ha, hb) = (normal(g, m as usize * k as usize), normal(g, n as usize * k as usize));
+    let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
+    let shape = GemmShape::new(m, n, k).with_layout(layout);
     let mut r = poisoned::<bf16>(gpu, m as usize * n as usize).unwrap();
-    blas.run(gpu, &a, &b, &mut r, &GemmShape::new(m, n, k).with_layout(layout)).unwrap();
+    blas.run(gpu, &a, &b, &mut r, &shape).unwrap();
     let reference = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
-    Inputs { a, b, reference }
+    let mag = magnitudes(gpu, blas, (&ha, &hb), &shape, 1.0);
+    Inputs { a, b, reference, mag, shares: Shares::f32_sums(k, BF16_C), n, k }
 }
 
 /// Random TN inputs and their product in f64 on the CPU.
 fn inputs_cpu(gpu: &Gpu, g: &mut StdRng, (m, n, k): (u32, u32, u32)) -> Inputs {
     let (ha, hb) = (normal(g, m as usize * k as usize), normal(g, n as usize * k as usize));
-    let reference = cpu_tn(&ha, &hb, (m, n, k));
-    Inputs { a: gpu.upload(&ha).unwrap(), b: gpu.upload(&hb).unwrap(), reference }
+    let (reference, mag) = cpu_tn_with_magnitudes(&f64s(&ha), &f64s(&hb), (m, n, k), 1.0);
+    Inputs { a: gpu.upload(&ha).unwrap(), b: gpu.upload(&hb).unwrap(), reference, mag, shares: Shares::EXACT, n, k }
 }
 
-/// `A·Bᵀ` in f64 (A `m × k`, B `n × k`, row-major), rounded to f32.
-fn cpu_tn(a: &[bf16], b: &[bf16], (m, n, k): (u32, u32, u32)) -> Vec<f32> {
-    let k = k as usize;
-    let (a, b): (Vec<f64>, Vec<f64>) = (a.iter().map(|x| x.to_f64()).collect(), b.iter().map(|x| x.to_f64()).collect());
-    (0..m as usize * n as usize)
-        .map(|i| {
-            let (r, c) = (i / n as usize, i % n as usize);
-            a[r * k..(r + 1) * k].iter().zip(&b[c * k..(c + 1) * k]).map(|(x, y)| x * y).sum::<f64>() as f32
-        })
-        .collect()
+fn f64s(v: &[bf16]) -> Vec<f64> {
+    v.iter().map(|x| x.to_f64()).collect()
 }
 
 /// The stream-K shape of the odd-shape tests (bf16): 3 tiles of 27 k-tiles over 5 CTAs, the
@@ -82,22 +88,6 @@ where
     let mut c = poisoned::<G::Out>(gpu, m as usize * n as usize).map_err(|e| e.to_string())?;
     gemm.run(gpu, &x.a, &x.b, &mut c, &GemmShape::new(m, n, k).with_layout(layout)).map_err(|e| e.to_string())?;
     Ok(gpu.download(&c).map_err(|e| e.to_string())?.iter().map(|v| v.f32()).collect())
-}
-
-/// Compares a product with its reference (elements within `tol` of their magnitude plus
-/// the reference's rms, and the relative norm under `tol`), printing the figures and
-/// adding a line to `failures` where it fails.
-pub fn judge_tol(what: &str, got: &[f32], want: &[f32], n: u32, tol: f64, failures: &mut Vec<String>) {
-    let d = discrepancy(got, want, tol);
-    println!("{what}: relative error {:.2e}, {} elements outside {tol:e}", d.relative, d.wrong);
-    if d.wrong > 0 || d.relative.is_nan() || d.relative >= tol {
-        let at = d.first.map(|(i, g, w)| format!("; first at row {}, column {}: {g} against {w}", i / n as usize, i % n as usize));
-        failures.push(format!("{what}: relative error {:.2e}, {} wrong{}", d.relative, d.wrong, at.unwrap_or_default()));
-    }
-}
-
-fn judge(what: &str, got: &[f32], want: &[f32], n: u32, failures: &mut Vec<String>) {
-    judge_tol(what, got, want, n, TOL, failures)
 }
 
 fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
@@ -140,31 +130,31 @@ fn gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
         let (m, n, k) = s;
         let how = if gemm_bf16.stages_c(&GemmShape::new(m, n, k)) { "staged" } else { "direct" };
         match ours(&gpu, &gemm_bf16, &x, Layout::TN, s) {
-            Ok(c) => judge(&format!("{m}x{n}x{k} bf16 ({how})"), &c, &x.reference, n, &mut failures),
+            Ok(c) => x.judge(&format!("{m}x{n}x{k} bf16 ({how})"), &c, BF16_C, &mut failures),
             Err(e) => failures.push(format!("{m}x{n}x{k} bf16: {e}")),
         }
         if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
             match ours(&gpu, &gemm_f32, &x, Layout::TN, s) {
-                Ok(c) => judge(&format!("{m}x{n}x{k} f32"), &c, &x.reference, n, &mut failures),
+                Ok(c) => x.judge(&format!("{m}x{n}x{k} f32"), &c, F32_C, &mut failures),
                 Err(e) => failures.push(format!("{m}x{n}x{k} f32: {e}")),
             }
             match ours(&gpu, &narrow, &x, Layout::TN, s) {
-                Ok(c) => judge(&format!("{m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), &c, &x.reference, n, &mut failures),
+                Ok(c) => x.judge(&format!("{m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), &c, BF16_C, &mut failures),
                 Err(e) => failures.push(format!("{m}x{n}x{k} 64x128: {e}")),
             }
             let what = format!("{m}x{n}x{k} bf16, cluster {}, overlap {}, defer_store {}", other.cluster, other.overlap, other.defer_store);
             match ours(&gpu, &paired, &x, Layout::TN, s) {
-                Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
+                Ok(c) => x.judge(&what, &c, BF16_C, &mut failures),
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
             let what = format!("{m}x{n}x{k} bf16, stream_k {}, defer_store {}", split_cfg.stream_k, split_cfg.defer_store);
             match ours(&gpu, &split, &x, Layout::TN, s) {
-                Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
+                Ok(c) => x.judge(&what, &c, BF16_C, &mut failures),
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
             let what = format!("{m}x{n}x{k} f32, stream_k {}", split_cfg.stream_k);
             match ours(&gpu, &split_f32, &x, Layout::TN, s) {
-                Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
+                Ok(c) => x.judge(&what, &c, F32_C, &mut failures),
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
         }
@@ -204,11 +194,11 @@ fn auto_gemm_matches_a_cpu_product_with_the_tile_of_each_shape(gpu: Gpu) {
         }
         let x = inputs_cpu(&gpu, &mut g, s);
         match ours(&gpu, &auto_bf16, &x, Layout::TN, s) {
-            Ok(c) => judge(&format!("{m}x{n}x{k} bf16, auto"), &c, &x.reference, n, &mut failures),
+            Ok(c) => x.judge(&format!("{m}x{n}x{k} bf16, auto"), &c, BF16_C, &mut failures),
             Err(e) => failures.push(format!("{m}x{n}x{k} bf16, auto: {e}")),
         }
         match ours(&gpu, &auto_f32, &x, Layout::TN, s) {
-            Ok(c) => judge(&format!("{m}x{n}x{k} f32, auto"), &c, &x.reference, n, &mut failures),
+            Ok(c) => x.judge(&format!("{m}x{n}x{k} f32, auto"), &c, F32_C, &mut failures),
             Err(e) => failures.push(format!("{m}x{n}x{k} f32, auto: {e}")),
         }
     }
@@ -238,38 +228,32 @@ fn gemm_nn_matches_cublas_and_a_cpu_product(gpu: Gpu) {
     for &s in shapes[..sized(shapes.len(), 4)].iter().chain(&padded) {
         let x = inputs(&gpu, &blas, &mut g, Layout::NN, s);
         let (m, n, k) = s;
-        let mut go = |what: String, got: Result<Vec<f32>, String>| match got {
-            Ok(c) => judge(&what, &c, &x.reference, n, &mut failures),
+        let mut go = |what: String, round: f64, got: Result<Vec<f32>, String>| match got {
+            Ok(c) => x.judge(&what, &c, round, &mut failures),
             Err(e) => failures.push(format!("{what}: {e}")),
         };
-        go(format!("NN {m}x{n}x{k} bf16"), ours(&gpu, &gemm_bf16, &x, Layout::NN, s));
+        go(format!("NN {m}x{n}x{k} bf16"), BF16_C, ours(&gpu, &gemm_bf16, &x, Layout::NN, s));
         if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
-            go(format!("NN {m}x{n}x{k} f32"), ours(&gpu, &gemm_f32, &x, Layout::NN, s));
-            go(format!("NN {m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), ours(&gpu, &narrow, &x, Layout::NN, s));
+            go(format!("NN {m}x{n}x{k} f32"), F32_C, ours(&gpu, &gemm_f32, &x, Layout::NN, s));
+            go(format!("NN {m}x{n}x{k} bf16, 64x128 tiles, 6 stages"), BF16_C, ours(&gpu, &narrow, &x, Layout::NN, s));
             let what =
                 format!("NN {m}x{n}x{k} bf16, cluster {}, overlap {}, defer_store {}", other.cluster, other.overlap, other.defer_store);
-            go(what, ours(&gpu, &paired, &x, Layout::NN, s));
+            go(what, BF16_C, ours(&gpu, &paired, &x, Layout::NN, s));
         }
     }
     let (m, n, k) = (190u32, 336u32, 264u32);
     let (ha, hb) = (normal(&mut g, (m * k) as usize), normal(&mut g, (k * n) as usize));
-    let cpu: Vec<f32> = (0..m * n)
-        .map(|i| {
-            let (r, c) = ((i / n) as usize, (i % n) as usize);
-            (0..k as usize).map(|j| ha[r * k as usize + j].to_f64() * hb[j * n as usize + c].to_f64()).sum::<f64>() as f32
-        })
-        .collect();
+    // B is K×N: its transpose is the N×K of the TN product.
+    let bt: Vec<f64> = (0..(n * k) as usize).map(|i| hb[(i % k as usize) * n as usize + i / k as usize].to_f64()).collect();
+    let (cpu, mag) = cpu_tn_with_magnitudes(&f64s(&ha), &bt, (m, n, k), 1.0);
     let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
     let mut r = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();
     blas.run(&gpu, &a, &b, &mut r, &GemmShape::nn(m, n, k)).unwrap();
-    judge("cuBLAS NN against the CPU", &gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect::<Vec<_>>(), &cpu, n, &mut failures);
+    let theirs: Vec<f32> = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
+    judge_model("cuBLAS NN against the CPU", &theirs, &cpu, &mag, (n, 0.0), Shares::f32_sums(k, BF16_C), &mut failures);
     let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
     gemm_f32.run(&gpu, &a, &b, &mut c, &GemmShape::nn(m, n, k)).unwrap();
-    let d = discrepancy(&gpu.download(&c).unwrap(), &cpu, 1e-4);
-    println!("GEMM NN (f32 out) against the CPU: relative error {:.2e}, {} outside 1e-4", d.relative, d.wrong);
-    if d.wrong > 0 {
-        failures.push(format!("GEMM NN against the CPU: {d:?}"));
-    }
+    judge_model("GEMM NN (f32 C) against the CPU", &gpu.download(&c).unwrap(), &cpu, &mag, (n, 0.0), Shares::f32_sums(k, F32_C), &mut failures);
     assert!(failures.is_empty(), "GEMM NN wrong:\n{}", failures.join("\n"));
 }
 
@@ -282,7 +266,7 @@ fn gemm_and_cublas_match_a_cpu_product(gpu: Gpu) {
     let mut g = rng("gemm_and_cublas_match_a_cpu_product");
     let (m, n, k) = (190u32, 330u32, 264u32);
     let (ha, hb) = (normal(&mut g, (m * k) as usize), normal(&mut g, (n * k) as usize));
-    let cpu = cpu_tn(&ha, &hb, (m, n, k));
+    let (cpu, mag) = cpu_tn_with_magnitudes(&f64s(&ha), &f64s(&hb), (m, n, k), 1.0);
     let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
     let blas = Cublas::new(&gpu).unwrap();
     let mut r = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();
@@ -293,13 +277,8 @@ fn gemm_and_cublas_match_a_cpu_product(gpu: Gpu) {
     gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).unwrap();
     let mine = gpu.download(&c).unwrap();
     let mut failures = vec![];
-    judge("cuBLAS against the CPU", &theirs, &cpu, n, &mut failures);
-    // f32 output of f32 sums of exact products: far inside the bf16 tolerance.
-    let d = discrepancy(&mine, &cpu, 1e-4);
-    println!("GEMM (f32 out) against the CPU: relative error {:.2e}, {} outside 1e-4", d.relative, d.wrong);
-    if d.wrong > 0 {
-        failures.push(format!("GEMM against the CPU: {d:?}"));
-    }
+    judge_model("cuBLAS against the CPU", &theirs, &cpu, &mag, (n, 0.0), Shares::f32_sums(k, BF16_C), &mut failures);
+    judge_model("GEMM (f32 C) against the CPU", &mine, &cpu, &mag, (n, 0.0), Shares::f32_sums(k, F32_C), &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -4,11 +4,11 @@
 //! bf16) where cuBLASLt has no FP8 kernel (N not a multiple of 16); and both GEMMs against a
 //! CPU product of the decoded inputs, which also pins how cuBLASLt is called.
 //!
-//! The tensor cores add FP8 products into an accumulator that keeps about 14 bits of the
-//! partial sum at each wgmma (K = 32), where cuBLAS's bf16 path keeps f32's 24: against
-//! that precise product each element may be off by `K/32 · 2⁻¹⁴` of its magnitude on top
-//! of bf16's rounding ([`fast_tol`]). Against cuBLASLt with the same fast accumulation the
-//! bf16 tolerance holds.
+//! The tensor cores add FP8 products into an accumulator that keeps 13 to 14 bits of the
+//! partial sum at each wgmma (K = 32), where cuBLAS's bf16 path keeps f32's 24. Every
+//! element is judged by `gemm_model`'s error model: against cuBLAS's precise product, our
+//! fast accumulation's share plus cuBLAS's f32 one; against cuBLASLt's, both sides' fast
+//! accumulation; each with both sides' rounding of C, against the element's `α·Σ|a·b|`.
 
 use crate::{rng, sized, skip, Test};
 use half::bf16;
@@ -19,9 +19,6 @@ use ptxkit::types::minifloat::e4m3_to_f32;
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
 use rand::Rng;
-
-/// Tolerance against cuBLASLt with bf16 C: the rounding of C (2⁻⁸) dominates.
-const TOL: f64 = 1e-2;
 
 fn skip_unless_sm90(gpu: &Gpu) {
     if gpu.compute_capability() != (9, 0) {
@@ -39,23 +36,14 @@ fn inputs(gpu: &Gpu, g: &mut StdRng, (m, n, k): (u32, u32, u32)) -> (CudaSlice<u
     (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap(), ha, hb, alpha)
 }
 
-use crate::gemm::judge_tol as judge;
+use crate::gemm_model::{acc_fast_fp8, judge_model, magnitudes, Shares, BF16_C, F32_C};
 
 fn bf16s(v: Vec<bf16>) -> Vec<f32> {
     v.iter().map(|x| x.to_f32()).collect()
 }
 
-/// The tolerance against a product accumulated in f32 (see the module docs).
-fn fast_tol(k: u32) -> f64 {
-    TOL + k.div_ceil(32) as f64 * 2f64.powi(-14)
-}
-
-/// The product of the decoded e4m3 inputs (A `m × k`, B `n × k`) in f64 on the CPU, times α.
-fn cpu_product(ha: &[u8], hb: &[u8], alpha: f32, mnk: (u32, u32, u32)) -> Vec<f32> {
-    cpu_product_and_magnitudes(ha, hb, alpha, mnk).0
-}
-
-/// The product (as [`cpu_product`]) and, for each element, the sum of its terms' magnitudes
+/// The product of the decoded e4m3 inputs (A `m × k`, B `n × k`) in f64 on the CPU, times
+/// α, and, for each element, the sum of its terms' magnitudes
 /// `α · Σ|a·b|`, which bounds every partial sum of the element.
 fn cpu_product_and_magnitudes(ha: &[u8], hb: &[u8], alpha: f32, (m, n, k): (u32, u32, u32)) -> (Vec<f32>, Vec<f64>) {
     let k = k as usize;
@@ -72,17 +60,14 @@ fn cpu_product_and_magnitudes(ha: &[u8], hb: &[u8], alpha: f32, (m, n, k): (u32,
 }
 
 /// Judges `got` against the f64 product `want` element by element, by the error model of FP8
-/// accumulation on the tensor cores: each of the `K/32` additions of a wgmma's partial sum
-/// into the accumulator keeps about 14 significant bits, so it may lose up to 2⁻¹³ of the
-/// running sum, and a running sum is at most the element's `mag` (`α · Σ|a·b|`). An element
-/// is wrong past `K/32 · 2⁻¹³ · mag` plus f32's rounding of it. The bound holds for any
-/// inputs (a test against it cannot fail by the seed), and it is far below what a wrong
-/// index, transposition or scale gives (errors on the order of the elements themselves).
+/// fast accumulation on the tensor cores ([`acc_fast_fp8`]) plus f32's rounding of C, against
+/// the element's `mag` (`α · Σ|a·b|`). The bound holds for any inputs (a test against it
+/// cannot fail by the seed), and it is far below what a wrong index, transposition or scale
+/// gives at the shapes judged this way (errors on the order of the elements themselves).
 fn judge_accumulation(what: &str, got: &[f32], want: &[f32], mag: &[f64], (n, k): (u32, u32), failures: &mut Vec<String>) {
-    let steps = k.div_ceil(32) as f64;
     let (mut wrong, mut first, mut worst) = (0, None, 0f64);
     for (i, ((&g, &w), &m)) in got.iter().zip(want).zip(mag).enumerate() {
-        let bound = steps * 2f64.powi(-13) * m + (w as f64).abs() * 2f64.powi(-23) + f64::MIN_POSITIVE;
+        let bound = acc_fast_fp8(k) * m + (w as f64).abs() * F32_C + f64::MIN_POSITIVE;
         let e = (g as f64 - w as f64).abs();
         worst = worst.max(e / bound);
         if !(e <= bound) {
@@ -104,32 +89,44 @@ fn judge_accumulation(what: &str, got: &[f32], want: &[f32], mag: &[f64], (n, k)
 /// are flagged by racecheck when the suite runs under compute-sanitizer.
 const SPLIT_SHAPE: (u32, u32, u32) = (300, 256, 3456);
 
-/// The references of one shape: cuBLAS's bf16 product of the decoded values (times α), and
-/// cuBLASLt's FP8 product with fast accumulation where it has a kernel for the shape; for
-/// [`SPLIT_SHAPE`], the CPU's product alone.
+/// The references of one shape: cuBLAS's bf16 product of the decoded values (times α) with
+/// its error shares, each element's `α·Σ|a·b|`, and cuBLASLt's FP8 product with fast
+/// accumulation where it has a kernel for the shape; for [`SPLIT_SHAPE`], the CPU's product
+/// alone.
+struct References {
+    precise: Vec<f32>,
+    precise_shares: Shares,
+    mag: Vec<f64>,
+    lt: Option<Vec<f32>>,
+}
+
 fn references(
     gpu: &Gpu,
     blas: &Cublas,
     x: &(CudaSlice<u8>, CudaSlice<u8>, Vec<u8>, Vec<u8>, f32),
     (m, n, k): (u32, u32, u32),
-) -> (Vec<f32>, Option<Vec<f32>>) {
+) -> References {
     let (a, b, ha, hb, alpha) = x;
     if (m, n, k) == SPLIT_SHAPE {
-        return (cpu_product(ha, hb, *alpha, (m, n, k)), None);
+        let (precise, mag) = cpu_product_and_magnitudes(ha, hb, *alpha, (m, n, k));
+        return References { precise, precise_shares: Shares::EXACT, mag, lt: None };
     }
     let widen = |v: &[u8]| v.iter().map(|&c| bf16::from_f32(e4m3_to_f32(c))).collect::<Vec<bf16>>();
-    let (wa, wb) = (gpu.upload(&widen(ha)).unwrap(), gpu.upload(&widen(hb)).unwrap());
+    let (wa_host, wb_host) = (widen(ha), widen(hb));
+    let (wa, wb) = (gpu.upload(&wa_host).unwrap(), gpu.upload(&wb_host).unwrap());
     let len = m as usize * n as usize;
     let mut r = poisoned::<bf16>(gpu, len).unwrap();
-    blas.run(gpu, &wa, &wb, &mut r, &GemmShape::new(m, n, k)).unwrap();
+    let shape = GemmShape::new(m, n, k);
+    blas.run(gpu, &wa, &wb, &mut r, &shape).unwrap();
     let precise = gpu.download(&r).unwrap().iter().map(|v| v.to_f32() * alpha).collect();
+    let mag = magnitudes(gpu, blas, (&wa_host, &wb_host), &shape, *alpha as f64);
     let lt = (n % 16 == 0).then(|| {
         let mut r = poisoned::<bf16>(gpu, len).unwrap();
         let shape = GemmShape::new(m, n, k);
         LtFp8::<Bf16>::new(gpu, &shape, true).unwrap().run_scaled(gpu, a, b, &mut r, *alpha, &shape).unwrap();
         bf16s(gpu.download(&r).unwrap())
     });
-    (precise, lt)
+    References { precise, precise_shares: Shares::f32_sums(k, BF16_C), mag, lt }
 }
 
 fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
@@ -160,17 +157,20 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
     // Under the sanitizer: the odd shapes and edges, without the three large ones.
     for &(m, n, k) in &shapes[..sized(shapes.len(), 6)] {
         let x = inputs(&gpu, &mut g, (m, n, k));
-        let (precise, lt) = references(&gpu, &blas, &x, (m, n, k));
+        let r = references(&gpu, &blas, &x, (m, n, k));
         let precise_name = if (m, n, k) == SPLIT_SHAPE { "the CPU (f64)" } else { "cuBLAS (bf16 of the same values)" };
         let (a, b, _, _, alpha) = &x;
         let len = m as usize * n as usize;
         // Every product is judged against the precise reference, and against cuBLASLt's
-        // where there is one.
-        let mut check = |what: String, got: Result<Vec<f32>, String>| match got {
+        // where there is one; `round` is C's rounding.
+        let mut check = |what: String, round: f64, got: Result<Vec<f32>, String>| match got {
             Ok(c) => {
-                judge(&format!("{what} against {precise_name}"), &c, &precise, n, fast_tol(k), &mut failures);
-                if let Some(lt) = &lt {
-                    judge(&format!("{what} against cuBLASLt FP8"), &c, lt, n, TOL, &mut failures);
+                let ours = Shares::fast_fp8(k, round);
+                let s = ours.and(r.precise_shares);
+                judge_model(&format!("{what} against {precise_name}"), &c, &r.precise, &r.mag, (n, r.precise_shares.acc), s, &mut failures);
+                if let Some(lt) = &r.lt {
+                    let theirs = Shares::fast_fp8(k, BF16_C);
+                    judge_model(&format!("{what} against cuBLASLt FP8"), &c, lt, &r.mag, (n, theirs.acc), ours.and(theirs), &mut failures);
                 }
             }
             Err(e) => failures.push(format!("{what}: {e}")),
@@ -179,21 +179,21 @@ fn fp8_gemm_matches_cublaslt_at_odd_shapes(gpu: Gpu) {
         let how = if ours_bf16.stages_c(&shape) { "staged" } else { "direct" };
         let mut c = poisoned::<bf16>(&gpu, len).unwrap();
         let got = ours_bf16.run_scaled(&gpu, a, b, &mut c, *alpha, &shape).map(|_| bf16s(gpu.download(&c).unwrap()));
-        check(format!("{m}x{n}x{k} e4m3 -> bf16 ({how})"), got.map_err(|e| e.to_string()));
+        check(format!("{m}x{n}x{k} e4m3 -> bf16 ({how})"), BF16_C, got.map_err(|e| e.to_string()));
         if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
             let mut c = poisoned::<f32>(&gpu, len).unwrap();
             let got = ours_f32.run_scaled(&gpu, a, b, &mut c, *alpha, &shape).map(|_| gpu.download(&c).unwrap());
-            check(format!("{m}x{n}x{k} e4m3 -> f32"), got.map_err(|e| e.to_string()));
+            check(format!("{m}x{n}x{k} e4m3 -> f32"), F32_C, got.map_err(|e| e.to_string()));
             let mut c = poisoned::<bf16>(&gpu, len).unwrap();
             let got = narrow.run_scaled(&gpu, a, b, &mut c, *alpha, &shape).map(|_| bf16s(gpu.download(&c).unwrap()));
-            check(format!("{m}x{n}x{k} e4m3 -> bf16, 64x128 tiles, cluster 2"), got.map_err(|e| e.to_string()));
+            check(format!("{m}x{n}x{k} e4m3 -> bf16, 64x128 tiles, cluster 2"), BF16_C, got.map_err(|e| e.to_string()));
             let mut c = poisoned::<bf16>(&gpu, len).unwrap();
             let got = split.run_scaled(&gpu, a, b, &mut c, *alpha, &shape).map(|_| bf16s(gpu.download(&c).unwrap()));
-            check(format!("{m}x{n}x{k} e4m3 -> bf16, stream_k {}", split_cfg.stream_k), got.map_err(|e| e.to_string()));
+            check(format!("{m}x{n}x{k} e4m3 -> bf16, stream_k {}", split_cfg.stream_k), BF16_C, got.map_err(|e| e.to_string()));
             let mut c = poisoned::<bf16>(&gpu, len).unwrap();
             let got = auto.run_scaled(&gpu, a, b, &mut c, *alpha, &shape).map(|_| bf16s(gpu.download(&c).unwrap()));
             let pick = auto.pick(&shape);
-            check(format!("{m}x{n}x{k} e4m3 -> bf16, auto ({pick})"), got.map_err(|e| e.to_string()));
+            check(format!("{m}x{n}x{k} e4m3 -> bf16, auto ({pick})"), BF16_C, got.map_err(|e| e.to_string()));
         }
     }
     assert!(failures.is_empty(), "FP8 GEMM wrong:\n{}", failures.join("\n"));
@@ -249,7 +249,7 @@ fn fp8_gemm_refuses_what_it_cannot_compute(gpu: Gpu) {
 /// multiples, B shared by a batch) against the f64 product of the decoded inputs, C's
 /// buffer poisoned first and checked untouched outside the products
 /// ([`judge_buffer`](crate::gemm_strided::judge_buffer)); the accumulation's share of the
-/// bound is the FP8 model's `K/32 · 2⁻¹³` (see [`judge_accumulation`]).
+/// bound is the FP8 model's ([`acc_fast_fp8`]).
 fn fp8_gemm_strided_and_batched_match_an_f64_product(gpu: Gpu) {
     use crate::gemm_strided::{judge_buffer, reference};
     skip_unless_sm90(&gpu);
@@ -275,7 +275,7 @@ fn fp8_gemm_strided_and_batched_match_an_f64_product(gpu: Gpu) {
         let c_len = lc + 64;
         let want = reference(&decode(&ha), &decode(&hb), s, c_len);
         let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
-        let acc = s.k.div_ceil(32) as f64 * 2f64.powi(-13);
+        let acc = acc_fast_fp8(s.k);
         let mut c = poisoned::<bf16>(&gpu, c_len).unwrap();
         match ours_bf16.run_scaled(&gpu, &a, &b, &mut c, alpha, s).and_then(|_| gpu.download(&c)) {
             Ok(got) => judge_buffer(&format!("e4m3 -> bf16, {s}"), &got, &want, alpha as f64, acc, &mut failures),

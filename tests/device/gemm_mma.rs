@@ -1,6 +1,8 @@
 //! The `mma.sync` GEMM against cuBLAS on the same buffers (random normal bf16, outputs
 //! poisoned first), at odd shapes and edges, in bf16 and f32, in several configurations
-//! (persistent grids and a CTA per tile); and against a CPU product on a small shape.
+//! (persistent grids and a CTA per tile); and against a CPU product on a small shape. Every
+//! element is judged by `gemm_model`'s error model (both sides' f32 accumulation over K and
+//! C's rounding, against the element's `Σ|a·b|`).
 
 use crate::{rng, sized, skip, Test};
 use half::bf16;
@@ -11,26 +13,30 @@ use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
 use rand::Rng;
 
-/// Tolerance per element, relative to its magnitude plus the product's rms (bf16 output
-/// rounds to 8 bits; the sums differ in order only), and of the whole product's relative
-/// Frobenius error.
-const TOL: f64 = 1e-2;
-
 type Shape = (u32, u32, u32);
 
+/// Inputs, cuBLAS's product of them and each element's `Σ|a·b|`.
 struct Inputs {
     a: CudaSlice<bf16>,
     b: CudaSlice<bf16>,
     reference: Vec<f32>,
+    mag: Vec<f64>,
 }
 
 fn inputs(gpu: &Gpu, blas: &Cublas, g: &mut StdRng, (m, n, k): Shape) -> Inputs {
-    let a = gpu.upload(&normal_bf16(g.gen(), m as usize * k as usize)).unwrap();
-    let b = gpu.upload(&normal_bf16(g.gen(), n as usize * k as usize)).unwrap();
+    let (ha, hb) = (normal_bf16(g.gen(), m as usize * k as usize), normal_bf16(g.gen(), n as usize * k as usize));
+    let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
+    let shape = GemmShape::new(m, n, k);
     let mut r = poisoned::<bf16>(gpu, m as usize * n as usize).unwrap();
-    blas.run(gpu, &a, &b, &mut r, &GemmShape::new(m, n, k)).unwrap();
+    blas.run(gpu, &a, &b, &mut r, &shape).unwrap();
     let reference = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
-    Inputs { a, b, reference }
+    Inputs { a, b, reference, mag: magnitudes(gpu, blas, (&ha, &hb), &shape, 1.0) }
+}
+
+/// Judges a product with C rounded by `round` against cuBLAS's (bf16 C, f32 sums).
+fn judge(what: &str, got: &[f32], x: &Inputs, (n, k): (u32, u32), round: f64, failures: &mut Vec<String>) {
+    let theirs = Shares::f32_sums(k, BF16_C);
+    judge_model(what, got, &x.reference, &x.mag, (n, theirs.acc), Shares::f32_sums(k, round).and(theirs), failures);
 }
 
 /// One loaded kernel, bf16 or f32 C: its product of the inputs, into a poisoned C.
@@ -40,6 +46,14 @@ enum Kernel {
 }
 
 impl Kernel {
+    /// C's rounding.
+    fn round(&self) -> f64 {
+        match self {
+            Kernel::Bf16(_) => BF16_C,
+            Kernel::F32(_) => F32_C,
+        }
+    }
+
     fn product(&self, gpu: &Gpu, x: &Inputs, (m, n, k): Shape) -> Result<Vec<f32>, RuntimeError> {
         let len = m as usize * n as usize;
         match self {
@@ -57,7 +71,7 @@ impl Kernel {
     }
 }
 
-use crate::gemm::judge_tol as judge;
+use crate::gemm_model::{cpu_tn_with_magnitudes, judge_model, magnitudes, Shares, BF16_C, F32_C};
 
 fn mma_gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     if gpu.compute_capability().0 < 8 {
@@ -108,13 +122,13 @@ fn mma_gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
         let x = inputs(&gpu, &blas, &mut g, s);
         let (m, n, k) = s;
         match main.product(&gpu, &x, s) {
-            Ok(c) => judge(&format!("{m}x{n}x{k} bf16"), &c, &x.reference, n, TOL, &mut failures),
+            Ok(c) => judge(&format!("{m}x{n}x{k} bf16"), &c, &x, (n, k), BF16_C, &mut failures),
             Err(e) => failures.push(format!("{m}x{n}x{k} bf16: {e}")),
         }
         if (m as u64) * (n as u64) * (k as u64) <= 1 << 36 {
             for (what, kern) in &others {
                 match kern.product(&gpu, &x, s) {
-                    Ok(c) => judge(&format!("{m}x{n}x{k} {what}"), &c, &x.reference, n, TOL, &mut failures),
+                    Ok(c) => judge(&format!("{m}x{n}x{k} {what}"), &c, &x, (n, k), kern.round(), &mut failures),
                     Err(e) => failures.push(format!("{m}x{n}x{k} {what}: {e}")),
                 }
             }
@@ -123,8 +137,7 @@ fn mma_gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     assert!(failures.is_empty(), "mma GEMM wrong:\n{}", failures.join("\n"));
 }
 
-/// The GEMM with f32 C against a CPU product in f64 of the same bf16 inputs: f32 sums of
-/// exact products, far inside the bf16 tolerance.
+/// The GEMM with f32 and bf16 C against a CPU product in f64 of the same bf16 inputs.
 fn mma_gemm_matches_a_cpu_product(gpu: Gpu) {
     if gpu.compute_capability().0 < 8 {
         skip(format!("mma.sync bf16 needs sm_80, the GPU is {:?}", gpu.compute_capability()));
@@ -133,23 +146,19 @@ fn mma_gemm_matches_a_cpu_product(gpu: Gpu) {
     let (m, n, k) = (190u32, 330u32, 264u32);
     let ha = normal_bf16(g.gen(), (m * k) as usize);
     let hb = normal_bf16(g.gen(), (n * k) as usize);
-    let cpu: Vec<f32> = (0..m * n)
-        .map(|i| {
-            let (r, c) = ((i / n) as usize, (i % n) as usize);
-            (0..k as usize).map(|j| ha[r * k as usize + j].to_f64() * hb[c * k as usize + j].to_f64()).sum::<f64>() as f32
-        })
-        .collect();
+    let f64s = |v: &[bf16]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
+    let (cpu, mag) = cpu_tn_with_magnitudes(&f64s(&ha), &f64s(&hb), (m, n, k), 1.0);
     let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
     let mut failures = vec![];
     let f32_c = MmaGemm::<F32>::new(&gpu, ampere::Config::default()).unwrap();
     let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
     f32_c.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).unwrap();
-    judge("f32 C against the CPU", &gpu.download(&c).unwrap(), &cpu, n, 1e-4, &mut failures);
+    judge_model("f32 C against the CPU", &gpu.download(&c).unwrap(), &cpu, &mag, (n, 0.0), Shares::f32_sums(k, F32_C), &mut failures);
     let bf16_c = MmaGemm::<Bf16>::new(&gpu, ampere::Config::default()).unwrap();
     let mut c = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();
     bf16_c.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).unwrap();
     let got: Vec<f32> = gpu.download(&c).unwrap().iter().map(|v| v.to_f32()).collect();
-    judge("bf16 C against the CPU", &got, &cpu, n, TOL, &mut failures);
+    judge_model("bf16 C against the CPU", &got, &cpu, &mag, (n, 0.0), Shares::f32_sums(k, BF16_C), &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

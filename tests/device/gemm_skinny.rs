@@ -1,7 +1,7 @@
 //! The skinny GEMM (`SkinnyGemm`: M ≤ 64, B streamed through `mma.sync`, K split over CTAs)
 //! and `AutoGemm`'s use of it, against an f64 CPU product of the same inputs under the
-//! error model of `gemm_strided` (bf16) and `gemm_fp8` (e4m3: the tensor cores keep about
-//! 14 bits of the partial sum per 32 products), C poisoned first and every element outside
+//! error model of `gemm_strided` (bf16) and `gemm_model::acc_fast_fp8` (e4m3: the tensor
+//! cores keep 13 to 14 bits of the partial sum per 32 products), C poisoned first and every element outside
 //! C checked to keep the poison. Shapes cover each kernel (16, 32, 48, 64 rows) at M below
 //! and at its rows, N not a multiple of the 16 columns a warp takes, K not a multiple of
 //! the 64-byte step (the tail), K split from one way to hundreds, strides wider than the
@@ -125,7 +125,7 @@ fn skinny_fp8_gemm_matches_an_f64_product(gpu: Gpu) {
         let decode = |v: &[u8]| v.iter().map(|&c| e4m3_to_f32(c) as f64).collect::<Vec<f64>>();
         let want = reference(&decode(&ha), &decode(&hb), &s, lc + 64);
         let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
-        let acc = s.k.div_ceil(32) as f64 * 2f64.powi(-13);
+        let acc = crate::gemm_model::acc_fast_fp8(s.k);
         let alpha = 1.0 / (sigma * sigma);
         check(&gpu, "e4m3 -> bf16", &ours, (&a, &b), &want, &s, (alpha, acc), &mut failures);
         check(&gpu, "e4m3 -> f32", &ours_f32, (&a, &b), &want, &s, (alpha, acc), &mut failures);

@@ -11,10 +11,11 @@
 //! in f32, each addition of an f32 sum loses at most 2⁻²⁴ of the partial sum, and every
 //! partial sum of an element is at most its `Σ|a·b|`; so the accumulator is within
 //! `K · 2⁻²⁴ · Σ|a·b|` of the exact dot product (allowed twice over, for the order of the
-//! tensor cores' additions). C rounds once more: 2⁻⁹ of the element for bf16 (2⁻⁸
-//! allowed), 2⁻²⁴ for f32 (2⁻²³ allowed). α, a power of two here, scales exactly. An
-//! element is wrong past `acc · Σ|α·a·b| + round · |α·Σ a·b|`; an index, stride or
-//! transposition error moves an element by about its own size, far past that.
+//! tensor cores' additions). C rounds once more: by at most 2⁻⁸ of the element for bf16
+//! (its unit roundoff: 8 significant bits; 2⁻⁷ allowed), 2⁻²⁴ for f32 (2⁻²³ allowed). α,
+//! a power of two here, scales exactly. An element is wrong past
+//! `acc · Σ|α·a·b| + round · |α·Σ a·b|`; an index, stride or transposition error moves an
+//! element by about its own size, far past that.
 
 use crate::{rng, skip, Test};
 use half::bf16;
@@ -36,7 +37,7 @@ pub trait OutElem: Elem {
     fn is_poison(self) -> bool;
 }
 impl OutElem for bf16 {
-    const ROUND: f64 = 1.0 / 256.0;
+    const ROUND: f64 = 1.0 / 128.0;
     fn value(self) -> f64 {
         self.to_f64()
     }

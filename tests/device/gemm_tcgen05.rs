@@ -2,23 +2,20 @@
 //! f64 CPU product of the same bf16 inputs (random normal, outputs poisoned first), at odd
 //! shapes and edges, in bf16 and f32 C and two configurations. On a GPU without tensor
 //! memory (an H100, say) the runner must refuse before building or loading anything, and
-//! the product test ends as ignored with the reason.
+//! the product test ends as ignored with the reason. Every element of every product is
+//! judged against cuBLAS's by `gemm_model`'s error model; the f32 products are judged
+//! against the f64 CPU product too, at every element of the smaller shapes and at 4096
+//! random elements and the corners of the largest.
 
-use crate::gemm::judge_tol;
+use crate::gemm_model::{judge_model, magnitudes, Shares, BF16_C, F32_C};
 use crate::{rng, sized, skip, Test};
 use half::bf16;
 use ptxkit::kernels::gemm::blackwell;
-use ptxkit::runtime::testing::{discrepancy, normal_bf16, poisoned, Discrepancy};
+use ptxkit::runtime::testing::{normal_bf16, poisoned};
 use ptxkit::runtime::{tcgen05_target, Cublas, GemmRunner, GemmShape, Gpu, Tcgen05Gemm};
 use ptxkit::types::{Bf16, F32};
 use rand::rngs::StdRng;
 use rand::Rng;
-
-/// bf16 C against cuBLAS's bf16 C: both round an f32 sum to 8 bits (2⁻⁸ ≈ 0.4 %).
-const TOL_BF16: f64 = 1e-2;
-/// f32 C against the f64 product of the same inputs: the products are exact in f32 and
-/// only the order and rounding of the f32 sums differ.
-const TOL_F32: f64 = 1e-4;
 
 /// The refusal on a GPU without tcgen05, checked; then the test ends as ignored.
 fn skip_without_tcgen05(gpu: &Gpu) {
@@ -30,20 +27,15 @@ fn skip_without_tcgen05(gpu: &Gpu) {
     }
 }
 
-/// `C[i][j] = Σ A[i][l]·B[j][l]` in f64, for the (row, column) pairs given.
-fn cpu_at(a: &[bf16], b: &[bf16], k: usize, at: &[(usize, usize)]) -> Vec<f32> {
-    at.iter().map(|&(i, j)| (0..k).map(|l| a[i * k + l].to_f64() * b[j * k + l].to_f64()).sum::<f64>() as f32).collect()
-}
-
-/// Compares values at `at` with their reference there (as [`judge_tol`] does whole
-/// products), naming the first position outside the tolerance.
-fn judge_at(what: &str, got: &[f32], want: &[f32], at: &[(usize, usize)], tol: f64, failures: &mut Vec<String>) {
-    let d: Discrepancy = discrepancy(got, want, tol);
-    println!("{what} at {} elements: relative error {:.2e}, {} outside {tol:e}", at.len(), d.relative, d.wrong);
-    if d.wrong > 0 || d.relative.is_nan() || d.relative >= tol {
-        let first = d.first.map(|(i, g, w)| format!("; first at (row, column) {:?}: {g} against {w}", at[i]));
-        failures.push(format!("{what}: relative error {:.2e}, {} wrong{}", d.relative, d.wrong, first.unwrap_or_default()));
-    }
+/// `C[i][j] = Σ A[i][l]·B[j][l]` in f64 and its `Σ|a·b|`, for the (row, column) pairs given.
+fn cpu_at(a: &[bf16], b: &[bf16], k: usize, at: &[(usize, usize)]) -> (Vec<f32>, Vec<f64>) {
+    at.iter()
+        .map(|&(i, j)| {
+            let terms = (0..k).map(|l| a[i * k + l].to_f64() * b[j * k + l].to_f64());
+            let (dot, mag) = terms.fold((0f64, 0f64), |(d, m), t| (d + t, m + t.abs()));
+            (dot as f32, mag)
+        })
+        .unzip()
 }
 
 /// Every element, or (for a large product) 4096 random ones and the four corners.
@@ -80,23 +72,36 @@ fn tcgen05_gemm_matches_cublas_and_a_cpu_product(gpu: Gpu) {
         let mut r = poisoned::<bf16>(&gpu, mu * nu).unwrap();
         blas.run(&gpu, &a, &b, &mut r, &GemmShape::new(m, n, k)).unwrap();
         let theirs: Vec<f32> = gpu.download(&r).unwrap().iter().map(|v| v.to_f32()).collect();
+        let mag = magnitudes(&gpu, &blas, (&ha, &hb), &GemmShape::new(m, n, k), 1.0);
+        let blas_shares = Shares::f32_sums(k, BF16_C);
         let at = positions(&mut g, mu, nu, ku);
-        let cpu = cpu_at(&ha, &hb, ku, &at);
+        let (cpu, cpu_mag) = cpu_at(&ha, &hb, ku, &at);
         let pick = |c: &[f32]| at.iter().map(|&(i, j)| c[i * nu + j]).collect::<Vec<f32>>();
-        judge_at(&format!("{m}x{n}x{k} cuBLAS against the CPU"), &pick(&theirs), &cpu, &at, TOL_BF16, &mut failures);
+        // The positions as a row of `at.len()` columns, for the messages.
+        let cols = at.len() as u32;
+        judge_model(&format!("{m}x{n}x{k} cuBLAS against the CPU"), &pick(&theirs), &cpu, &cpu_mag, (cols, 0.0), blas_shares, &mut failures);
         for (what, gemm) in [("bn 256", &wide_bf16), ("bn 128, 2 stages", &narrow_bf16)] {
             let mut c = poisoned::<bf16>(&gpu, mu * nu).unwrap();
-            let what = format!("{m}x{n}x{k} bf16 C, {what}");
+            let what = format!("{m}x{n}x{k} bf16 C, {what}, against cuBLAS");
             match gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).and_then(|_| gpu.download(&c)) {
-                Ok(c) => judge_tol(&what, &c.iter().map(|v| v.to_f32()).collect::<Vec<_>>(), &theirs, n, TOL_BF16, &mut failures),
+                Ok(c) => {
+                    let c: Vec<f32> = c.iter().map(|v| v.to_f32()).collect();
+                    judge_model(&what, &c, &theirs, &mag, (n, blas_shares.acc), Shares::f32_sums(k, BF16_C).and(blas_shares), &mut failures)
+                }
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
         }
         for (what, gemm) in [("bn 256", &wide_f32), ("bn 128, 2 stages", &narrow_f32)] {
             let mut c = poisoned::<f32>(&gpu, mu * nu).unwrap();
-            let what = format!("{m}x{n}x{k} f32 C, {what}, against the CPU");
+            let what = format!("{m}x{n}x{k} f32 C, {what}");
             match gemm.run(&gpu, &a, &b, &mut c, &GemmShape::new(m, n, k)).and_then(|_| gpu.download(&c)) {
-                Ok(c) => judge_at(&what, &pick(&c), &cpu, &at, TOL_F32, &mut failures),
+                Ok(c) => {
+                    let ours = Shares::f32_sums(k, F32_C);
+                    let against = format!("{what}, against cuBLAS");
+                    judge_model(&against, &c, &theirs, &mag, (n, blas_shares.acc), ours.and(blas_shares), &mut failures);
+                    let against = format!("{what}, against the CPU at {} elements", at.len());
+                    judge_model(&against, &pick(&c), &cpu, &cpu_mag, (cols, 0.0), ours, &mut failures);
+                }
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
         }

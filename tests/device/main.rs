@@ -24,6 +24,7 @@ mod forensics;
 mod gemm;
 mod gemm_fp8;
 mod gemm_mma;
+mod gemm_model;
 mod gemm_skinny;
 mod gemm_tune;
 mod gemm_strided;
