@@ -59,29 +59,12 @@ fn cpu_product_and_magnitudes(ha: &[u8], hb: &[u8], alpha: f32, (m, n, k): (u32,
         .unzip()
 }
 
-/// Judges `got` against the f64 product `want` element by element, by the error model of FP8
-/// fast accumulation on the tensor cores ([`acc_fast_fp8`]) plus f32's rounding of C, against
-/// the element's `mag` (`α · Σ|a·b|`). The bound holds for any inputs (a test against it
-/// cannot fail by the seed), and it is far below what a wrong index, transposition or scale
-/// gives at the shapes judged this way (errors on the order of the elements themselves).
+/// Judges an f32 C against the f64 product `want`: FP8 fast accumulation on the tensor
+/// cores ([`acc_fast_fp8`]) plus f32's rounding of C, against the element's `mag`
+/// (`α · Σ|a·b|`) — `gemm_model`'s bound, which holds for any inputs and is far below what
+/// a wrong index, transposition or scale gives at the shapes judged this way.
 fn judge_accumulation(what: &str, got: &[f32], want: &[f32], mag: &[f64], (n, k): (u32, u32), failures: &mut Vec<String>) {
-    let (mut wrong, mut first, mut worst) = (0, None, 0f64);
-    for (i, ((&g, &w), &m)) in got.iter().zip(want).zip(mag).enumerate() {
-        let bound = acc_fast_fp8(k) * m + (w as f64).abs() * F32_C + f64::MIN_POSITIVE;
-        let e = (g as f64 - w as f64).abs();
-        worst = worst.max(e / bound);
-        if !(e <= bound) {
-            wrong += 1;
-            first.get_or_insert((i, g, w, bound));
-        }
-    }
-    println!("{what}: largest error {worst:.3} of the accumulation bound, {wrong} elements past it");
-    if let Some((i, g, w, bound)) = first {
-        let (r, c) = (i / n as usize, i % n as usize);
-        failures.push(format!(
-            "{what}: {wrong} elements past the accumulation bound; first at row {r}, column {c}: {g} against {w} (bound {bound:.3e})"
-        ));
-    }
+    judge_model(what, got, want, mag, (n, 0.0), Shares::fast_fp8(k, F32_C), failures);
 }
 
 /// The stream-K shape of the odd-shape tests (FP8): 3 tiles of 27 k-tiles over 5 CTAs, the
