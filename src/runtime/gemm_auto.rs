@@ -39,6 +39,9 @@ use std::sync::{Arc, Mutex};
 
 type Host<I> = <<I as GemmIn>::Elem as DataType>::Host;
 
+/// A product's A, B and C.
+type Operands<'r, 'v, 'c, I, O> = (&'r CudaView<'v, Host<I>>, &'r CudaView<'v, Host<I>>, &'r mut CudaViewMut<'c, <O as DataType>::Host>);
+
 /// The largest M [`AutoGemm`] runs on the skinny kernel by default. Up to 16 rows it is the
 /// faster of the two in most of the shapes measured (bf16 and e4m3, N and K from 4096 to
 /// 14336, on an H200); from 32 rows the Hopper GEMM mostly is
@@ -240,7 +243,7 @@ where
         &self,
         gpu: &Gpu,
         pick: Pick,
-        (a, b, c): (&CudaView<'_, Host<I>>, &CudaView<'_, Host<I>>, &mut CudaViewMut<'_, O::Host>),
+        (a, b, c): Operands<'_, '_, '_, I, O>,
         alpha: f32,
         s: &GemmShape,
     ) -> Result<(), RuntimeError> {

@@ -73,7 +73,7 @@ pub fn judge_model(what: &str, got: &[f32], want: &[f32], mag: &[f64], (n, want_
         let bound = s.acc * m + s.round * x + f64::MIN_POSITIVE;
         let e = (g as f64 - w as f64).abs();
         worst = worst.max(e / bound);
-        if !(e <= bound) {
+        if e.is_nan() || e > bound {
             wrong += 1;
             first.get_or_insert((i, g, w, bound));
         }
