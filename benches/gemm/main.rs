@@ -46,21 +46,23 @@ fn shapes() -> Vec<(u32, u32, u32)> {
 /// 16 by default, on the skinny kernel) unless `auto=0` fixes it; `tuned=1` measures the
 /// choice on each shape's first run (`AutoGemm::tuned`).
 fn configs() -> Vec<Setup> {
-    env::configs("PTXKIT_GEMM_CONFIGS", (hopper::Config::default(), true, SKINNY_UP_TO, false), |(cfg, auto, skinny, tuned), key, v| match key {
-        "auto" => *auto = v != 0,
-        "tuned" => *tuned = v != 0,
-        "skinny" => *skinny = v,
-        "bn" => cfg.bn = v,
-        "consumers" => cfg.consumers = v,
-        "stages" => cfg.stages = v,
-        "group_m" => cfg.group_m = v,
-        "cluster" => cfg.cluster = v,
-        "overlap" => cfg.overlap = v != 0,
-        "defer_store" => cfg.defer_store = v != 0,
-        "stream_k" => cfg.stream_k = v != 0,
-        "split" => cfg.split = v,
-        "nn" => cfg.layout = if v != 0 { Layout::NN } else { Layout::TN },
-        other => panic!("PTXKIT_GEMM_CONFIGS: no field `{other}`"),
+    env::configs("PTXKIT_GEMM_CONFIGS", (hopper::Config::default(), true, SKINNY_UP_TO, false), |(cfg, auto, skinny, tuned), key, v| {
+        match key {
+            "auto" => *auto = v != 0,
+            "tuned" => *tuned = v != 0,
+            "skinny" => *skinny = v,
+            "bn" => cfg.bn = v,
+            "consumers" => cfg.consumers = v,
+            "stages" => cfg.stages = v,
+            "group_m" => cfg.group_m = v,
+            "cluster" => cfg.cluster = v,
+            "overlap" => cfg.overlap = v != 0,
+            "defer_store" => cfg.defer_store = v != 0,
+            "stream_k" => cfg.stream_k = v != 0,
+            "split" => cfg.split = v,
+            "nn" => cfg.layout = if v != 0 { Layout::NN } else { Layout::TN },
+            other => panic!("PTXKIT_GEMM_CONFIGS: no field `{other}`"),
+        }
     })
 }
 

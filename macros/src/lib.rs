@@ -286,11 +286,8 @@ fn ptx_impl(input: TS) -> Result<TS, (Span, String)> {
             // located at the operand.
             let at = Span::call_site().located_at(o.clone().into_iter().next().map_or(Span::call_site(), |t| t.span()));
             // A data operand of ld/st/cvt also takes a wider register (`r.wide()`).
-            let kind = if ptxkit_tables::wide::src(opcode, i) {
-                gen::wide_src(kind, ptxkit_tables::wide::braced(opcode))
-            } else {
-                gen::src(kind)
-            };
+            let kind =
+                if ptxkit_tables::wide::src(opcode, i) { gen::wide_src(kind, ptxkit_tables::wide::braced(opcode)) } else { gen::src(kind) };
             respan(quote!(__o.push(::ptxkit::ops::Operand::<#kind>::lower(#name, __k));), at)
         })
         .collect();

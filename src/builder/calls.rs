@@ -168,7 +168,11 @@ impl Module {
     /// # Ok::<(), ptxkit::Error>(())
     /// ```
     #[track_caller]
-    pub fn func_into<P: FuncValues, R: FuncValues>(&mut self, name: &str, body: impl FnOnce(&mut Kernel, P, R)) -> Result<FuncRef<P, R>, Error> {
+    pub fn func_into<P: FuncValues, R: FuncValues>(
+        &mut self,
+        name: &str,
+        body: impl FnOnce(&mut Kernel, P, R),
+    ) -> Result<FuncRef<P, R>, Error> {
         self.add_body(name, |m| {
             let mut k = m.new_body(name, BodyKind::Func);
             let (prefs, rrefs) = reg_abi::<P, R>(&mut k);

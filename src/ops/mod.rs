@@ -106,8 +106,8 @@ pub(crate) use coords::handle_addr;
 pub use coords::{h, pad_opnd, CoordKinds, CoordList, Coords, HandleAddr, HandleKinds, Run};
 pub use form::{DstSpec, Form, Instr, Op, Opcode, OperandKind, OperandKinds, Pair, Part, Parts, Select, Sink, SinkPair, Variant, VecPred};
 pub use kinds::{
-    Addr, Admits, AnyElem, ElemKind, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, Negated, Selectable, StateSpace, TargetsOp, Tmem,
-    Vector, Widenable, Braceable, Bare,
+    Addr, Admits, AnyElem, Bare, Braceable, ElemKind, Generic, Imm, ImmIn, InWindow, LabelOp, Legal, Negated, Selectable, StateSpace,
+    TargetsOp, Tmem, Vector, Widenable,
 };
 pub use tables::{all_forms, families};
 

@@ -27,14 +27,14 @@
 //! ```
 
 use super::gemm::Gemm;
-use super::gemm_skinny::SkinnyGemm;
 use super::gemm_pick::Pick;
+use super::gemm_skinny::SkinnyGemm;
 use super::gemm_tune::{ShapeClass, Tuner, TUNING_ROUNDS, TUNING_ROUND_MS, TUNING_RUNS};
 use super::{CudaSlice, CudaView, CudaViewMut, Elem, GemmRunner, Gpu, HostArg, RuntimeError};
 use crate::kernels::gemm::{hopper, skinny, GemmIn, GemmOut, GemmShape, Layout, SHAPE_TILES};
-use std::path::Path;
 use crate::regs::GlobalPtr;
 use crate::types::{Bf16, DataType, F32};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 type Host<I> = <<I as GemmIn>::Elem as DataType>::Host;

@@ -81,7 +81,12 @@ pub(super) struct Tuner {
 impl Tuner {
     /// A tuner for `gpu_name` and the types `in_name` → `out_name`, with the picks `file`
     /// holds for them (none if it does not exist yet).
-    pub(super) fn new(gpu_name: &str, (in_name, out_name): (&str, &str), file: Option<&Path>, base: &hopper::Config) -> Result<Tuner, RuntimeError> {
+    pub(super) fn new(
+        gpu_name: &str,
+        (in_name, out_name): (&str, &str),
+        file: Option<&Path>,
+        base: &hopper::Config,
+    ) -> Result<Tuner, RuntimeError> {
         let who = format!("{gpu_name}\t{in_name}\t{out_name}");
         let mut picks = HashMap::new();
         if let Some(path) = file {
@@ -127,7 +132,8 @@ impl Tuner {
         let new = !path.exists();
         let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
         if new {
-            writeln!(f, "# ptxkit AutoGemm tuning: GPU, input and output types, layout, M, N, K (powers of two), the kernel kept").map_err(io)?;
+            writeln!(f, "# ptxkit AutoGemm tuning: GPU, input and output types, layout, M, N, K (powers of two), the kernel kept")
+                .map_err(io)?;
         }
         let layout = if class.layout == Layout::NN { "NN" } else { "TN" };
         writeln!(f, "{}\t{layout}\t{}\t{}\t{}\t{}", self.who, class.m, class.n, class.k, write_pick(&pick)).map_err(io)

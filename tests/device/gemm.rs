@@ -4,10 +4,10 @@
 //! of `gemm_model` (both sides' f32 accumulation over K and C's rounding, against the
 //! element's `Σ|a·b|`).
 
+use crate::gemm_model::{cpu_tn_with_magnitudes, judge_model, magnitudes, Shares, BF16_C, F32_C};
 use crate::{rng, sized, skip, Test};
 use half::bf16;
 use ptxkit::kernels::gemm::{hopper, GemmShape, Layout};
-use crate::gemm_model::{cpu_tn_with_magnitudes, judge_model, magnitudes, Shares, BF16_C, F32_C};
 use ptxkit::runtime::testing::{normal_bf16, poisoned};
 use ptxkit::runtime::{AutoGemm, Cublas, CudaSlice, Gemm, GemmRunner, Gpu};
 use ptxkit::types::{Bf16, F32};
@@ -253,7 +253,15 @@ fn gemm_nn_matches_cublas_and_a_cpu_product(gpu: Gpu) {
     judge_model("cuBLAS NN against the CPU", &theirs, &cpu, &mag, (n, 0.0), Shares::f32_sums(k, BF16_C), &mut failures);
     let mut c = poisoned::<f32>(&gpu, (m * n) as usize).unwrap();
     gemm_f32.run(&gpu, &a, &b, &mut c, &GemmShape::nn(m, n, k)).unwrap();
-    judge_model("GEMM NN (f32 C) against the CPU", &gpu.download(&c).unwrap(), &cpu, &mag, (n, 0.0), Shares::f32_sums(k, F32_C), &mut failures);
+    judge_model(
+        "GEMM NN (f32 C) against the CPU",
+        &gpu.download(&c).unwrap(),
+        &cpu,
+        &mag,
+        (n, 0.0),
+        Shares::f32_sums(k, F32_C),
+        &mut failures,
+    );
     assert!(failures.is_empty(), "GEMM NN wrong:\n{}", failures.join("\n"));
 }
 

@@ -81,7 +81,9 @@ pub fn judge_model(what: &str, got: &[f32], want: &[f32], mag: &[f64], (n, want_
     println!("{what}: largest error {worst:.3} of the bound, {wrong} past it");
     if let Some((i, g, w, bound)) = first {
         let (r, c) = (i / n as usize, i % n as usize);
-        failures.push(format!("{what}: {wrong} elements past the error bound; first at row {r}, column {c}: {g} against {w} (bound {bound:.3e})"));
+        failures.push(format!(
+            "{what}: {wrong} elements past the error bound; first at row {r}, column {c}: {g} against {w} (bound {bound:.3e})"
+        ));
     }
 }
 

@@ -79,7 +79,15 @@ fn tcgen05_gemm_matches_cublas_and_a_cpu_product(gpu: Gpu) {
         let pick = |c: &[f32]| at.iter().map(|&(i, j)| c[i * nu + j]).collect::<Vec<f32>>();
         // The positions as a row of `at.len()` columns, for the messages.
         let cols = at.len() as u32;
-        judge_model(&format!("{m}x{n}x{k} cuBLAS against the CPU"), &pick(&theirs), &cpu, &cpu_mag, (cols, 0.0), blas_shares, &mut failures);
+        judge_model(
+            &format!("{m}x{n}x{k} cuBLAS against the CPU"),
+            &pick(&theirs),
+            &cpu,
+            &cpu_mag,
+            (cols, 0.0),
+            blas_shares,
+            &mut failures,
+        );
         for (what, gemm) in [("bn 256", &wide_bf16), ("bn 128, 2 stages", &narrow_bf16)] {
             let mut c = poisoned::<bf16>(&gpu, mu * nu).unwrap();
             let what = format!("{m}x{n}x{k} bf16 C, {what}, against cuBLAS");
