@@ -4,7 +4,7 @@
 //! of `gemm_model` (both sides' f32 accumulation over K and C's rounding, against the
 //! element's `Σ|a·b|`).
 
-use crate::gemm_model::{cpu_tn_with_magnitudes, judge_model, magnitudes, Shares, BF16_C, F32_C};
+use crate::gemm_model::{cpu_with_magnitudes, judge_model, magnitudes, Shares, BF16_C, F32_C};
 use crate::{rng, sized, skip, Test};
 use half::bf16;
 use ptxkit::kernels::gemm::{hopper, GemmShape, Layout};
@@ -67,7 +67,7 @@ fn inputs(gpu: &Gpu, blas: &Cublas, g: &mut StdRng, layout: Layout, (m, n, k): (
 /// Random TN inputs and their product in f64 on the CPU.
 fn inputs_cpu(gpu: &Gpu, g: &mut StdRng, (m, n, k): (u32, u32, u32)) -> Inputs {
     let (ha, hb) = (normal(g, m as usize * k as usize), normal(g, n as usize * k as usize));
-    let (reference, mag) = cpu_tn_with_magnitudes(&f64s(&ha), &f64s(&hb), (m, n, k), 1.0);
+    let (reference, mag) = cpu_with_magnitudes(&f64s(&ha), &f64s(&hb), &GemmShape::new(m, n, k), 1.0);
     Inputs { a: gpu.upload(&ha).unwrap(), b: gpu.upload(&hb).unwrap(), reference, mag, shares: Shares::EXACT, n, k }
 }
 
@@ -243,9 +243,7 @@ fn gemm_nn_matches_cublas_and_a_cpu_product(gpu: Gpu) {
     }
     let (m, n, k) = (190u32, 336u32, 264u32);
     let (ha, hb) = (normal(&mut g, (m * k) as usize), normal(&mut g, (k * n) as usize));
-    // B is K×N: its transpose is the N×K of the TN product.
-    let bt: Vec<f64> = (0..(n * k) as usize).map(|i| hb[(i % k as usize) * n as usize + i / k as usize].to_f64()).collect();
-    let (cpu, mag) = cpu_tn_with_magnitudes(&f64s(&ha), &bt, (m, n, k), 1.0);
+    let (cpu, mag) = cpu_with_magnitudes(&f64s(&ha), &f64s(&hb), &GemmShape::nn(m, n, k), 1.0);
     let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
     let mut r = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();
     blas.run(&gpu, &a, &b, &mut r, &GemmShape::nn(m, n, k)).unwrap();
@@ -274,7 +272,7 @@ fn gemm_and_cublas_match_a_cpu_product(gpu: Gpu) {
     let mut g = rng("gemm_and_cublas_match_a_cpu_product");
     let (m, n, k) = (190u32, 330u32, 264u32);
     let (ha, hb) = (normal(&mut g, (m * k) as usize), normal(&mut g, (n * k) as usize));
-    let (cpu, mag) = cpu_tn_with_magnitudes(&f64s(&ha), &f64s(&hb), (m, n, k), 1.0);
+    let (cpu, mag) = cpu_with_magnitudes(&f64s(&ha), &f64s(&hb), &GemmShape::new(m, n, k), 1.0);
     let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
     let blas = Cublas::new(&gpu).unwrap();
     let mut r = poisoned::<bf16>(&gpu, (m * n) as usize).unwrap();

@@ -46,17 +46,8 @@ fn bf16s(v: Vec<bf16>) -> Vec<f32> {
 /// α, and, for each element, the sum of its terms' magnitudes
 /// `α · Σ|a·b|`, which bounds every partial sum of the element.
 fn cpu_product_and_magnitudes(ha: &[u8], hb: &[u8], alpha: f32, (m, n, k): (u32, u32, u32)) -> (Vec<f32>, Vec<f64>) {
-    let k = k as usize;
     let decode = |v: &[u8]| v.iter().map(|&c| e4m3_to_f32(c) as f64).collect::<Vec<f64>>();
-    let (a, b) = (decode(ha), decode(hb));
-    (0..m as usize * n as usize)
-        .map(|i| {
-            let (r, c) = (i / n as usize, i % n as usize);
-            let terms = a[r * k..(r + 1) * k].iter().zip(&b[c * k..(c + 1) * k]).map(|(x, y)| x * y);
-            let (dot, mag) = terms.fold((0f64, 0f64), |(d, m), t| (d + t, m + t.abs()));
-            ((dot * alpha as f64) as f32, mag * alpha as f64)
-        })
-        .unzip()
+    crate::gemm_model::cpu_with_magnitudes(&decode(ha), &decode(hb), &GemmShape::new(m, n, k), alpha as f64)
 }
 
 /// Judges an f32 C against the f64 product `want`: FP8 fast accumulation on the tensor

@@ -71,7 +71,7 @@ impl Kernel {
     }
 }
 
-use crate::gemm_model::{cpu_tn_with_magnitudes, judge_model, magnitudes, Shares, BF16_C, F32_C};
+use crate::gemm_model::{cpu_with_magnitudes, judge_model, magnitudes, Shares, BF16_C, F32_C};
 
 fn mma_gemm_matches_cublas_at_odd_shapes(gpu: Gpu) {
     if gpu.compute_capability().0 < 8 {
@@ -147,7 +147,7 @@ fn mma_gemm_matches_a_cpu_product(gpu: Gpu) {
     let ha = normal_bf16(g.gen(), (m * k) as usize);
     let hb = normal_bf16(g.gen(), (n * k) as usize);
     let f64s = |v: &[bf16]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
-    let (cpu, mag) = cpu_tn_with_magnitudes(&f64s(&ha), &f64s(&hb), (m, n, k), 1.0);
+    let (cpu, mag) = cpu_with_magnitudes(&f64s(&ha), &f64s(&hb), &GemmShape::new(m, n, k), 1.0);
     let (a, b) = (gpu.upload(&ha).unwrap(), gpu.upload(&hb).unwrap());
     let mut failures = vec![];
     let f32_c = MmaGemm::<F32>::new(&gpu, ampere::Config::default()).unwrap();

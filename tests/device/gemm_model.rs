@@ -98,15 +98,15 @@ pub fn magnitudes(gpu: &Gpu, blas: &Cublas, (a, b): (&[bf16], &[bf16]), shape: &
     gpu.download(&r).unwrap().iter().map(|v| v.to_f64() * scale * 1.01).collect()
 }
 
-/// `Σ|a·b|` of each element of the f64 CPU product `A·Bᵀ` (A `m × k`, B `n × k`), times
-/// `scale`, with the product itself (rounded to f32).
-pub fn cpu_tn_with_magnitudes(a: &[f64], b: &[f64], (m, n, k): (u32, u32, u32), scale: f64) -> (Vec<f32>, Vec<f64>) {
-    let k = k as usize;
-    (0..m as usize * n as usize)
-        .map(|i| {
-            let (r, c) = (i / n as usize, i % n as usize);
-            let terms = a[r * k..(r + 1) * k].iter().zip(&b[c * k..(c + 1) * k]).map(|(x, y)| x * y);
-            let (dot, mag) = terms.fold((0f64, 0f64), |(d, m), t| (d + t, m + t.abs()));
+/// The f64 CPU product of `a` and `b` (decoded, laid out for the dense `shape`), times
+/// `scale` and rounded to f32, with each element's `Σ|a·b|` times `|scale|`: the products
+/// of `gemm_strided::reference`.
+pub fn cpu_with_magnitudes(a: &[f64], b: &[f64], shape: &GemmShape, scale: f64) -> (Vec<f32>, Vec<f64>) {
+    let len = shape.m as usize * shape.n as usize;
+    crate::gemm_strided::reference(a, b, shape, len)
+        .into_iter()
+        .map(|e| {
+            let (dot, mag) = e.expect("a dense product writes every element");
             ((dot * scale) as f32, mag * scale.abs())
         })
         .unzip()
